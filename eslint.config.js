@@ -1,0 +1,65 @@
+// Lint: typescript-eslint type-aware rules everywhere, plus the package boundaries of design.md
+// ("Enforce it with package dependencies, tsconfig references and lint rules, not by goodwill").
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = builtinModules.flatMap((name) => [name, `${name}/*`]);
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        project: ['./packages/*/tsconfig.json', './tsconfig.check.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // Column arrays are read with `!` after bounds are known; the checker cannot see the loop bounds.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'House style: no default exports.' },
+      ],
+    },
+  },
+  {
+    // @rideport/ridefile is pure: no node:* and no sibling packages (design.md, layout).
+    files: ['packages/ridefile/src/**/*.ts'],
+    ignores: ['packages/ridefile/src/**/*.test.ts', 'packages/ridefile/src/test-support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', ...nodeBuiltins],
+              message: '@rideport/ridefile runs in browsers: no Node built-ins.',
+            },
+            { group: ['@rideport/*'], message: '@rideport/ridefile depends on no sibling package.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests may use what they like, but must not sneak in skipped or focused tests.
+    files: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Tool configuration files are loaded by their tools through a default export.
+    files: ['*.config.js', '*.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

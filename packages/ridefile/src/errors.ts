@@ -1,0 +1,48 @@
+/**
+ * The error catalogue of @rideport/ridefile. Callers branch on `code`, never on message text
+ * (design.md, house style). No other exception type escapes `parseRideFile`.
+ */
+
+export const RideFileErrorCode = {
+  /** the bytes are not FIT, TCX, GPX or KML */
+  UNKNOWN_FORMAT: 'RIDEFILE_UNKNOWN_FORMAT',
+  /** zero bytes, or nothing after gunzip */
+  EMPTY: 'RIDEFILE_EMPTY',
+  /** the format is recognised but not a single point or track could be read */
+  MALFORMED: 'RIDEFILE_MALFORMED',
+  /** the file is well formed but holds no track with points */
+  NO_TRACKS: 'RIDEFILE_NO_TRACKS',
+  /** gunzip output or the point count exceeds the configured limit */
+  TOO_LARGE: 'RIDEFILE_TOO_LARGE',
+  /** an unexpected internal failure; always a bug in this library */
+  INTERNAL: 'RIDEFILE_INTERNAL',
+} as const;
+
+export type RideFileErrorCode = (typeof RideFileErrorCode)[keyof typeof RideFileErrorCode];
+
+/** Warning codes: the data was read, but something about the file was wrong. */
+export const RideFileWarningCode = {
+  TRUNCATED: 'RIDEFILE_TRUNCATED',
+  BAD_CRC: 'RIDEFILE_BAD_CRC',
+  BAD_HEADER_CRC: 'RIDEFILE_BAD_HEADER_CRC',
+  MALFORMED_XML: 'RIDEFILE_MALFORMED_XML',
+  RELATIVE_TIME: 'RIDEFILE_RELATIVE_TIME',
+  SKIPPED_DATA: 'RIDEFILE_SKIPPED_DATA',
+  TRAILING_DATA: 'RIDEFILE_TRAILING_DATA',
+} as const;
+
+export type RideFileWarningCode = (typeof RideFileWarningCode)[keyof typeof RideFileWarningCode];
+
+export class RideFileError extends Error {
+  override readonly name = 'RideFileError';
+  readonly code: RideFileErrorCode;
+
+  constructor(code: RideFileErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isRideFileError(value: unknown): value is RideFileError {
+  return value instanceof RideFileError;
+}

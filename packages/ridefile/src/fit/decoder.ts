@@ -1,0 +1,1058 @@
+import { PointColumns } from '../columns.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
+import type { Warning } from '../model.js';
+import { BASE_TYPE_SIZE, BaseType, isKnownBaseType, readValue } from './base-types.js';
+import { fitCrc } from './crc.js';
+import { FIT_MIN_ABSOLUTE_TIME, fieldNum, messageByNum, messageNum } from './profile.js';
+import type { FitComponent, FitProfileField, FitProfileMessage } from './profile-types.js';
+
+/**
+ * The FIT decoder (issue 2: "our own decoder"). It walks the FIT protocol record by record:
+ * normal and compressed-timestamp headers, little- and big-endian definitions, developer fields
+ * (descriptions may arrive after first use), component expansion with accumulation, chained files,
+ * header and file CRCs (a bad CRC or a truncated file is a warning, not a lost ride).
+ *
+ * `record` messages take a fast path straight into PointColumns; the few other messages the reader
+ * needs are decoded generically into plain objects named by the profile. Everything else is skipped
+ * by size, only its timestamp is read (compressed timestamps count from the last one of any message).
+ */
+
+export type FitValue = number | string | number[];
+/** A decoded message: values by profile field (or sub-field) name, after scale and offset; enums as numbers. */
+export type FitMessage = Record<string, FitValue>;
+
+export interface DeveloperFieldDescription {
+  developerDataIndex: number;
+  fieldNum: number;
+  name: string | null;
+  baseType: BaseType;
+  scale: number;
+  offset: number;
+  units: string | null;
+  nativeMesgNum: number | null;
+  nativeFieldNum: number | null;
+}
+
+/** One FIT file of a (possibly chained) stream. */
+export interface FitSegment {
+  /** byte offset of the file's header in the input */
+  byteOffset: number;
+  /** messages other than `record`, by profile message name */
+  messages: Map<string, FitMessage[]>;
+  /** one row per record message; `t` holds the raw FIT date_time (possibly device-relative) */
+  records: PointColumns;
+  developerFields: DeveloperFieldDescription[];
+}
+
+export interface FitDecodeResult {
+  segments: FitSegment[];
+  warnings: Warning[];
+}
+
+// Column slots a record field can fill: indexes into PointColumns.channels (x y e t c h p s d T).
+const SLOT_X = 0;
+const SLOT_Y = 1;
+const SLOT_E = 2;
+const SLOT_T = 3;
+const SLOT_C = 4;
+const SLOT_H = 5;
+const SLOT_P = 6;
+const SLOT_S = 7;
+const SLOT_D = 8;
+const SLOT_TEMPERATURE = 9;
+
+const CONVERT_NONE = 0;
+const CONVERT_SEMICIRCLES = 1;
+const CONVERT_SCALE = 2;
+
+/** Record fields the reader keeps, by profile name, and the column each fills. */
+const RECORD_FIELD_SLOTS: Readonly<Record<string, number>> = {
+  positionLong: SLOT_X,
+  positionLat: SLOT_Y,
+  altitude: SLOT_E,
+  enhancedAltitude: SLOT_E,
+  timestamp: SLOT_T,
+  cadence: SLOT_C,
+  heartRate: SLOT_H,
+  power: SLOT_P,
+  speed: SLOT_S,
+  enhancedSpeed: SLOT_S,
+  distance: SLOT_D,
+  temperature: SLOT_TEMPERATURE,
+};
+
+const SEMICIRCLES_TO_DEGREES = 180 / 2 ** 31;
+
+const RECORD_NUM = messageNum('record');
+const FIELD_DESCRIPTION_NUM = messageNum('fieldDescription');
+/** Field 253, the timestamp every message may carry (FIT profile, common fields). */
+const TIMESTAMP_FIELD_NUM = fieldNum('record', 'timestamp');
+const RECORD_PROFILE = messageByNum(RECORD_NUM)!;
+
+interface FieldDefinition {
+  num: number;
+  /** offset within the message payload */
+  offset: number;
+  size: number;
+  /** -1 when the file names a base type that does not exist */
+  baseType: BaseType | -1;
+  profile: FitProfileField | undefined;
+}
+
+interface DeveloperFieldDefinition {
+  key: number;
+  offset: number;
+  size: number;
+}
+
+/** One step of the record fast path: read a field, fill a column and/or expand its components. */
+interface RecordStep {
+  offset: number;
+  size: number;
+  baseType: BaseType;
+  field: FitProfileField;
+  slot: number;
+  conversion: typeof CONVERT_NONE | typeof CONVERT_SEMICIRCLES | typeof CONVERT_SCALE;
+  scale: number;
+  valueOffset: number;
+  accumulated: boolean;
+  /** the field's components fill other columns (compressed_speed_distance → speed, distance) */
+  expands: boolean;
+}
+
+interface Definition {
+  globalNum: number;
+  littleEndian: boolean;
+  /** payload size in bytes (fields plus developer fields) */
+  size: number;
+  fields: FieldDefinition[];
+  developerFields: DeveloperFieldDefinition[];
+  profile: FitProfileMessage | undefined;
+  /** offset of a uint32 timestamp field in the payload, or -1 */
+  timestampOffset: number;
+  recordSteps: RecordStep[] | null;
+}
+
+const RECORD_BYTES_ESTIMATE = 24;
+const CUT_SHORT = -1;
+const MISALIGNED = -2;
+/** A damaged file is realigned at most this often before the rest of it is given up. */
+const MAX_RESYNCS = 64;
+/** How far past a misalignment the decoder looks for a place to resume. */
+const RESYNC_WINDOW_BYTES = 16 * 1024;
+/** Messages that must read consistently in a row before an offset is trusted. */
+const RESYNC_CHAIN = 6;
+/** A timestamp further than this from the last one does not belong to the same recording. */
+const MAX_TIME_JUMP_SECONDS = 7 * 24 * 3600;
+
+const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
+
+interface LastMessage {
+  kind: (typeof LastKind)[keyof typeof LastKind];
+  start: number;
+  end: number;
+  timestampBefore: number;
+  recordTimestampBefore: number;
+  rowsBefore: number;
+  messageName: string | null;
+  local: number;
+  previousDefinition: Definition | undefined;
+}
+
+interface PendingDeveloperValue {
+  row: number;
+  key: number;
+  /** absolute byte offset of the value */
+  offset: number;
+  size: number;
+  littleEndian: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export function decodeFit(bytes: Uint8Array, options: { maxPoints: number }): FitDecodeResult {
+  const warnings: Warning[] = [];
+  const segments: FitSegment[] = [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let position = 0;
+
+  while (position < bytes.length) {
+    const header = readHeader(bytes, view, position);
+    if (header === null) {
+      if (segments.length === 0) {
+        throw new RideFileError(RideFileErrorCode.MALFORMED, 'the FIT file header is missing or damaged');
+      }
+      if (!isZeroPadding(bytes, position)) {
+        warnings.push({
+          code: RideFileWarningCode.TRAILING_DATA,
+          message: `${bytes.length - position} bytes after the last FIT file at byte ${position} are not a FIT file; ignored`,
+        });
+      }
+      break;
+    }
+    if (header.headerCrcMismatch) {
+      warnings.push({
+        code: RideFileWarningCode.BAD_HEADER_CRC,
+        message: `the header CRC of the FIT file at byte ${position} does not match; its data is read anyway`,
+      });
+    }
+
+    const dataStart = position + header.size;
+    // A data size of 0 is written by recorders that never went back to fill it in: read to the end.
+    const declaredEnd =
+      header.dataSize === 0 ? Math.max(dataStart, bytes.length - 2) : dataStart + header.dataSize;
+    const dataEnd = Math.min(declaredEnd, bytes.length);
+    const segmentDecoder = new SegmentDecoder(bytes, view, position, options.maxPoints);
+    const problems = segmentDecoder.decode(dataStart, dataEnd);
+    segments.push(segmentDecoder.finish());
+
+    if (declaredEnd + 2 > bytes.length) {
+      // The file-level warning below says it better than "a message runs past the end".
+      warnings.push(...problems.filter((problem) => problem.code !== RideFileWarningCode.TRUNCATED));
+      warnings.push({
+        code: RideFileWarningCode.TRUNCATED,
+        message: `the FIT file at byte ${position} declares ${header.dataSize} bytes of data but the input ends after ${Math.max(0, bytes.length - dataStart)}; the data read so far is kept`,
+      });
+      break;
+    }
+    warnings.push(...problems);
+    const storedCrc = view.getUint16(declaredEnd, true);
+    if (storedCrc !== fitCrc(bytes, position, declaredEnd)) {
+      warnings.push({
+        code: RideFileWarningCode.BAD_CRC,
+        message: `the file CRC of the FIT file at byte ${position} does not match its content; the data is read anyway`,
+      });
+    }
+    position = declaredEnd + 2;
+  }
+  return { segments, warnings };
+}
+
+interface FitHeader {
+  size: number;
+  dataSize: number;
+  headerCrcMismatch: boolean;
+}
+
+function readHeader(bytes: Uint8Array, view: DataView, position: number): FitHeader | null {
+  if (position + 12 > bytes.length) return null;
+  const size = bytes[position]!;
+  if (size < 12 || position + size > bytes.length) return null;
+  if (
+    bytes[position + 8] !== 0x2e ||
+    bytes[position + 9] !== 0x46 ||
+    bytes[position + 10] !== 0x49 ||
+    bytes[position + 11] !== 0x54
+  ) {
+    return null;
+  }
+  const dataSize = view.getUint32(position + 4, true);
+  let headerCrcMismatch = false;
+  if (size >= 14) {
+    const stored = view.getUint16(position + 12, true);
+    headerCrcMismatch = stored !== 0 && stored !== fitCrc(bytes, position, position + 12);
+  }
+  return { size, dataSize, headerCrcMismatch };
+}
+
+function isZeroPadding(bytes: Uint8Array, from: number): boolean {
+  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
+
+/** Decodes the records of one FIT file. */
+class SegmentDecoder {
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  readonly #byteOffset: number;
+  readonly #definitions: Array<Definition | undefined> = new Array<Definition | undefined>(16);
+  readonly #messages = new Map<string, FitMessage[]>();
+  readonly #records: PointColumns;
+  readonly #developerFields = new Map<number, DeveloperFieldDescription>();
+  readonly #pendingDeveloperValues: PendingDeveloperValue[] = [];
+  /** accumulated fields: key (mesgNum << 8 | fieldNum) → running value and last raw value */
+  readonly #accumulators = new Map<number, { value: number; last: number }>();
+  #lastTimestamp = NaN;
+  /** record timestamps alone tell a misaligned stream (other messages may carry any time, e.g. Zwift's device_info) */
+  #lastRecordTimestamp = NaN;
+  /** a file that never used compressed-timestamp headers is not realigned onto one */
+  #usesCompressedTimestamps = false;
+  /** the message read last, so a misalignment found just after it can take it back */
+  readonly #last: LastMessage = {
+    kind: LastKind.NONE,
+    start: 0,
+    end: 0,
+    timestampBefore: NaN,
+    recordTimestampBefore: NaN,
+    rowsBefore: 0,
+    messageName: null,
+    local: 0,
+    previousDefinition: undefined,
+  };
+
+  constructor(bytes: Uint8Array, view: DataView, byteOffset: number, maxPoints: number) {
+    this.#bytes = bytes;
+    this.#view = view;
+    this.#byteOffset = byteOffset;
+    // About one record per 24 bytes of a typical activity: sizing the columns once saves their regrowth.
+    this.#records = new PointColumns(
+      maxPoints,
+      Math.min(maxPoints, Math.ceil(bytes.length / RECORD_BYTES_ESTIMATE)),
+    );
+  }
+
+  /**
+   * Decodes the messages in [start, end) and returns what went wrong, as warnings. A message that runs
+   * past the end is a truncated file. A header that cannot be right (an undefined local message, a
+   * definition with an impossible architecture byte) means the stream lost its alignment, usually
+   * because a writer dropped or added a byte: the decoder then looks for the next offset from which
+   * several messages in a row read consistently, drops the garbled message before it, and reads on.
+   */
+  decode(start: number, end: number): Warning[] {
+    const problems: Warning[] = [];
+    let position = start;
+    let resyncs = 0;
+    let firstMisalignment = -1;
+    let skippedBytes = 0;
+    let droppedMessages = 0;
+    while (position < end) {
+      const next = this.#message(position, end);
+      if (next >= 0) {
+        position = next;
+        continue;
+      }
+      if (next === CUT_SHORT) {
+        problems.push({
+          code: RideFileWarningCode.TRUNCATED,
+          message: `the FIT message at byte ${position} runs past the end of the data (byte ${end}); the data before it is kept`,
+        });
+        break;
+      }
+      const last = this.#last;
+      const searchFrom = last.kind === LastKind.NONE ? position + 1 : last.start + 1;
+      const resumeAt =
+        resyncs < MAX_RESYNCS
+          ? findAlignment(
+              this.#bytes,
+              this.#view,
+              { from: searchFrom, end, allowCompressed: this.#usesCompressedTimestamps },
+              this.#definitions,
+              last.recordTimestampBefore,
+            )
+          : -1;
+      if (resumeAt < 0) {
+        problems.push({
+          code: RideFileWarningCode.SKIPPED_DATA,
+          message: `the FIT data at byte ${position} cannot be read (no message definition fits it); the remaining ${end - position} bytes of that FIT file are skipped`,
+        });
+        break;
+      }
+      resyncs += 1;
+      if (firstMisalignment < 0) firstMisalignment = position;
+      if (last.kind !== LastKind.NONE && resumeAt < last.end) {
+        skippedBytes += resumeAt - last.start;
+        droppedMessages += 1;
+        this.#undoLast();
+      } else {
+        skippedBytes += resumeAt - position;
+      }
+      position = resumeAt;
+    }
+    if (resyncs > 0) {
+      problems.unshift({
+        code: RideFileWarningCode.SKIPPED_DATA,
+        message: `the FIT data lost its alignment ${resyncs} time${resyncs === 1 ? '' : 's'} (first at byte ${firstMisalignment}): ${skippedBytes} bytes${droppedMessages > 0 ? ` including ${droppedMessages} garbled message${droppedMessages === 1 ? '' : 's'}` : ''} were skipped and reading resumed after each`,
+      });
+    }
+    return problems;
+  }
+
+  finish(): FitSegment {
+    this.#resolvePendingDeveloperValues();
+    return {
+      byteOffset: this.#byteOffset,
+      messages: this.#messages,
+      records: this.#records,
+      developerFields: [...this.#developerFields.values()],
+    };
+  }
+
+  /** Reads the message at `position`; returns where the next one starts, CUT_SHORT or MISALIGNED. */
+  #message(position: number, end: number): number {
+    const recordHeader = this.#bytes[position]!;
+    const last = this.#last;
+    const timestampBefore = this.#lastTimestamp;
+    const recordTimestampBefore = this.#lastRecordTimestamp;
+    if ((recordHeader & 0x40) !== 0 && (recordHeader & 0x80) === 0) {
+      const size = this.#definitionSize(position, end);
+      if (size < 0) return CUT_SHORT;
+      const local = recordHeader & 0x0f;
+      const definition = this.#define(position, (recordHeader & 0x20) !== 0);
+      if (definition === null) return MISALIGNED;
+      last.kind = LastKind.DEFINITION;
+      last.start = position;
+      last.end = position + size;
+      last.timestampBefore = timestampBefore;
+      last.recordTimestampBefore = recordTimestampBefore;
+      last.local = local;
+      last.previousDefinition = this.#definitions[local];
+      this.#definitions[local] = definition;
+      return position + size;
+    }
+    // Compressed timestamp header: local type in bits 5-6, time offset in bits 0-4.
+    const compressed = (recordHeader & 0x80) !== 0;
+    const definition = this.#definitions[compressed ? (recordHeader >> 5) & 0x03 : recordHeader & 0x0f];
+    if (definition === undefined) return MISALIGNED;
+    const next = position + 1 + definition.size;
+    if (next > end) return CUT_SHORT;
+    if (definition.recordSteps !== null && definition.timestampOffset >= 0) {
+      const timestamp = this.#view.getUint32(
+        position + 1 + definition.timestampOffset,
+        definition.littleEndian,
+      );
+      if (timestamp !== 0xffffffff) {
+        if (!plausibleNextTimestamp(recordTimestampBefore, timestamp)) return MISALIGNED;
+        this.#lastRecordTimestamp = timestamp;
+      }
+    }
+    let time = NaN;
+    if (compressed) {
+      time = this.#lastTimestamp = compressedTimestamp(this.#lastTimestamp, recordHeader & 0x1f);
+      this.#usesCompressedTimestamps = true;
+    }
+    last.kind = LastKind.DATA;
+    last.start = position;
+    last.end = next;
+    last.timestampBefore = timestampBefore;
+    last.recordTimestampBefore = recordTimestampBefore;
+    last.rowsBefore = this.#records.length;
+    last.messageName = null;
+    this.#dataMessage(definition, position + 1, time);
+    return next;
+  }
+
+  /** Takes back the last message read: the stream turned out to be misaligned inside it. */
+  #undoLast(): void {
+    const last = this.#last;
+    if (last.kind === LastKind.DEFINITION) {
+      this.#definitions[last.local] = last.previousDefinition;
+    } else if (last.kind === LastKind.DATA) {
+      if (this.#records.length > last.rowsBefore) {
+        this.#records.dropLast();
+        const pending = this.#pendingDeveloperValues;
+        while (pending.length > 0 && pending[pending.length - 1]!.row >= last.rowsBefore) pending.pop();
+      }
+      if (last.messageName !== null) this.#messages.get(last.messageName)?.pop();
+    }
+    this.#lastTimestamp = last.timestampBefore;
+    this.#lastRecordTimestamp = last.recordTimestampBefore;
+    last.kind = LastKind.NONE;
+  }
+
+  /** Size of the definition message at `position`, or -1 if it does not fit before `end`. */
+  #definitionSize(position: number, end: number): number {
+    const bytes = this.#bytes;
+    if (position + 6 > end) return -1;
+    const fieldCount = bytes[position + 5]!;
+    let size = 6 + fieldCount * 3;
+    if ((bytes[position]! & 0x20) !== 0) {
+      if (position + size + 1 > end) return -1;
+      size += 1 + bytes[position + size]! * 3;
+    }
+    return position + size > end ? -1 : size;
+  }
+
+  /** Compiles a definition message; null when its architecture byte is impossible (misaligned data). */
+  #define(position: number, hasDeveloperFields: boolean): Definition | null {
+    const bytes = this.#bytes;
+    const architecture = bytes[position + 2]!;
+    if (architecture > 1) return null;
+    const littleEndian = architecture === 0;
+    const globalNum = this.#view.getUint16(position + 3, littleEndian);
+    const fieldCount = bytes[position + 5]!;
+    const profile = messageByNum(globalNum);
+    const fields: FieldDefinition[] = [];
+    let offset = 0;
+    let cursor = position + 6;
+    let timestampOffset = -1;
+    for (let i = 0; i < fieldCount; i++, cursor += 3) {
+      const num = bytes[cursor]!;
+      const size = bytes[cursor + 1]!;
+      const rawType = bytes[cursor + 2]! & 0x1f;
+      const baseType = isKnownBaseType(rawType) ? rawType : -1;
+      fields.push({ num, offset, size, baseType, profile: profile?.fields[num] });
+      if (
+        num === TIMESTAMP_FIELD_NUM &&
+        size === 4 &&
+        (baseType === BaseType.UINT32 || baseType === BaseType.SINT32)
+      ) {
+        timestampOffset = offset;
+      }
+      offset += size;
+    }
+    const developerFields: DeveloperFieldDefinition[] = [];
+    if (hasDeveloperFields) {
+      const count = bytes[cursor]!;
+      cursor += 1;
+      for (let i = 0; i < count; i++, cursor += 3) {
+        const size = bytes[cursor + 1]!;
+        developerFields.push({ key: developerKey(bytes[cursor + 2]!, bytes[cursor]!), offset, size });
+        offset += size;
+      }
+    }
+    const definition: Definition = {
+      globalNum,
+      littleEndian,
+      size: offset,
+      fields,
+      developerFields,
+      profile,
+      timestampOffset,
+      recordSteps: null,
+    };
+    if (globalNum === RECORD_NUM) definition.recordSteps = compileRecordSteps(fields);
+    return definition;
+  }
+
+  #dataMessage(definition: Definition, payload: number, compressedTime: number): void {
+    if (definition.timestampOffset >= 0) {
+      const timestamp = this.#view.getUint32(payload + definition.timestampOffset, definition.littleEndian);
+      if (timestamp !== 0xffffffff) this.#lastTimestamp = timestamp;
+    }
+    if (definition.recordSteps !== null) {
+      this.#record(definition, definition.recordSteps, payload, compressedTime);
+    } else if (definition.profile !== undefined) {
+      const message = this.#genericMessage(definition, definition.profile, payload, compressedTime);
+      if (definition.globalNum === FIELD_DESCRIPTION_NUM) this.#describeDeveloperField(message);
+      let list = this.#messages.get(definition.profile.name);
+      if (list === undefined) this.#messages.set(definition.profile.name, (list = []));
+      list.push(message);
+      this.#last.messageName = definition.profile.name;
+    }
+  }
+
+  #record(definition: Definition, steps: RecordStep[], payload: number, compressedTime: number): void {
+    const view = this.#view;
+    const littleEndian = definition.littleEndian;
+    const columns = this.#records;
+    const row = columns.append();
+    const channels = columns.channels;
+
+    // Steps are ordered so that enhanced_* fields come last and overwrite the plain ones they extend.
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const at = payload + step.offset;
+      if (step.expands) {
+        this.#expandRecordComponents(step, at, littleEndian, row);
+        if (step.slot < 0) continue;
+      }
+      let value = readValue(view, at, step.baseType, littleEndian);
+      if (value !== value) continue; // the base type's invalid value
+      if (step.accumulated) this.#primeAccumulator(RECORD_PROFILE, step.field, value);
+      if (step.conversion === CONVERT_SEMICIRCLES) value *= SEMICIRCLES_TO_DEGREES;
+      else if (step.conversion === CONVERT_SCALE) value = value / step.scale - step.valueOffset;
+      channels[step.slot]![row] = value;
+    }
+    if (Number.isNaN(columns.t[row]!) && !Number.isNaN(compressedTime)) columns.t[row] = compressedTime;
+    // A position outside the globe is not a position (the rest of the sample is kept).
+    if (!(Math.abs(columns.y[row]!) <= 90) || Number.isNaN(columns.x[row]!)) {
+      columns.x[row] = NaN;
+      columns.y[row] = NaN;
+    }
+    if (definition.developerFields.length > 0) this.#recordDeveloperFields(definition, payload, row);
+    if (!columns.hasAnyValue(row)) columns.dropLast();
+  }
+
+  /** Component values fill their columns unless a field read in full already did. */
+  #expandRecordComponents(step: RecordStep, at: number, littleEndian: boolean, row: number): void {
+    const source = componentSource(this.#bytes, at, step.size, step.baseType, littleEndian);
+    if (source === null) return;
+    const channels = this.#records.channels;
+    this.#expand(RECORD_NUM, step.field.components, source, (targetNum, value) => {
+      const target = RECORD_PROFILE.fields[targetNum];
+      const slot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
+      if (slot !== undefined && Number.isNaN(channels[slot]![row]!)) channels[slot]![row] = value;
+    });
+  }
+
+  /**
+   * Expands components (FIT profile, "Components"): bit fields taken least-significant first from the
+   * source, each scaled into its target field; accumulated targets count on from their last value.
+   */
+  #expand(
+    mesgNum: number,
+    components: readonly FitComponent[],
+    source: Uint8Array,
+    emit: (targetNum: number, value: number) => void,
+  ): void {
+    const totalBits = source.length * 8;
+    let bit = 0;
+    for (const component of components) {
+      if (bit + component.bits > totalBits) break;
+      let raw = readBits(source, bit, component.bits);
+      bit += component.bits;
+      if (component.accumulate)
+        raw = this.#accumulate((mesgNum << 8) | component.fieldNum, raw, component.bits);
+      emit(component.fieldNum, raw / component.scale - component.offset);
+    }
+  }
+
+  #accumulate(key: number, raw: number, bits: number): number {
+    const accumulator = this.#accumulators.get(key);
+    if (accumulator === undefined) {
+      this.#accumulators.set(key, { value: raw, last: raw });
+      return raw;
+    }
+    const mask = 2 ** bits - 1;
+    // (raw - last) modulo 2^bits, without 32-bit overflow for wide components.
+    const delta = (((raw - accumulator.last) % (mask + 1)) + mask + 1) % (mask + 1);
+    accumulator.value += delta;
+    accumulator.last = raw;
+    return accumulator.value;
+  }
+
+  /**
+   * A value of an accumulated field read in full resets the running value, in the units of the
+   * component that accumulates into it (so a later compressed distance counts on from it).
+   */
+  #primeAccumulator(message: FitProfileMessage, target: FitProfileField, rawValue: number): void {
+    const component = componentTargeting(message, target.num);
+    if (component === undefined) return;
+    const units = rawValue / target.scale - target.offset;
+    const value = (units + component.offset) * component.scale;
+    this.#accumulators.set((message.num << 8) | target.num, { value, last: value });
+  }
+
+  #genericMessage(
+    definition: Definition,
+    profile: FitProfileMessage,
+    payload: number,
+    compressedTime: number,
+  ): FitMessage {
+    const message: FitMessage = {};
+    const rawByNum = new Map<number, number>();
+    const littleEndian = definition.littleEndian;
+    for (const definedField of definition.fields) {
+      const profileField = definedField.profile;
+      if (profileField === undefined || definedField.baseType === -1 || definedField.size === 0) continue;
+      const at = payload + definedField.offset;
+      if (definedField.baseType === BaseType.STRING) {
+        const text = readString(this.#bytes, at, definedField.size);
+        if (text !== '') message[profileField.name] = text;
+        continue;
+      }
+      const raws = readValues(this.#view, at, definedField.size, definedField.baseType, littleEndian);
+      if (raws === null) continue;
+      const first = raws[0]!;
+      if (raws.length === 1 && !profileField.array) {
+        if (Number.isNaN(first)) continue;
+        rawByNum.set(profileField.num, first);
+        message[profileField.name] = first / profileField.scale - profileField.offset;
+        if (profileField.accumulated) this.#primeAccumulator(profile, profileField, first);
+      } else {
+        if (raws.every(Number.isNaN)) continue;
+        message[profileField.name] = raws.map((raw) => raw / profileField.scale - profileField.offset);
+        if (profileField.accumulated && raws.length === 1)
+          this.#primeAccumulator(profile, profileField, first);
+      }
+      if (profileField.components.length > 0) {
+        const source = componentSource(
+          this.#bytes,
+          at,
+          definedField.size,
+          definedField.baseType,
+          littleEndian,
+        );
+        if (source !== null) this.#expandInto(message, profile, profileField.components, source);
+      }
+    }
+    resolveSubFields(message, profile, rawByNum);
+    if (message['timestamp'] === undefined && !Number.isNaN(compressedTime))
+      message['timestamp'] = compressedTime;
+    return message;
+  }
+
+  /** Component values of a generic message: a target read in full wins; several values make an array. */
+  #expandInto(
+    message: FitMessage,
+    profile: FitProfileMessage,
+    components: readonly FitComponent[],
+    source: Uint8Array,
+  ): void {
+    const expanded = new Map<string, number[]>();
+    this.#expand(profile.num, components, source, (targetNum, value) => {
+      const target = profile.fields[targetNum];
+      if (target === undefined) return;
+      let list = expanded.get(target.name);
+      if (list === undefined) expanded.set(target.name, (list = []));
+      list.push(value);
+    });
+    for (const [name, list] of expanded) {
+      const target = Object.values(profile.fields).find((candidate) => candidate.name === name);
+      if (message[name] !== undefined && !target?.accumulated) continue;
+      message[name] = list.length === 1 && target?.array !== true ? list[0]! : list;
+    }
+  }
+
+  #describeDeveloperField(message: FitMessage): void {
+    const index = message['developerDataIndex'];
+    const num = message['fieldDefinitionNumber'];
+    const baseTypeId = message['fitBaseTypeId'];
+    if (typeof index !== 'number' || typeof num !== 'number' || typeof baseTypeId !== 'number') return;
+    const baseType = baseTypeId & 0x1f;
+    if (!isKnownBaseType(baseType)) return;
+    const scale = message['scale'];
+    const offset = message['offset'];
+    const name = message['fieldName'];
+    const units = message['units'];
+    const nativeMesgNum = message['nativeMesgNum'];
+    const nativeFieldNum = message['nativeFieldNum'];
+    this.#developerFields.set(developerKey(index, num), {
+      developerDataIndex: index,
+      fieldNum: num,
+      name: typeof name === 'string' ? name : null,
+      baseType,
+      scale: typeof scale === 'number' && scale !== 0 ? scale : 1,
+      offset: typeof offset === 'number' ? offset : 0,
+      units: typeof units === 'string' ? units : null,
+      nativeMesgNum: typeof nativeMesgNum === 'number' ? nativeMesgNum : null,
+      nativeFieldNum: typeof nativeFieldNum === 'number' ? nativeFieldNum : null,
+    });
+  }
+
+  #recordDeveloperFields(definition: Definition, payload: number, row: number): void {
+    for (const developerField of definition.developerFields) {
+      const at = payload + developerField.offset;
+      const description = this.#developerFields.get(developerField.key);
+      if (description === undefined) {
+        // The description may come later in the file (FIT allows it): resolve at the end.
+        this.#pendingDeveloperValues.push({
+          row,
+          key: developerField.key,
+          offset: at,
+          size: developerField.size,
+          littleEndian: definition.littleEndian,
+        });
+      } else {
+        this.#applyDeveloperValue(description, row, at, developerField.size, definition.littleEndian);
+      }
+    }
+  }
+
+  #resolvePendingDeveloperValues(): void {
+    for (const pending of this.#pendingDeveloperValues) {
+      const description = this.#developerFields.get(pending.key);
+      if (description === undefined) continue;
+      this.#applyDeveloperValue(description, pending.row, pending.offset, pending.size, pending.littleEndian);
+    }
+    this.#pendingDeveloperValues.length = 0;
+  }
+
+  /**
+   * A developer field that the file declares equivalent to a native record field (native_mesg_num and
+   * native_field_num) fills that channel when the native field did not (e.g. power from a Stryd pod).
+   */
+  #applyDeveloperValue(
+    description: DeveloperFieldDescription,
+    row: number,
+    at: number,
+    size: number,
+    littleEndian: boolean,
+  ): void {
+    if (description.nativeMesgNum !== RECORD_NUM || description.nativeFieldNum === null) return;
+    if (row >= this.#records.length) return;
+    const target = RECORD_PROFILE.fields[description.nativeFieldNum];
+    const slot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
+    if (target === undefined || slot === undefined || slot === SLOT_T) return;
+    if (size < BASE_TYPE_SIZE[description.baseType]! || description.baseType === BaseType.STRING) return;
+    const raw = readValue(this.#view, at, description.baseType, littleEndian);
+    if (Number.isNaN(raw)) return;
+    const value = raw / description.scale - description.offset;
+    const column = this.#records.channels[slot]!;
+    if (Number.isNaN(column[row]!))
+      column[row] = target.units === 'semicircles' ? value * SEMICIRCLES_TO_DEGREES : value;
+  }
+}
+
+/**
+ * The first offset in [from, from + RESYNC_WINDOW_BYTES) from which RESYNC_CHAIN messages read
+ * consistently: headers name defined local messages (definitions inside the chain count), definitions
+ * are well formed (reserved bits clear, architecture 0 or 1, known base types), everything fits before
+ * `end`, and record timestamps stay near the last good one. -1 when there is none.
+ */
+function findAlignment(
+  bytes: Uint8Array,
+  view: DataView,
+  { from, end, allowCompressed }: { from: number; end: number; allowCompressed: boolean },
+  definitions: ReadonlyArray<Definition | undefined>,
+  lastTimestamp: number,
+): number {
+  const limit = Math.min(end, from + RESYNC_WINDOW_BYTES);
+  const sizes = new Int32Array(16);
+  const recordTimestampOffsets = new Int32Array(16);
+  const littleEndians = new Uint8Array(16);
+  for (let candidate = from; candidate < limit; candidate++) {
+    for (let local = 0; local < 16; local++) {
+      const definition = definitions[local];
+      sizes[local] = definition === undefined ? -1 : definition.size;
+      recordTimestampOffsets[local] = definition?.recordSteps == null ? -1 : definition.timestampOffset;
+      littleEndians[local] = definition?.littleEndian === false ? 0 : 1;
+    }
+    const layout = { sizes, recordTimestampOffsets, littleEndians, allowCompressed };
+    if (readsConsistently(bytes, view, candidate, end, layout, lastTimestamp)) {
+      return candidate;
+    }
+  }
+  return -1;
+}
+
+interface LocalLayout {
+  sizes: Int32Array;
+  recordTimestampOffsets: Int32Array;
+  littleEndians: Uint8Array;
+  allowCompressed: boolean;
+}
+
+function readsConsistently(
+  bytes: Uint8Array,
+  view: DataView,
+  start: number,
+  end: number,
+  { sizes, recordTimestampOffsets, littleEndians, allowCompressed }: LocalLayout,
+  lastTimestamp: number,
+): boolean {
+  let position = start;
+  let timestamp = lastTimestamp;
+  for (let count = 0; count < RESYNC_CHAIN; count++) {
+    if (position === end) return count > 0;
+    const header = bytes[position]!;
+    if ((header & 0x80) !== 0) {
+      const size = sizes[(header >> 5) & 0x03]!;
+      if (!allowCompressed || size < 0 || position + 1 + size > end) return false;
+      position += 1 + size;
+    } else if ((header & 0x40) !== 0) {
+      if ((header & 0x10) !== 0 || position + 6 > end) return false;
+      if (bytes[position + 1] !== 0 || bytes[position + 2]! > 1) return false;
+      const fieldCount = bytes[position + 5]!;
+      let length = 6 + fieldCount * 3;
+      if (position + length > end) return false;
+      let size = 0;
+      let timestampOffset = -1;
+      const isRecord = view.getUint16(position + 3, bytes[position + 2] === 0) === RECORD_NUM;
+      for (let i = 0; i < fieldCount; i++) {
+        const at = position + 6 + i * 3;
+        const fieldSize = bytes[at + 1]!;
+        const baseType = bytes[at + 2]!;
+        if (fieldSize === 0 || (baseType & 0x1f) > 0x10 || (baseType & 0x60) !== 0) return false;
+        if (bytes[at] === TIMESTAMP_FIELD_NUM && fieldSize === 4) timestampOffset = size;
+        size += fieldSize;
+      }
+      if ((header & 0x20) !== 0) {
+        if (position + length + 1 > end) return false;
+        const developerCount = bytes[position + length]!;
+        for (let i = 0; i < developerCount; i++) size += bytes[position + length + 2 + i * 3] ?? 0;
+        length += 1 + developerCount * 3;
+        if (position + length > end) return false;
+      }
+      const local = header & 0x0f;
+      sizes[local] = size;
+      recordTimestampOffsets[local] = isRecord ? timestampOffset : -1;
+      littleEndians[local] = bytes[position + 2] === 0 ? 1 : 0;
+      position += length;
+    } else {
+      if ((header & 0x30) !== 0) return false;
+      const local = header & 0x0f;
+      const size = sizes[local]!;
+      if (size < 0 || position + 1 + size > end) return false;
+      const offset = recordTimestampOffsets[local]!;
+      if (offset >= 0) {
+        const value = view.getUint32(position + 1 + offset, littleEndians[local] === 1);
+        if (value !== 0xffffffff) {
+          if (!plausibleNextTimestamp(timestamp, value)) return false;
+          timestamp = value;
+        }
+      }
+      position += 1 + size;
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether `next` can follow `last` in one recording: within MAX_TIME_JUMP_SECONDS, or a device clock
+ * being set (a device-relative time followed by an absolute one). A jump anywhere else is what
+ * misaligned bytes look like when read as a timestamp.
+ */
+function plausibleNextTimestamp(last: number, next: number): boolean {
+  if (Number.isNaN(last)) return true;
+  if (last < FIT_MIN_ABSOLUTE_TIME && next >= FIT_MIN_ABSOLUTE_TIME) return true;
+  return Math.abs(next - last) <= MAX_TIME_JUMP_SECONDS;
+}
+
+function compileRecordSteps(fields: FieldDefinition[]): RecordStep[] {
+  const steps: RecordStep[] = [];
+  for (const definedField of fields) {
+    const profileField = definedField.profile;
+    if (
+      profileField === undefined ||
+      definedField.baseType === -1 ||
+      definedField.baseType === BaseType.STRING
+    ) {
+      continue;
+    }
+    const slot = RECORD_FIELD_SLOTS[profileField.name] ?? -1;
+    // Components that only restate the field in a wider type (altitude → enhanced_altitude) fill the
+    // same column with the same value; only those reaching other columns need expanding.
+    const expands = profileField.components.some((component) => {
+      const target = RECORD_PROFILE.fields[component.fieldNum];
+      const targetSlot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
+      return targetSlot !== undefined && (targetSlot !== slot || component.accumulate);
+    });
+    if (slot < 0 && !expands) continue;
+    const baseSize = BASE_TYPE_SIZE[definedField.baseType]!;
+    // A field whose size is not one value of its base type cannot be read as a scalar channel.
+    if (slot >= 0 && definedField.size !== baseSize) continue;
+    steps.push({
+      offset: definedField.offset,
+      size: definedField.size,
+      baseType: definedField.baseType,
+      field: profileField,
+      slot,
+      conversion:
+        profileField.units === 'semicircles'
+          ? CONVERT_SEMICIRCLES
+          : profileField.scale === 1 && profileField.offset === 0
+            ? CONVERT_NONE
+            : CONVERT_SCALE,
+      scale: profileField.scale,
+      valueOffset: profileField.offset,
+      accumulated: profileField.accumulated,
+      expands,
+    });
+  }
+  // enhanced_* fields (wider ranges) win over the plain ones they extend (FIT profile, record):
+  // reading them last lets their valid values overwrite.
+  return steps.sort((a, b) => fieldPriority(a.field) - fieldPriority(b.field));
+}
+
+function fieldPriority(profileField: FitProfileField): number {
+  return profileField.name.startsWith('enhanced') ? 2 : 1;
+}
+
+const componentTargetCache = new Map<number, FitComponent | null>();
+
+function componentTargeting(message: FitProfileMessage, targetNum: number): FitComponent | undefined {
+  const key = (message.num << 8) | targetNum;
+  let found = componentTargetCache.get(key);
+  if (found === undefined) {
+    found = null;
+    for (const candidate of Object.values(message.fields)) {
+      const component = candidate.components.find((c) => c.fieldNum === targetNum && c.accumulate);
+      if (component !== undefined) {
+        found = component;
+        break;
+      }
+    }
+    componentTargetCache.set(key, found);
+  }
+  return found ?? undefined;
+}
+
+/** Sub-fields (FIT profile): the same bytes read as another field when a reference field has a given value. */
+function resolveSubFields(
+  message: FitMessage,
+  profile: FitProfileMessage,
+  rawByNum: Map<number, number>,
+): void {
+  for (const [num, raw] of rawByNum) {
+    const profileField = profile.fields[num];
+    if (profileField === undefined || profileField.subFields.length === 0) continue;
+    for (const subField of profileField.subFields) {
+      if (subField.when.some((condition) => rawByNum.get(condition.fieldNum) === condition.value)) {
+        message[subField.name] = raw / subField.scale - subField.offset;
+        break;
+      }
+    }
+  }
+}
+
+/** The bytes of a field as a little-endian bit source for component expansion; null when invalid. */
+function componentSource(
+  bytes: Uint8Array,
+  at: number,
+  size: number,
+  baseType: BaseType,
+  littleEndian: boolean,
+): Uint8Array | null {
+  const elementSize = BASE_TYPE_SIZE[baseType]!;
+  if (size === 0 || size % elementSize !== 0) return null;
+  const source = bytes.slice(at, at + size);
+  if (!littleEndian && elementSize > 1) {
+    for (let start = 0; start < size; start += elementSize)
+      source.subarray(start, start + elementSize).reverse();
+  }
+  if (isInvalidSource(source, baseType, elementSize)) return null;
+  return source;
+}
+
+/** Every element holds its base type's invalid value (all 0xFF bytes, or 0x7F… for signed types). */
+function isInvalidSource(source: Uint8Array, baseType: BaseType, elementSize: number): boolean {
+  const zeroInvalid =
+    baseType === BaseType.UINT8Z || baseType === BaseType.UINT16Z || baseType === BaseType.UINT32Z;
+  const signed = baseType === BaseType.SINT8 || baseType === BaseType.SINT16 || baseType === BaseType.SINT32;
+  for (let start = 0; start < source.length; start += elementSize) {
+    for (let i = 0; i < elementSize; i++) {
+      const byte = source[start + i]!;
+      const invalidByte = zeroInvalid ? 0 : signed && i === elementSize - 1 ? 0x7f : 0xff;
+      if (byte !== invalidByte) return false;
+    }
+  }
+  return true;
+}
+
+/** `count` bits starting at bit `start`, least-significant bit of byte 0 first. */
+function readBits(source: Uint8Array, start: number, count: number): number {
+  let value = 0;
+  for (let i = 0; i < count; i++) {
+    const bit = start + i;
+    if ((source[bit >> 3]! >> (bit & 7)) & 1) value += 2 ** i;
+  }
+  return value;
+}
+
+function readValues(
+  view: DataView,
+  at: number,
+  size: number,
+  baseType: BaseType,
+  littleEndian: boolean,
+): number[] | null {
+  const elementSize = BASE_TYPE_SIZE[baseType]!;
+  if (size % elementSize !== 0) return null;
+  const values: number[] = [];
+  for (let offset = 0; offset < size; offset += elementSize) {
+    values.push(readValue(view, at + offset, baseType, littleEndian));
+  }
+  return values;
+}
+
+function readString(bytes: Uint8Array, at: number, size: number): string {
+  let end = at;
+  while (end < at + size && bytes[end] !== 0) end++;
+  return utf8.decode(bytes.subarray(at, end)).trim();
+}
+
+/**
+ * The time of a compressed-timestamp header: the low five bits replace those of the last timestamp,
+ * rolling over when they are smaller (FIT protocol, "Compressed Timestamp Header").
+ */
+function compressedTimestamp(last: number, offset: number): number {
+  if (Number.isNaN(last)) return NaN;
+  const base = last - (last % 32);
+  const low = last % 32;
+  return offset >= low ? base + offset : base + offset + 32;
+}
+
+function developerKey(developerDataIndex: number, fieldNumber: number): number {
+  return (developerDataIndex << 8) | fieldNumber;
+}

@@ -1,0 +1,241 @@
+import type { PointColumns } from '../columns.js';
+import type { ReaderOptions, ReaderResult, TrackDraft } from '../draft.js';
+import { emptyLap } from '../draft.js';
+import { RideFileWarningCode } from '../errors.js';
+import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
+import { decodeFit, type FitMessage, type FitSegment } from './decoder.js';
+import { mergeHeartRates } from './hr.js';
+import { deviceName, numberField, stringField } from './names.js';
+import {
+  FIT_EPOCH_OFFSET_SECONDS,
+  FIT_MIN_ABSOLUTE_TIME,
+  snakeCase,
+  typeValue,
+  typeValueName,
+} from './profile.js';
+import { wheelSensorVerdict } from './wheel.js';
+
+/**
+ * FIT → track drafts (decisions.md §5: "a FIT activity file is one trip"; each file of a chained stream
+ * is its own activity). Course files become routes.
+ */
+
+const FILE_COURSE = typeValue('file', 'course');
+const SPORT_TRANSITION = typeValue('sport', 'transition');
+const CYCLING_SPORTS = new Set([typeValue('sport', 'cycling'), typeValue('sport', 'eBiking')]);
+
+export function readFit(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
+  const { segments, warnings } = decodeFit(bytes, options);
+  const drafts: TrackDraft[] = [];
+  let creator: string | null = null;
+  for (const segment of segments) {
+    const fileId = first(segment, 'fileId');
+    creator ??= deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment));
+    if (segment.records.length === 0) continue;
+    drafts.push(segmentDraft(segment, fileId, warnings));
+  }
+  return { creator, drafts, warnings };
+}
+
+function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warnings: Warning[]): TrackDraft {
+  const records = segment.records;
+  const hrMessages = segment.messages.get('hr') ?? [];
+  // HR messages carry FIT times, so they are merged before times are converted.
+  if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
+  const toUnix = timeConverter(segment, warnings);
+  for (let row = 0; row < records.length; row++) records.t[row] = toUnix(records.t[row]!);
+
+  const sessions = segment.messages.get('session') ?? [];
+  const sports = segment.messages.get('sport') ?? [];
+  const laps = segment.messages.get('lap') ?? [];
+  const verdict = wheelSensorVerdict({
+    fileId,
+    deviceInfos: segment.messages.get('deviceInfo') ?? [],
+    activityMessages: [...sessions, ...sports, ...laps],
+  });
+  const sensors = markWheelRows(records, verdict, sessions, sports, toUnix);
+  const { sport, subSport } = sportOf(sessions, sports);
+  const isCourse = numberField(fileId, 'type') === FILE_COURSE;
+  const sessionStart = numberField(sessions[0], 'startTime');
+
+  return {
+    kind: isCourse || !hasTime(records) ? 'route' : 'ride',
+    name: stringField(first(segment, 'course'), 'name') ?? stringField(sports[0], 'name'),
+    sport,
+    subSport,
+    startTime: sessionStart === undefined ? null : nullIfNaN(toUnix(sessionStart)),
+    columns: records,
+    laps: laps.map((lap) => toLap(lap, toUnix)),
+    sensors,
+    recorded: recordedTotals(sessions),
+    calories: sum(sessions, 'totalCalories'),
+    device: deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment)),
+  };
+}
+
+/**
+ * FIT date_time → Unix seconds. Values below 0x10000000 count from the device's power-on: they get a
+ * time only when a timestamp_correlation message gives the offset; otherwise none, with a warning.
+ */
+function timeConverter(segment: FitSegment, warnings: Warning[]): (fitTime: number) => number {
+  const correlation = first(segment, 'timestampCorrelation');
+  const utc = numberField(correlation, 'timestamp');
+  const system = numberField(correlation, 'systemTimestamp');
+  const offset =
+    utc !== undefined && system !== undefined && utc >= FIT_MIN_ABSOLUTE_TIME ? utc - system : NaN;
+  const convert = (fitTime: number): number => {
+    if (Number.isNaN(fitTime)) return NaN;
+    if (fitTime >= FIT_MIN_ABSOLUTE_TIME) return fitTime + FIT_EPOCH_OFFSET_SECONDS;
+    return Number.isNaN(offset) ? NaN : fitTime + offset + FIT_EPOCH_OFFSET_SECONDS;
+  };
+  let relativeWithoutCorrection = 0;
+  const records = segment.records;
+  for (let row = 0; row < records.length; row++) {
+    const fitTime = records.t[row]!;
+    if (fitTime < FIT_MIN_ABSOLUTE_TIME && Number.isNaN(offset)) relativeWithoutCorrection += 1;
+  }
+  if (relativeWithoutCorrection > 0) {
+    warnings.push({
+      code: RideFileWarningCode.RELATIVE_TIME,
+      message: `${relativeWithoutCorrection} records carry device-relative times and the file gives no correction; they have no time`,
+    });
+  }
+  return convert;
+}
+
+/**
+ * Rows get `wheel = 1` when the verdict found a wheel sensor and the row lies in a cycling session
+ * (all rows when every session is a ride, or when the file has no sessions but is a cycling file).
+ */
+function markWheelRows(
+  records: PointColumns,
+  verdict: ReturnType<typeof wheelSensorVerdict>,
+  sessions: FitMessage[],
+  sports: FitMessage[],
+  toUnix: (fitTime: number) => number,
+): TrackSensors {
+  const sensors = {
+    wheelSensor: verdict.wheelSensor,
+    wheelSensorReason: verdict.reason,
+    devices: verdict.devices,
+  };
+  if (!verdict.wheelSensor) return sensors;
+
+  const sessionSports = sessions.map((session) => numberField(session, 'sport'));
+  const fileSport = numberField(sports[0], 'sport');
+  const allCycling =
+    sessions.length > 0
+      ? sessionSports.every((sport) => sport !== undefined && CYCLING_SPORTS.has(sport))
+      : fileSport === undefined || CYCLING_SPORTS.has(fileSport);
+  if (allCycling) {
+    records.wheel.fill(1, 0, records.length);
+    return sensors;
+  }
+
+  const cyclingRanges = sessions
+    .filter((session) => CYCLING_SPORTS.has(numberField(session, 'sport') ?? -1))
+    .map((session) => {
+      const start = toUnix(numberField(session, 'startTime') ?? NaN);
+      return [start, start + (numberField(session, 'totalElapsedTime') ?? NaN)] as const;
+    })
+    .filter(([start, end]) => !Number.isNaN(start) && !Number.isNaN(end));
+  let marked = 0;
+  for (let row = 0; row < records.length; row++) {
+    const time = records.t[row]!;
+    if (cyclingRanges.some(([start, end]) => time >= start && time <= end)) {
+      records.wheel[row] = 1;
+      marked += 1;
+    }
+  }
+  if (marked === 0) {
+    return {
+      ...sensors,
+      wheelSensor: false,
+      wheelSensorReason: `${verdict.reason}, but no record lies in a cycling session`,
+    };
+  }
+  return {
+    ...sensors,
+    wheelSensorReason: `${verdict.reason}; used in the cycling sessions only (${marked} records)`,
+  };
+}
+
+function sportOf(
+  sessions: FitMessage[],
+  sports: FitMessage[],
+): { sport: string | null; subSport: string | null } {
+  const source = sessions.length > 0 ? sessions : sports;
+  const moving = source.filter((message) => numberField(message, 'sport') !== SPORT_TRANSITION);
+  const sportIds = new Set(
+    moving.map((message) => numberField(message, 'sport')).filter((id) => id !== undefined),
+  );
+  if (sportIds.size > 1) return { sport: 'multisport', subSport: null };
+  const [only] = moving;
+  const sport = typeValueName('sport', numberField(only, 'sport'));
+  const subSports = new Set(moving.map((message) => numberField(message, 'subSport')));
+  const subSport = subSports.size === 1 ? typeValueName('subSport', numberField(only, 'subSport')) : null;
+  return {
+    sport: sport === null ? null : snakeCase(sport),
+    subSport: subSport === null ? null : snakeCase(subSport),
+  };
+}
+
+function toLap(lap: FitMessage, toUnix: (fitTime: number) => number): Lap {
+  const startTime = numberField(lap, 'startTime');
+  return {
+    ...emptyLap(),
+    startTime: startTime === undefined ? null : nullIfNaN(toUnix(startTime)),
+    elapsedSeconds: numberField(lap, 'totalElapsedTime') ?? null,
+    timerSeconds: numberField(lap, 'totalTimerTime') ?? null,
+    distanceMeters: numberField(lap, 'totalDistance') ?? null,
+    ascentMeters: numberField(lap, 'totalAscent') ?? null,
+    descentMeters: numberField(lap, 'totalDescent') ?? null,
+    calories: numberField(lap, 'totalCalories') ?? null,
+    avgSpeedMetersPerSecond: numberField(lap, 'enhancedAvgSpeed') ?? numberField(lap, 'avgSpeed') ?? null,
+    maxSpeedMetersPerSecond: numberField(lap, 'enhancedMaxSpeed') ?? numberField(lap, 'maxSpeed') ?? null,
+    avgHeartRateBpm: numberField(lap, 'avgHeartRate') ?? null,
+    maxHeartRateBpm: numberField(lap, 'maxHeartRate') ?? null,
+    avgCadenceRpm: numberField(lap, 'avgCadence') ?? null,
+    maxCadenceRpm: numberField(lap, 'maxCadence') ?? null,
+    avgPowerWatts: numberField(lap, 'avgPower') ?? null,
+    maxPowerWatts: numberField(lap, 'maxPower') ?? null,
+  };
+}
+
+function recordedTotals(sessions: FitMessage[]): RecordedTotals | null {
+  if (sessions.length === 0) return null;
+  return {
+    distanceMeters: sum(sessions, 'totalDistance'),
+    ascentMeters: sum(sessions, 'totalAscent'),
+    descentMeters: sum(sessions, 'totalDescent'),
+    elapsedSeconds: sum(sessions, 'totalElapsedTime'),
+    timerSeconds: sum(sessions, 'totalTimerTime'),
+  };
+}
+
+function sum(messages: FitMessage[], name: string): number | null {
+  let total: number | null = null;
+  for (const message of messages) {
+    const value = numberField(message, name);
+    if (value !== undefined && !Number.isNaN(value)) total = (total ?? 0) + value;
+  }
+  return total;
+}
+
+function first(segment: FitSegment, name: string): FitMessage | undefined {
+  return segment.messages.get(name)?.[0];
+}
+
+/** The device_info of the recording device itself (device_index 0, "creator"). */
+function creatorDeviceInfo(segment: FitSegment): FitMessage | undefined {
+  return segment.messages.get('deviceInfo')?.find((info) => numberField(info, 'deviceIndex') === 0);
+}
+
+function hasTime(records: PointColumns): boolean {
+  for (let row = 0; row < records.length; row++) if (!Number.isNaN(records.t[row]!)) return true;
+  return false;
+}
+
+function nullIfNaN(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}

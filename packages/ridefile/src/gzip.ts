@@ -1,0 +1,64 @@
+import { Gunzip } from 'fflate';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
+import type { Warning } from './model.js';
+
+/** Default cap on gunzip output (decisions.md §7: 256 MB after gunzip). */
+export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Input is fed in slices this big, so a gzip bomb is stopped after at most ~1000× this much output. */
+const INPUT_SLICE_BYTES = 16 * 1024;
+
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0x1f && bytes[1] === 0x8b && bytes[2] === 0x08;
+}
+
+/**
+ * Gunzips `bytes`, refusing to produce more than `maxBytes` (RIDEFILE_TOO_LARGE). A stream that ends
+ * early or turns corrupt after some output keeps that output with a warning: the ride read so far is
+ * worth more than an error.
+ */
+export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: Warning[]): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const gunzip = new Gunzip((chunk) => {
+    total += chunk.length;
+    if (total > maxBytes) {
+      throw new RideFileError(
+        RideFileErrorCode.TOO_LARGE,
+        `the file is larger than ${maxBytes} bytes once decompressed`,
+      );
+    }
+    chunks.push(chunk);
+  });
+
+  try {
+    for (let start = 0; start < bytes.length; start += INPUT_SLICE_BYTES) {
+      const end = Math.min(start + INPUT_SLICE_BYTES, bytes.length);
+      gunzip.push(bytes.subarray(start, end), end === bytes.length);
+    }
+  } catch (error) {
+    if (error instanceof RideFileError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (total === 0) {
+      throw new RideFileError(RideFileErrorCode.MALFORMED, `the gzip data is corrupt: ${reason}`, {
+        cause: error,
+      });
+    }
+    warnings.push({
+      code: RideFileWarningCode.TRUNCATED,
+      message: `the gzip data ends early or is corrupt after ${total} bytes (${reason}); those bytes are read`,
+    });
+  }
+  return concat(chunks, total);
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,23 @@
+export { parseRideFile } from './parse.js';
+export type { ParseOptions } from './parse.js';
+export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError } from './errors.js';
+export { TRACK_POINT_KEYS } from './model.js';
+export type {
+  Bounds,
+  Lap,
+  Position,
+  RecordedTotals,
+  RideFile,
+  RideFileFormat,
+  SensorDevice,
+  Stat,
+  Summary,
+  Terrain,
+  Track,
+  TrackKind,
+  TrackPoint,
+  TrackPointKey,
+  TrackSensors,
+  TrackType,
+  Warning,
+} from './model.js';

@@ -1,0 +1,166 @@
+/**
+ * The public data model of @rideport/ridefile (design.md, "Contracts other people rely on").
+ * Everything a reader produces is expressed in these types; values the file does not give are `null`.
+ */
+
+export type RideFileFormat = 'fit' | 'tcx' | 'gpx' | 'kml';
+
+/**
+ * A legacy track point (platform-api.md, "Track point"). Each key is present only when known.
+ * `s` and `d` appear only when a wheel sensor measured them (see `TrackSensors.wheelSensor`).
+ */
+export interface TrackPoint {
+  /** longitude, degrees */
+  x?: number;
+  /** latitude, degrees */
+  y?: number;
+  /** elevation, m */
+  e?: number;
+  /** time, whole Unix seconds (fractions floored; never milliseconds) */
+  t?: number;
+  /** cadence, rpm */
+  c?: number;
+  /** heart rate, bpm */
+  h?: number;
+  /** power, W */
+  p?: number;
+  /** wheel-sensor speed, m/s */
+  s?: number;
+  /** wheel-sensor distance from start, m; never decreases */
+  d?: number;
+  /** temperature, °C */
+  T?: number;
+}
+
+/** The single-letter channels a track point can carry, in the specification's order. */
+export const TRACK_POINT_KEYS = ['x', 'y', 'e', 't', 'c', 'h', 'p', 's', 'd', 'T'] as const;
+export type TrackPointKey = (typeof TRACK_POINT_KEYS)[number];
+
+export type TrackKind = 'ride' | 'route';
+
+export interface Warning {
+  /** stable code, e.g. `RIDEFILE_TRUNCATED`, `RIDEFILE_BAD_CRC` (see errors.ts) */
+  code: string;
+  message: string;
+}
+
+export interface RideFile {
+  format: RideFileFormat;
+  /** the recording device or program, e.g. "Garmin Edge 500" or a GPX `creator` */
+  creator: string | null;
+  tracks: Track[];
+  warnings: Warning[];
+}
+
+export interface Track {
+  kind: TrackKind;
+  name: string | null;
+  /** normalised snake_case sport, e.g. `cycling`, `running`, `multisport`; null when unknown */
+  sport: string | null;
+  /** normalised snake_case sub-sport, e.g. `road`, `virtual_activity`, `indoor_cycling` */
+  subSport: string | null;
+  /** Unix seconds of the first timed point (or the file's own start time); null for untimed routes */
+  startTime: number | null;
+  points: TrackPoint[];
+  laps: Lap[];
+  sensors: TrackSensors;
+  summary: Summary;
+}
+
+export interface Lap {
+  /** Unix seconds */
+  startTime: number | null;
+  elapsedSeconds: number | null;
+  timerSeconds: number | null;
+  distanceMeters: number | null;
+  ascentMeters: number | null;
+  descentMeters: number | null;
+  calories: number | null;
+  avgSpeedMetersPerSecond: number | null;
+  maxSpeedMetersPerSecond: number | null;
+  avgHeartRateBpm: number | null;
+  maxHeartRateBpm: number | null;
+  avgCadenceRpm: number | null;
+  maxCadenceRpm: number | null;
+  avgPowerWatts: number | null;
+  maxPowerWatts: number | null;
+}
+
+/** A sensor or device the file says was connected. */
+export interface SensorDevice {
+  /** 0 is the recording device itself (FIT device_index) */
+  index: number | null;
+  /** `antplus`, `ant`, `bluetooth_low_energy`, `local`, … (FIT source_type) */
+  sourceType: string | null;
+  /** e.g. `bike_speed`, `bike_power`, `heart_rate`, or the raw number when the profile has no name */
+  deviceType: string | null;
+  manufacturer: string | null;
+  product: string | null;
+  name: string | null;
+}
+
+export interface TrackSensors {
+  /** whether the track's `s`/`d` come from a wheel sensor (design.md, the wheel-sensor rule) */
+  wheelSensor: boolean;
+  /** why the verdict is what it is, in words (shown by `rideport inspect`) */
+  wheelSensorReason: string;
+  devices: SensorDevice[];
+}
+
+export interface Stat {
+  min: number;
+  avg: number;
+  max: number;
+}
+
+export type TrackType = 'loop' | 'out_and_back' | 'point_to_point' | 'unknown';
+export type Terrain = 'flat' | 'rolling' | 'climbing';
+
+export interface Position {
+  lat: number;
+  lng: number;
+}
+
+export interface Bounds {
+  swLat: number;
+  swLng: number;
+  neLat: number;
+  neLng: number;
+}
+
+/** What the file itself states about the whole track (FIT session totals, TCX lap sums). */
+export interface RecordedTotals {
+  distanceMeters: number | null;
+  ascentMeters: number | null;
+  descentMeters: number | null;
+  elapsedSeconds: number | null;
+  timerSeconds: number | null;
+}
+
+export interface Summary {
+  pointCount: number;
+  /** the file's own distance when it has one, else the geodesic length of the positions */
+  distanceMeters: number | null;
+  distanceSource: 'file' | 'positions' | null;
+  elapsedSeconds: number | null;
+  movingSeconds: number | null;
+  /** the file's own total ascent when it states one (FIT session), else computed from the points */
+  elevationGainMeters: number | null;
+  elevationLossMeters: number | null;
+  elevationSource: 'file' | 'points' | null;
+  speedMetersPerSecond: Stat | null;
+  heartRateBpm: Stat | null;
+  cadenceRpm: Stat | null;
+  powerWatts: (Stat & { normalized: number | null }) | null;
+  temperatureCelsius: Stat | null;
+  calories: number | null;
+  /** e.g. "Garmin Edge 530" */
+  device: string | null;
+  bounds: Bounds | null;
+  firstPosition: Position | null;
+  lastPosition: Position | null;
+  trackType: TrackType;
+  terrain: Terrain;
+  /** the file's own totals, for comparison; null when the file states none */
+  recorded: RecordedTotals | null;
+}

@@ -1,0 +1,107 @@
+import { DEFAULT_MAX_POINTS } from './columns.js';
+import type { ReaderOptions, ReaderResult } from './draft.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
+import { readFit } from './fit/read.js';
+import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
+import type { RideFile, RideFileFormat, Warning } from './model.js';
+import { sniffFormat } from './sniff.js';
+import { finishTrack } from './track.js';
+import { readGpx } from './xml/gpx.js';
+import { readKml } from './xml/kml.js';
+import { readTcx } from './xml/tcx.js';
+
+export interface ParseOptions {
+  /** skip sniffing and read the bytes as this format */
+  format?: RideFileFormat;
+  /** the file's name, a hint used only when the content does not decide */
+  filename?: string;
+  /** largest input accepted, after gunzip (default 256 MB, decisions.md §7) */
+  maxBytes?: number;
+  /** most points in one track (default 2,000,000, decisions.md §7) */
+  maxPoints?: number;
+}
+
+const DAMAGE_WARNINGS: ReadonlySet<string> = new Set([
+  RideFileWarningCode.TRUNCATED,
+  RideFileWarningCode.MALFORMED_XML,
+  RideFileWarningCode.BAD_CRC,
+  RideFileWarningCode.BAD_HEADER_CRC,
+  RideFileWarningCode.SKIPPED_DATA,
+]);
+
+const READERS: Record<RideFileFormat, (bytes: Uint8Array, options: ReaderOptions) => ReaderResult> = {
+  fit: readFit,
+  gpx: readGpx,
+  tcx: readTcx,
+  kml: readKml,
+};
+
+/**
+ * Reads a FIT, TCX, GPX or KML file (gzip-wrapped or not) into rides and routes.
+ * Throws only `RideFileError`, whatever the bytes (design.md, `@rideport/ridefile`).
+ */
+export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): RideFile {
+  try {
+    return parse(bytes, options);
+  } catch (error) {
+    if (error instanceof RideFileError) throw error;
+    if (
+      error instanceof RangeError &&
+      /allocat|Invalid typed array length|Array buffer/i.test(error.message)
+    ) {
+      throw new RideFileError(
+        RideFileErrorCode.TOO_LARGE,
+        `the file is too large to read: ${error.message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    throw new RideFileError(
+      RideFileErrorCode.INTERNAL,
+      `unexpected failure while reading the file: ${message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new RideFileError(RideFileErrorCode.UNKNOWN_FORMAT, 'expected the file as a Uint8Array');
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const warnings: Warning[] = [];
+  if (bytes.length === 0) throw new RideFileError(RideFileErrorCode.EMPTY, 'the file is empty');
+  if (bytes.length > maxBytes) {
+    throw new RideFileError(RideFileErrorCode.TOO_LARGE, `the file is larger than ${maxBytes} bytes`);
+  }
+
+  const data = isGzip(bytes) ? gunzipBounded(bytes, maxBytes, warnings) : bytes;
+  if (data.length === 0)
+    throw new RideFileError(RideFileErrorCode.EMPTY, 'the file is empty once decompressed');
+
+  const format = options.format ?? sniffFormat(data, options.filename);
+  if (format === null) {
+    throw new RideFileError(
+      RideFileErrorCode.UNKNOWN_FORMAT,
+      'the content is not a FIT, TCX, GPX or KML file (nor a gzip of one)',
+    );
+  }
+
+  const result = READERS[format](data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
+  warnings.push(...result.warnings);
+  const tracks = result.drafts.filter((draft) => draft.columns.length > 0).map(finishTrack);
+  if (tracks.length === 0) {
+    // Nothing readable because the file is damaged is MALFORMED; a sound file without points is NO_TRACKS.
+    const damaged = warnings.some((warning) => DAMAGE_WARNINGS.has(warning.code));
+    const why = warnings.length > 0 ? ` (${warnings.map((warning) => warning.message).join('; ')})` : '';
+    throw new RideFileError(
+      damaged ? RideFileErrorCode.MALFORMED : RideFileErrorCode.NO_TRACKS,
+      `the ${format.toUpperCase()} file holds no track points${why}`,
+    );
+  }
+  return { format, creator: result.creator, tracks, warnings };
+}

@@ -1,0 +1,527 @@
+import type { PointColumns } from './columns.js';
+import { haversineMeters } from './geo.js';
+import type { Bounds, Position, RecordedTotals, Stat, Summary, Terrain, TrackType } from './model.js';
+
+/**
+ * Summaries per track (issue 2). Every method is documented here because server records
+ * (`distance`, `elevation_gain`, `moving_time`, …) are these values.
+ */
+
+/** An interval counts as moving when the rider covers at least this much per second (1.8 km/h). */
+export const MOVING_SPEED_METERS_PER_SECOND = 0.5;
+/** Gaps longer than this are never moving time (the device was paused or switched off). */
+export const MAX_MOVING_GAP_SECONDS = 600;
+/** Speeds derived from positions are measured over at least this long, so GPS jitter makes no spikes. */
+const DERIVED_SPEED_WINDOW_SECONDS = 5;
+
+export interface SummaryContext {
+  recorded: RecordedTotals | null;
+  calories: number | null;
+  device: string | null;
+}
+
+export function summarize(columns: PointColumns, context: SummaryContext): Summary {
+  const n = columns.length;
+  const cumulative = cumulativeDistance(columns);
+  const positions = positionSummary(columns);
+  const elevation = elevationSummary(
+    elevationGainLoss(columns.e, columns.t, cumulative.meters, n),
+    context.recorded,
+  );
+  const { elapsedSeconds, movingSeconds } = timeSummary(columns, cumulative.meters);
+  const distanceMeters = cumulative.source === null ? null : cumulative.meters[n - 1]!;
+
+  return {
+    pointCount: n,
+    distanceMeters,
+    distanceSource: cumulative.source,
+    elapsedSeconds,
+    movingSeconds,
+    elevationGainMeters: elevation.gain,
+    elevationLossMeters: elevation.loss,
+    elevationSource: elevation.source,
+    speedMetersPerSecond: speedStat(columns, cumulative.meters, distanceMeters, movingSeconds),
+    heartRateBpm: stat(columns.h, n, { skipZero: true }),
+    cadenceRpm: stat(columns.c, n, { skipZeroInAverage: true }),
+    powerWatts: powerStat(columns),
+    temperatureCelsius: stat(columns.T, n, {}),
+    calories: context.calories,
+    device: context.device,
+    bounds: positions.bounds,
+    firstPosition: positions.first,
+    lastPosition: positions.last,
+    trackType: trackType(columns, distanceMeters),
+    terrain: terrain(elevation.gain, distanceMeters),
+    recorded: context.recorded,
+  };
+}
+
+interface CumulativeDistance {
+  /** distance from the start at each row, m */
+  meters: Float64Array;
+  source: 'file' | 'positions' | null;
+}
+
+/**
+ * The file's own distance when it records one (any row with `d`): its first value plus every increase,
+ * so a counter that restarts (a new lap or activity) still adds up; else the haversine length of the
+ * positions.
+ */
+function cumulativeDistance(columns: PointColumns): CumulativeDistance {
+  const n = columns.length;
+  const meters = new Float64Array(n);
+  const { d, x, y } = columns;
+  let hasFileDistance = false;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isNaN(d[i]!)) {
+      hasFileDistance = true;
+      break;
+    }
+  }
+  if (hasFileDistance) {
+    let running = 0;
+    let previous = NaN;
+    for (let i = 0; i < n; i++) {
+      const value = d[i]!;
+      if (!Number.isNaN(value)) {
+        if (Number.isNaN(previous)) running = Math.max(0, value);
+        else if (value > previous) running += value - previous;
+        previous = value;
+      }
+      meters[i] = running;
+    }
+    return { meters, source: 'file' };
+  }
+
+  let running = 0;
+  let lastLat = NaN;
+  let lastLon = NaN;
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const lat = y[i]!;
+    const lon = x[i]!;
+    if (!Number.isNaN(lat) && !Number.isNaN(lon)) {
+      if (any) running += haversineMeters(lastLat, lastLon, lat, lon);
+      lastLat = lat;
+      lastLon = lon;
+      any = true;
+    }
+    meters[i] = running;
+  }
+  return { meters, source: any ? 'positions' : null };
+}
+
+/**
+ * Elapsed time is last minus first timestamp. Moving time adds up the intervals between consecutive
+ * timed rows in which the rider moved at least MOVING_SPEED_METERS_PER_SECOND (judged from the
+ * distance, else the recorded speed, else pedalling: power or cadence above zero), skipping gaps longer
+ * than MAX_MOVING_GAP_SECONDS. Null when nothing in the track says whether the rider moved.
+ */
+function timeSummary(
+  columns: PointColumns,
+  cumulative: Float64Array,
+): { elapsedSeconds: number | null; movingSeconds: number | null } {
+  const { t, s, p, c } = columns;
+  const hasDistance = columns.length > 0 && cumulative[columns.length - 1]! > 0;
+  let first = NaN;
+  let previousIndex = -1;
+  let last = NaN;
+  let moving = 0;
+  let knowsMotion = false;
+  for (let i = 0; i < columns.length; i++) {
+    const time = t[i]!;
+    if (Number.isNaN(time)) continue;
+    if (Number.isNaN(first)) first = time;
+    if (previousIndex >= 0) {
+      const dt = time - t[previousIndex]!;
+      if (dt > 0 && dt <= MAX_MOVING_GAP_SECONDS) {
+        let isMoving: boolean | null = null;
+        if (hasDistance) {
+          isMoving = (cumulative[i]! - cumulative[previousIndex]!) / dt >= MOVING_SPEED_METERS_PER_SECOND;
+        } else if (!Number.isNaN(s[i]!)) {
+          isMoving = s[i]! >= MOVING_SPEED_METERS_PER_SECOND;
+        } else if (!Number.isNaN(p[i]!) || !Number.isNaN(c[i]!)) {
+          isMoving = p[i]! > 0 || c[i]! > 0;
+        }
+        if (isMoving !== null) knowsMotion = true;
+        if (isMoving === true) moving += dt;
+      }
+    }
+    if (!(time < last)) last = time;
+    previousIndex = i;
+  }
+  if (Number.isNaN(first)) return { elapsedSeconds: null, movingSeconds: null };
+  return { elapsedSeconds: last - first, movingSeconds: knowsMotion ? moving : null };
+}
+
+/** Below this much computed climbing, a file's total ascent of zero is believed. */
+const TRUSTED_ZERO_ASCENT_METERS = 20;
+
+/**
+ * The file's own totals win, as for distance: devices compute them from their full-rate barometer with
+ * their own filters, and riders compare with what their device showed. Vendors disagree with each
+ * other by up to 50 % on the same terrain (Wahoo counts far less than Garmin), so no single method
+ * reproduces all of them. A stated zero is believed only when the points hardly climb (some devices,
+ * e.g. TomTom, write 0 whatever the terrain).
+ */
+function elevationSummary(
+  computed: { gain: number; loss: number } | null,
+  recorded: RecordedTotals | null,
+): { gain: number | null; loss: number | null; source: 'file' | 'points' | null } {
+  const fileGain = recorded?.ascentMeters ?? null;
+  const fileLoss = recorded?.descentMeters ?? null;
+  const trusted = fileGain !== null && (fileGain > 0 || (computed?.gain ?? 0) < TRUSTED_ZERO_ASCENT_METERS);
+  if (trusted) return { gain: fileGain, loss: fileLoss ?? computed?.loss ?? null, source: 'file' };
+  if (computed === null) return { gain: null, loss: null, source: null };
+  return { gain: computed.gain, loss: computed.loss, source: 'points' };
+}
+
+/**
+ * Elevation gain and loss, computed from the points:
+ *
+ * 1. The elevation is sampled once per ELEVATION_SAMPLE_METERS of distance travelled (every sample
+ *    when the track has no distance), so barometric drift while standing still adds nothing.
+ * 2. Hysteresis: a climb or descent is counted once the elevation has turned back from its extreme by
+ *    more than ELEVATION_HYSTERESIS_METERS, and then counted whole (extreme minus the previous turning
+ *    point). Oscillations smaller than the threshold (sensor and GPS noise) add nothing, while a long
+ *    climb made of many small steps adds up exactly.
+ *
+ * A change faster than MAX_VERTICAL_METERS + MAX_VERTICAL_SPEED × Δt is not terrain but a broken
+ * sample or a re-acquired altitude (a device writing 0 → -500 m before its first fix, a spike of
+ * 12,000 m): the climb so far is kept, and counting restarts from the new value.
+ */
+export const ELEVATION_HYSTERESIS_METERS = 2;
+export const ELEVATION_SAMPLE_METERS = 10;
+const MAX_VERTICAL_METERS = 10;
+const MAX_VERTICAL_METERS_PER_SECOND = 5;
+
+export function elevationGainLoss(
+  e: Float64Array,
+  t: Float64Array,
+  distance: Float64Array,
+  n: number,
+  threshold = ELEVATION_HYSTERESIS_METERS,
+): { gain: number; loss: number } | null {
+  const byDistance = n > 0 && distance[n - 1]! > 0;
+  let sampledAt = -Infinity;
+  let gain = 0;
+  let loss = 0;
+  let direction = 0; // 1 climbing, -1 descending, 0 not yet known
+  let turn = NaN; // the elevation of the last turning point
+  let extreme = NaN; // the highest (climbing) or lowest (descending) elevation since `turn`
+  let low = NaN;
+  let high = NaN;
+  let previous = NaN;
+  let previousTime = NaN;
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const value = e[i]!;
+    if (Number.isNaN(value)) continue;
+    any = true;
+    if (byDistance) {
+      if (distance[i]! - sampledAt < ELEVATION_SAMPLE_METERS) continue;
+      sampledAt = distance[i]!;
+    }
+    const time = t[i]!;
+    const dt =
+      Number.isNaN(time) || Number.isNaN(previousTime) ? 1 : Math.max(1, Math.abs(time - previousTime));
+    if (
+      !Number.isNaN(previous) &&
+      Math.abs(value - previous) > MAX_VERTICAL_METERS + MAX_VERTICAL_METERS_PER_SECOND * dt
+    ) {
+      if (direction === 1) gain += extreme - turn;
+      else if (direction === -1) loss += turn - extreme;
+      direction = 0;
+      low = high = NaN;
+    }
+    previous = value;
+    if (!Number.isNaN(time)) previousTime = time;
+    if (direction === 0) {
+      if (Number.isNaN(low)) low = high = value;
+      if (value < low) low = value;
+      if (value > high) high = value;
+      if (value - low > threshold) {
+        direction = 1;
+        turn = low;
+        extreme = value;
+      } else if (high - value > threshold) {
+        direction = -1;
+        turn = high;
+        extreme = value;
+      }
+    } else if (direction === 1) {
+      if (value > extreme) extreme = value;
+      else if (extreme - value > threshold) {
+        gain += extreme - turn;
+        turn = extreme;
+        extreme = value;
+        direction = -1;
+      }
+    } else {
+      if (value < extreme) extreme = value;
+      else if (value - extreme > threshold) {
+        loss += turn - extreme;
+        turn = extreme;
+        extreme = value;
+        direction = 1;
+      }
+    }
+  }
+  if (!any) return null;
+  if (direction === 1) gain += extreme - turn;
+  else if (direction === -1) loss += turn - extreme;
+  return { gain, loss };
+}
+
+function stat(
+  values: Float64Array,
+  n: number,
+  options: { skipZero?: boolean; skipZeroInAverage?: boolean },
+): Stat | null {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const value = values[i]!;
+    if (Number.isNaN(value) || (options.skipZero === true && value === 0)) continue;
+    if (value < min) min = value;
+    if (value > max) max = value;
+    if (options.skipZeroInAverage === true && value === 0) continue;
+    sum += value;
+    count += 1;
+  }
+  if (min === Infinity) return null;
+  return { min, avg: count === 0 ? 0 : sum / count, max };
+}
+
+/**
+ * Speed: the average is distance over moving time; minimum and maximum come from the recorded speed,
+ * or, when the file records none, from the distance covered over windows of at least
+ * DERIVED_SPEED_WINDOW_SECONDS.
+ */
+function speedStat(
+  columns: PointColumns,
+  cumulative: Float64Array,
+  distanceMeters: number | null,
+  movingSeconds: number | null,
+): Stat | null {
+  const n = columns.length;
+  const average =
+    distanceMeters !== null && movingSeconds !== null && movingSeconds > 0
+      ? distanceMeters / movingSeconds
+      : null;
+  const recorded = stat(columns.s, n, {});
+  if (recorded !== null) return { min: recorded.min, avg: average ?? recorded.avg, max: recorded.max };
+  if (distanceMeters === null || average === null) return null;
+
+  const { t } = columns;
+  let min = Infinity;
+  let max = -Infinity;
+  let start = 0;
+  for (let end = 0; end < n; end++) {
+    if (Number.isNaN(t[end]!)) continue;
+    while (start < end && (Number.isNaN(t[start]!) || t[end]! - t[start]! > DERIVED_SPEED_WINDOW_SECONDS))
+      start++;
+    // `start` is now the first row within the window; step back one so the window spans at least its length.
+    const from = start > 0 && !Number.isNaN(t[start - 1]!) ? start - 1 : start;
+    const dt = t[end]! - t[from]!;
+    if (dt < DERIVED_SPEED_WINDOW_SECONDS || dt > MAX_MOVING_GAP_SECONDS) continue;
+    const speed = (cumulative[end]! - cumulative[from]!) / dt;
+    if (speed < min) min = speed;
+    if (speed > max) max = speed;
+  }
+  if (min === Infinity) return { min: average, avg: average, max: average };
+  return { min, avg: average, max };
+}
+
+/** Normalized power needs a 30 s rolling average (Coggan); shorter rides have none. */
+const NORMALIZED_POWER_WINDOW_SECONDS = 30;
+/** A power sample is carried forward this long; beyond that the rider is taken as not pedalling. */
+const POWER_HOLD_SECONDS = 5;
+/** Files whose timestamps span more than this are not resampled (a broken clock, not a ride). */
+const MAX_RESAMPLE_SECONDS = 7 * 24 * 3600;
+
+function powerStat(columns: PointColumns): (Stat & { normalized: number | null }) | null {
+  const base = stat(columns.p, columns.length, {});
+  if (base === null) return null;
+  return { ...base, normalized: normalizedPower(columns) };
+}
+
+/**
+ * Normalized power: power resampled to one value a second (each sample held for up to
+ * POWER_HOLD_SECONDS, zero in longer gaps), a 30 s rolling average, the mean of its fourth powers,
+ * and the fourth root of that.
+ */
+export function normalizedPower(columns: PointColumns): number | null {
+  const { t, p } = columns;
+  let first = NaN;
+  let last = NaN;
+  for (let i = 0; i < columns.length; i++) {
+    const time = t[i]!;
+    if (Number.isNaN(time) || Number.isNaN(p[i]!)) continue;
+    if (Number.isNaN(first) || time < first) first = time;
+    if (Number.isNaN(last) || time > last) last = time;
+  }
+  if (Number.isNaN(first)) return null;
+  const span = Math.floor(last) - Math.floor(first) + 1;
+  if (span < NORMALIZED_POWER_WINDOW_SECONDS || span > MAX_RESAMPLE_SECONDS) return null;
+
+  const perSecond = new Float64Array(span);
+  let previousSecond = -1;
+  let previousPower = 0;
+  for (let i = 0; i < columns.length; i++) {
+    const time = t[i]!;
+    const power = p[i]!;
+    if (Number.isNaN(time) || Number.isNaN(power)) continue;
+    const second = Math.floor(time) - Math.floor(first);
+    // Hold the previous sample forward over a short gap.
+    if (previousSecond >= 0 && second > previousSecond) {
+      const holdEnd = Math.min(second, previousSecond + POWER_HOLD_SECONDS + 1);
+      for (let k = previousSecond + 1; k < holdEnd; k++) perSecond[k] = previousPower;
+    }
+    perSecond[second] = power;
+    previousSecond = second;
+    previousPower = power;
+  }
+
+  let windowSum = 0;
+  let sumOfFourthPowers = 0;
+  let count = 0;
+  for (let k = 0; k < span; k++) {
+    windowSum += perSecond[k]!;
+    if (k >= NORMALIZED_POWER_WINDOW_SECONDS) windowSum -= perSecond[k - NORMALIZED_POWER_WINDOW_SECONDS]!;
+    if (k >= NORMALIZED_POWER_WINDOW_SECONDS - 1) {
+      sumOfFourthPowers += (windowSum / NORMALIZED_POWER_WINDOW_SECONDS) ** 4;
+      count += 1;
+    }
+  }
+  return (sumOfFourthPowers / count) ** 0.25;
+}
+
+function positionSummary(columns: PointColumns): {
+  bounds: Bounds | null;
+  first: Position | null;
+  last: Position | null;
+} {
+  const { x, y } = columns;
+  let first: Position | null = null;
+  let lastIndex = -1;
+  let swLat = Infinity;
+  let swLng = Infinity;
+  let neLat = -Infinity;
+  let neLng = -Infinity;
+  for (let i = 0; i < columns.length; i++) {
+    const lat = y[i]!;
+    const lng = x[i]!;
+    if (Number.isNaN(lat) || Number.isNaN(lng)) continue;
+    first ??= { lat, lng };
+    lastIndex = i;
+    if (lat < swLat) swLat = lat;
+    if (lat > neLat) neLat = lat;
+    if (lng < swLng) swLng = lng;
+    if (lng > neLng) neLng = lng;
+  }
+  if (first === null) return { bounds: null, first: null, last: null };
+  return {
+    bounds: { swLat, swLng, neLat, neLng },
+    first,
+    last: { lat: y[lastIndex]!, lng: x[lastIndex]! },
+  };
+}
+
+/** Start and end closer than this (or than 5 % of the length, if more) make a loop. */
+const LOOP_CLOSE_METERS = 250;
+/** A point of the way back this close to the way out is on the same road. */
+const RETRACE_METERS = 60;
+/** An out-and-back retraces at least this share of its way back. */
+const RETRACE_SHARE = 0.7;
+/** At most this many positions are compared when looking for a retraced path. */
+const RETRACE_SAMPLES = 300;
+
+/**
+ * `loop` when the track ends near where it started; `out_and_back` when, in addition, most of the way
+ * back runs along the way out; `point_to_point` otherwise; `unknown` without two positions.
+ */
+export function trackType(columns: PointColumns, distanceMeters: number | null): TrackType {
+  const sample = samplePositions(columns, RETRACE_SAMPLES);
+  if (sample.length < 2) return 'unknown';
+  const [startLat, startLng] = sample[0]!;
+  const [endLat, endLng] = sample[sample.length - 1]!;
+  const gap = haversineMeters(startLat, startLng, endLat, endLng);
+  const length = distanceMeters ?? pathLength(sample);
+  if (length <= 0) return 'unknown';
+  if (gap > Math.max(LOOP_CLOSE_METERS, 0.05 * length)) return 'point_to_point';
+
+  // Split at the point farthest from the start; an out-and-back comes back along the same road.
+  let farthest = 0;
+  let farthestDistance = -1;
+  for (let i = 0; i < sample.length; i++) {
+    const [lat, lng] = sample[i]!;
+    const distance = haversineMeters(startLat, startLng, lat, lng);
+    if (distance > farthestDistance) {
+      farthestDistance = distance;
+      farthest = i;
+    }
+  }
+  const out = sample.slice(0, farthest + 1);
+  const back = sample.slice(farthest + 1);
+  if (back.length === 0 || farthestDistance < LOOP_CLOSE_METERS) return 'loop';
+  // Positions this close are compared on a local plane: exact enough at tens of metres, and cheap.
+  const metersPerDegreeLat = 111_195;
+  const metersPerDegreeLng = metersPerDegreeLat * Math.cos((startLat * Math.PI) / 180);
+  const limit = RETRACE_METERS * RETRACE_METERS;
+  let retraced = 0;
+  for (const [lat, lng] of back) {
+    for (const [outLat, outLng] of out) {
+      const dy = (lat - outLat) * metersPerDegreeLat;
+      const dx = (lng - outLng) * metersPerDegreeLng;
+      if (dx * dx + dy * dy <= limit) {
+        retraced++;
+        break;
+      }
+    }
+  }
+  return retraced / back.length >= RETRACE_SHARE ? 'out_and_back' : 'loop';
+}
+
+/** About `count` positions spread evenly over the track, always including the last. */
+function samplePositions(columns: PointColumns, count: number): Array<[number, number]> {
+  const { x, y } = columns;
+  let total = 0;
+  for (let i = 0; i < columns.length; i++) if (!Number.isNaN(y[i]!) && !Number.isNaN(x[i]!)) total++;
+  const step = Math.max(1, Math.floor(total / count));
+  const picked: Array<[number, number]> = [];
+  let seen = 0;
+  let lastLat = NaN;
+  let lastLng = NaN;
+  for (let i = 0; i < columns.length; i++) {
+    if (Number.isNaN(y[i]!) || Number.isNaN(x[i]!)) continue;
+    if (seen % step === 0) picked.push([y[i]!, x[i]!]);
+    seen++;
+    lastLat = y[i]!;
+    lastLng = x[i]!;
+  }
+  if (total > 0 && (total - 1) % step !== 0) picked.push([lastLat, lastLng]);
+  return picked;
+}
+
+function pathLength(sample: Array<[number, number]>): number {
+  let total = 0;
+  for (let i = 1; i < sample.length; i++) {
+    total += haversineMeters(sample[i - 1]![0], sample[i - 1]![1], sample[i]![0], sample[i]![1]);
+  }
+  return total;
+}
+
+/** Climbing per kilometre below which a track is flat, and above which it is climbing. */
+const FLAT_METERS_PER_KM = 5;
+const CLIMBING_METERS_PER_KM = 12;
+
+/** `flat`, `rolling` or `climbing`, by elevation gain per kilometre (flat when either is unknown). */
+export function terrain(gainMeters: number | null, distanceMeters: number | null): Terrain {
+  if (gainMeters === null || distanceMeters === null || distanceMeters < 100) return 'flat';
+  const perKm = gainMeters / (distanceMeters / 1000);
+  if (perKm < FLAT_METERS_PER_KM) return 'flat';
+  return perKm < CLIMBING_METERS_PER_KM ? 'rolling' : 'climbing';
+}

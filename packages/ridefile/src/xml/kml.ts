@@ -1,0 +1,235 @@
+import { PointColumns } from '../columns.js';
+import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import { RideFileWarningCode } from '../errors.js';
+import type { TrackKind, Warning } from '../model.js';
+import {
+  endRow,
+  endRowsFrom,
+  hasAnyTime,
+  parseLatitude,
+  parseLongitude,
+  setValue,
+  textOrNull,
+} from './rows.js';
+import { readXml } from './sax.js';
+import { parseIsoSeconds, parseNumber } from './values.js';
+
+/** design.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
+const KML_WHEEL_REASON = 'KML does not say where speed or distance came from';
+
+/** The per-point channels of `SimpleArrayData`, by its `name` (lower-cased); other names are ignored. */
+type ChannelKey = 'h' | 'c' | 'p' | 'T' | 's' | 'd';
+const CHANNELS: ReadonlyMap<string, ChannelKey> = new Map<string, ChannelKey>([
+  ['heartrate', 'h'],
+  ['heart_rate', 'h'],
+  ['hr', 'h'],
+  ['cadence', 'c'],
+  ['power', 'p'],
+  ['temperature', 'T'],
+  // recorded speed and distance: for the summary only, never in the points (no wheel sensor)
+  ['speed', 's'],
+  ['distance', 'd'],
+]);
+
+/**
+ * What one Placemark becomes: its Tracks joined (a MultiTrack is one ride) and, separately, its
+ * LineStrings joined into one route. A Track or LineString outside any Placemark is its own group.
+ */
+interface Group {
+  /** depth of the element that owns the group: the Placemark, or the lone Track/LineString */
+  depth: number;
+  name: string | null;
+  track: PointColumns | null;
+  line: PointColumns | null;
+}
+
+/**
+ * A `Track` being read. Its `when`s, `coord`s and `SimpleArrayData` values are separate lists aligned by
+ * index, in any order, so the i-th of each writes straight into row `base + i`.
+ */
+interface OpenTrack {
+  depth: number;
+  base: number;
+  whenCount: number;
+  coordCount: number;
+  channel: ChannelKey | null;
+  channelDepth: number;
+  valueCount: number;
+}
+
+/**
+ * Reads KML (issue 2): `gx:Track`/`Track` (alone or in a `MultiTrack`) become one track per Placemark — a
+ * ride when it has times, else a route — and `LineString`s become routes. Point placemarks are ignored.
+ * Elements are matched by local name, so `gx:Track` and the KML 2.3 unprefixed `Track` read the same.
+ */
+export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
+  const warnings: Warning[] = [];
+  const drafts: TrackDraft[] = [];
+  let depth = 0;
+  let group: Group | null = null;
+  let track: OpenTrack | null = null;
+  let lineDepth = -1;
+
+  const openGroup = (ownerDepth: number): Group => {
+    group ??= { depth: ownerDepth, name: null, track: null, line: null };
+    return group;
+  };
+
+  readXml(
+    bytes,
+    {
+      open(name, attributes) {
+        depth += 1;
+        if (track !== null) {
+          if (name === 'SimpleArrayData') {
+            track.channel = CHANNELS.get((attributes['name'] ?? '').trim().toLowerCase()) ?? null;
+            track.channelDepth = depth;
+            track.valueCount = 0;
+          }
+          return;
+        }
+        if (name === 'Placemark') {
+          openGroup(depth);
+        } else if (name === 'Track') {
+          const columns = (openGroup(depth).track ??= new PointColumns(options.maxPoints));
+          track = {
+            depth,
+            base: columns.length,
+            whenCount: 0,
+            coordCount: 0,
+            channel: null,
+            channelDepth: -1,
+            valueCount: 0,
+          };
+        } else if (name === 'LineString' && lineDepth < 0) {
+          openGroup(depth);
+          lineDepth = depth;
+        }
+      },
+
+      close(name, text) {
+        const closingDepth = depth;
+        depth -= 1;
+        if (group === null) return;
+        const columns = group.track;
+        if (track !== null && columns !== null) {
+          if (closingDepth === track.depth) {
+            endTrack(columns, track, warnings);
+            track = null;
+          } else if (closingDepth === track.depth + 1) {
+            if (name === 'when') writeWhen(columns, track.base + track.whenCount++, text);
+            else if (name === 'coord') writeCoord(columns, track.base + track.coordCount++, text);
+            return;
+          } else {
+            if (closingDepth === track.channelDepth) track.channel = null;
+            else if (name === 'value' && track.channel !== null && closingDepth === track.channelDepth + 1) {
+              const row = ensureRow(columns, track.base + track.valueCount++);
+              setValue(columns[track.channel], row, parseNumber(text));
+            }
+            return;
+          }
+        }
+        if (lineDepth >= 0) {
+          if (closingDepth === lineDepth) lineDepth = -1;
+          else if (name === 'coordinates' && closingDepth === lineDepth + 1) {
+            readLineString((group.line ??= new PointColumns(options.maxPoints)), text);
+          }
+        }
+        if (name === 'name' && closingDepth === group.depth + 1) {
+          group.name = textOrNull(text);
+        } else if (closingDepth === group.depth) {
+          pushDrafts(drafts, group);
+          group = null;
+        }
+      },
+    },
+    warnings,
+  );
+
+  return { creator: null, drafts, warnings };
+}
+
+/** Appends empty rows up to `row` (a later list of the Track may be longer than the earlier ones). */
+function ensureRow(columns: PointColumns, row: number): number {
+  while (columns.length <= row) columns.append();
+  return row;
+}
+
+function writeWhen(columns: PointColumns, row: number, text: string): void {
+  ensureRow(columns, row);
+  setValue(columns.t, row, parseIsoSeconds(text));
+}
+
+/** `gx:coord` text is "lon lat [alt]"; an empty `<gx:coord/>` still takes its index (OpenTracks writes them). */
+function writeCoord(columns: PointColumns, row: number, text: string): void {
+  ensureRow(columns, row);
+  const parts = text.trim().split(/[\s,]+/);
+  if (parts.length < 2) return;
+  const lon = parseLongitude(parts[0]!);
+  const lat = parseLatitude(parts[1]!);
+  if (!Number.isNaN(lon) && !Number.isNaN(lat)) {
+    columns.x[row] = lon;
+    columns.y[row] = lat;
+  }
+  if (parts.length > 2) setValue(columns.e, row, parseNumber(parts[2]!));
+}
+
+/**
+ * Ends a Track: rows are as many as the longer of its `when` and `coord` lists (values of SimpleArrayData
+ * beyond them are dropped), empty rows go, and unequal lists are reported: what aligns by index is
+ * paired and the extra rows keep what they have.
+ */
+function endTrack(columns: PointColumns, track: OpenTrack, warnings: Warning[]): void {
+  const { base, whenCount, coordCount } = track;
+  const end = base + Math.max(whenCount, coordCount);
+  while (columns.length > end) columns.dropLast();
+  endRowsFrom(columns, base);
+  if (whenCount > 0 && whenCount !== coordCount) {
+    warnings.push({
+      code: RideFileWarningCode.SKIPPED_DATA,
+      message:
+        `a KML track has ${whenCount} <when> but ${coordCount} <coord>; they were paired by position ` +
+        `and the ${Math.abs(whenCount - coordCount)} extra point(s) have ${whenCount > coordCount ? 'no position' : 'no time'}`,
+    });
+  }
+}
+
+/** `coordinates` text: tuples "lon,lat[,alt]" separated by whitespace. */
+function readLineString(columns: PointColumns, text: string): void {
+  for (const tuple of text.split(/\s+/)) {
+    if (tuple === '') continue;
+    const parts = tuple.split(',');
+    const row = columns.append();
+    const lon = parseLongitude(parts[0] ?? '');
+    const lat = parseLatitude(parts[1] ?? '');
+    if (!Number.isNaN(lon) && !Number.isNaN(lat)) {
+      columns.x[row] = lon;
+      columns.y[row] = lat;
+    }
+    if (parts.length > 2) setValue(columns.e, row, parseNumber(parts[2]!));
+    endRow(columns, row);
+  }
+}
+
+function pushDrafts(drafts: TrackDraft[], group: Group): void {
+  if (group.track !== null && group.track.length > 0) {
+    drafts.push(toDraft(group.track, hasAnyTime(group.track) ? 'ride' : 'route', group.name));
+  }
+  if (group.line !== null && group.line.length > 0) drafts.push(toDraft(group.line, 'route', group.name));
+}
+
+function toDraft(columns: PointColumns, kind: TrackKind, name: string | null): TrackDraft {
+  return {
+    kind,
+    name,
+    sport: null,
+    subSport: null,
+    startTime: null,
+    columns,
+    laps: [],
+    sensors: noWheelSensor(KML_WHEEL_REASON),
+    recorded: null,
+    calories: null,
+    device: null,
+  };
+}

@@ -1,0 +1,89 @@
+import type { PointColumns } from '../columns.js';
+import { isValidLatitude, isValidLongitude } from '../geo.js';
+import { parseNumber } from './values.js';
+
+/**
+ * Row helpers shared by the GPX, TCX and KML readers (issue 2). Readers write values straight into
+ * `PointColumns`; these keep the three formats' rules the same: a position is kept only when both halves
+ * are readable and in range, a malformed value is just absent, and a row left without any value is dropped.
+ */
+
+/** Latitude in degrees, or NaN when unreadable or outside -90..90 (the row keeps its other values). */
+export function parseLatitude(text: string): number {
+  const degrees = parseNumber(text);
+  return isValidLatitude(degrees) ? degrees : NaN;
+}
+
+/** Longitude in degrees, or NaN when unreadable or outside -180..180. */
+export function parseLongitude(text: string): number {
+  const degrees = parseNumber(text);
+  return isValidLongitude(degrees) ? degrees : NaN;
+}
+
+/** Writes `value` into `column` at `row` unless it is absent, so a later unreadable duplicate keeps the first. */
+export function setValue(column: Float64Array, row: number, value: number): void {
+  if (!Number.isNaN(value)) column[row] = value;
+}
+
+/**
+ * Finishes a row a reader filled: half a position (a latitude without a longitude) is no position, and a
+ * row with no value at all is dropped when it is the last one. Returns whether the row was kept.
+ */
+export function endRow(columns: PointColumns, row: number): boolean {
+  clearHalfPosition(columns, row);
+  if (columns.hasAnyValue(row)) return true;
+  if (row === columns.length - 1) columns.dropLast();
+  return false;
+}
+
+/**
+ * Ends the rows from `from` to the last one at once (KML fills them out of order): fixes half positions and
+ * moves the rows that hold something down over the empty ones, keeping their order.
+ */
+export function endRowsFrom(columns: PointColumns, from: number): void {
+  let kept = from;
+  for (let row = from; row < columns.length; row++) {
+    clearHalfPosition(columns, row);
+    if (!columns.hasAnyValue(row)) continue;
+    if (kept !== row) moveRow(columns, row, kept);
+    kept += 1;
+  }
+  while (columns.length > kept) columns.dropLast();
+}
+
+/** Whether any row has a time: GPX and KML tracks with times are rides, the others routes. */
+export function hasAnyTime(columns: PointColumns): boolean {
+  const { t } = columns;
+  for (let row = 0; row < columns.length; row++) {
+    if (!Number.isNaN(t[row]!)) return true;
+  }
+  return false;
+}
+
+/** Trimmed element text, or null when there is none (names, creators). */
+export function textOrNull(text: string | undefined): string | null {
+  const trimmed = text?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+}
+
+function clearHalfPosition(columns: PointColumns, row: number): void {
+  if (Number.isNaN(columns.x[row]!) !== Number.isNaN(columns.y[row]!)) {
+    columns.x[row] = NaN;
+    columns.y[row] = NaN;
+  }
+}
+
+function moveRow(columns: PointColumns, from: number, to: number): void {
+  const { x, y, e, t, c, h, p, s, d, T, wheel } = columns;
+  x[to] = x[from]!;
+  y[to] = y[from]!;
+  e[to] = e[from]!;
+  t[to] = t[from]!;
+  c[to] = c[from]!;
+  h[to] = h[from]!;
+  p[to] = p[from]!;
+  s[to] = s[from]!;
+  d[to] = d[from]!;
+  T[to] = T[from]!;
+  wheel[to] = wheel[from]!;
+}

@@ -1,0 +1,373 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { corpusAvailable, corpusFiles, readCorpus, readFixture } from '../../../../test/support/corpus.js';
+import { DEFAULT_MAX_POINTS } from '../columns.js';
+import { emptyLap, type ReaderResult, type TrackDraft } from '../draft.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
+import type { Track } from '../model.js';
+import { finishTrack } from '../track.js';
+import { readTcx } from './tcx.js';
+
+const OPTIONS = { maxPoints: DEFAULT_MAX_POINTS };
+
+function readTcxFixture(name: string): ReaderResult {
+  return readTcx(readFixture('tcx', name), OPTIONS);
+}
+
+function finish(result: ReaderResult): Track[] {
+  return result.drafts.map(finishTrack);
+}
+
+function utcSeconds(iso: string): number {
+  return Date.parse(iso) / 1000;
+}
+
+function wheelRows(draft: TrackDraft | undefined): number {
+  if (draft === undefined) return 0;
+  return draft.columns.wheel.subarray(0, draft.columns.length).reduce((sum, flag) => sum + flag, 0);
+}
+
+describe('readTcx: a Biking activity', () => {
+  const result = readTcxFixture('activity.tcx');
+  const [draft] = result.drafts;
+  const [track] = finish(result);
+
+  it('is one ride with the sport, Id start time and Creator device; the Author is not the creator', () => {
+    expect(result.drafts).toHaveLength(1);
+    expect(result.creator).toBe('Garmin Edge 530');
+    expect(result.warnings).toEqual([]);
+    expect(track).toMatchObject({
+      kind: 'ride',
+      name: null,
+      sport: 'cycling',
+      subSport: null,
+      startTime: utcSeconds('2024-05-01T08:00:00Z'),
+    });
+    expect(track?.summary.device).toBe('Garmin Edge 530');
+  });
+
+  it('applies the wheel-sensor rule point by point: Biking + SensorState Present + DistanceMeters', () => {
+    expect(track?.points).toEqual([
+      // ns3:TPX
+      {
+        x: 8.0001,
+        y: 47.0001,
+        e: 400,
+        t: utcSeconds('2024-05-01T08:00:00Z'),
+        c: 80,
+        h: 120,
+        p: 200,
+        s: 5,
+        d: 0,
+      },
+      // TPX in a default namespace; the half second is floored
+      {
+        x: 8.0002,
+        y: 47.0002,
+        e: 401,
+        t: utcSeconds('2024-05-01T08:00:01Z'),
+        c: 81,
+        h: 121,
+        p: 210,
+        s: 5.5,
+        d: 5.5,
+      },
+      // TPX in no namespace
+      { x: 8.0003, y: 47.0003, t: utcSeconds('2024-05-01T08:02:00Z'), c: 82, h: 122, p: 220, s: 6, d: 11 },
+      // no Position: kept
+      { t: utcSeconds('2024-05-01T08:02:01Z'), h: 123, d: 17 },
+      // Present without DistanceMeters: its speed is not a wheel speed
+      { x: 8.0005, y: 47.0005, t: utcSeconds('2024-05-01T08:02:02Z'), h: 124 },
+      // Absent: neither speed nor distance
+      { x: 8.0006, y: 47.0006, t: utcSeconds('2024-05-01T08:02:03Z'), h: 125 },
+      // unreadable latitude: no position, the rest kept; the point with nothing readable is dropped
+      { e: 410, t: utcSeconds('2024-05-01T08:02:04Z') },
+    ]);
+    expect(wheelRows(draft)).toBe(4);
+    expect(track?.sensors).toEqual({
+      wheelSensor: true,
+      wheelSensorReason: 'TCX: 4 points in a Biking activity carry SensorState Present with DistanceMeters',
+      devices: [],
+    });
+  });
+
+  it('keeps the speeds and distances of non-wheel rows in the columns, for the summary', () => {
+    const speeds = Array.from(draft?.columns.s.subarray(0, draft.columns.length) ?? []);
+    expect(speeds).toEqual([5, 5.5, 6, NaN, 6.5, 7, NaN]);
+    const distances = Array.from(draft?.columns.d.subarray(0, draft.columns.length) ?? []);
+    expect(distances).toEqual([0, 5.5, 11, 17, NaN, 30, NaN]);
+  });
+
+  it("reads every lap's own values, not its trackpoints' (Lap DistanceMeters vs Trackpoint DistanceMeters)", () => {
+    expect(track?.laps).toEqual([
+      {
+        ...emptyLap(),
+        startTime: utcSeconds('2024-05-01T08:00:00Z'),
+        timerSeconds: 120.5,
+        distanceMeters: 1000,
+        maxSpeedMetersPerSecond: 9.5,
+        calories: 30,
+        avgHeartRateBpm: 130,
+        maxHeartRateBpm: 150,
+        avgCadenceRpm: 88,
+        avgSpeedMetersPerSecond: 8.3,
+        maxCadenceRpm: 110,
+        avgPowerWatts: 205,
+        maxPowerWatts: 450,
+      },
+      {
+        ...emptyLap(),
+        startTime: utcSeconds('2024-05-01T08:02:00Z'),
+        timerSeconds: 60,
+        distanceMeters: 500,
+        calories: 12,
+      },
+    ]);
+  });
+
+  it('states the sums of its laps as recorded totals and calories', () => {
+    expect(track?.summary.recorded).toEqual({
+      distanceMeters: 1500,
+      timerSeconds: 180.5,
+      elapsedSeconds: null,
+      ascentMeters: null,
+      descentMeters: null,
+    });
+    expect(track?.summary.calories).toBe(42);
+  });
+});
+
+describe('readTcx: multisport sessions and courses', () => {
+  const result = readTcxFixture('multisport-and-courses.tcx');
+  const tracks = finish(result);
+
+  it('makes a ride of every Activity, wherever it sits, and a route of every Course', () => {
+    expect(result.creator).toBe('Forerunner 965');
+    expect(tracks.map((track) => [track.kind, track.sport, track.name, track.points.length])).toEqual([
+      ['ride', 'running', null, 2],
+      ['ride', 'cycling', null, 2],
+      ['ride', 'cycling', null, 2],
+      ['route', null, 'Hill repeats', 2],
+      ['route', null, 'Untimed loop', 2],
+    ]);
+    expect(tracks.map((track) => track.summary.device)).toEqual([
+      'Forerunner 965',
+      'Forerunner 965',
+      'Edge 1040',
+      null,
+      null,
+    ]);
+  });
+
+  it('gives no wheel rows to a Running activity, even with SensorState Present and DistanceMeters', () => {
+    const [running] = tracks;
+    expect(wheelRows(result.drafts[0])).toBe(0);
+    expect(running?.sensors.wheelSensorReason).toBe('TCX: not a Biking activity (Sport "Running")');
+    // RunCadence stands in for the missing Cadence
+    expect(running?.points).toEqual([
+      { x: 7, y: 46, t: utcSeconds('2024-07-01T07:00:00Z'), c: 85 },
+      { x: 7.0001, y: 46.0001, t: utcSeconds('2024-07-01T07:00:05Z'), c: 86 },
+    ]);
+    expect(running?.laps[0]).toMatchObject({ avgCadenceRpm: 85, maxCadenceRpm: 90 });
+  });
+
+  it('says why a Biking activity has no wheel rows', () => {
+    expect(tracks[1]?.sensors).toEqual({
+      wheelSensor: false,
+      wheelSensorReason: 'TCX: no point has SensorState Present',
+      devices: [],
+    });
+    expect(tracks[2]?.sensors.wheelSensorReason).toBe(
+      'TCX: 2 points carry SensorState Present, but none carries DistanceMeters',
+    );
+    expect(tracks[1]?.points.every((point) => point.d === undefined)).toBe(true);
+  });
+
+  it('reads a Course: its Trackpoints with distances (for the summary only), no laps, no course points', () => {
+    const course = tracks[3];
+    expect(course?.laps).toEqual([]);
+    expect(course?.points).toEqual([
+      { x: 6, y: 45, e: 300, t: utcSeconds('2024-08-01T10:00:00Z') },
+      { x: 6.001, y: 45.001, e: 320, t: utcSeconds('2024-08-01T10:01:40Z') },
+    ]);
+    expect(course?.summary.distanceMeters).toBe(120);
+    expect(course?.sensors.wheelSensor).toBe(false);
+    expect(course?.summary.recorded).toBeNull();
+  });
+
+  it('ignores a Transition: its totals are not a lap of any activity', () => {
+    expect(tracks[1]?.laps.map((lap) => lap.timerSeconds)).toEqual([20]);
+  });
+});
+
+describe('readTcx: encodings and damaged files', () => {
+  it('reads a UTF-8 file with a byte-order mark', () => {
+    const result = readTcxFixture('bom-utf8.tcx');
+    expect(result.warnings).toEqual([]);
+    expect(result.creator).toBe('Zähler – Gerät 🚲');
+    expect(result.drafts[0]?.columns.length).toBe(2);
+  });
+
+  it('reads an ISO-8859-1 file by its declared encoding', () => {
+    const result = readTcxFixture('latin1.tcx');
+    expect(result.warnings).toEqual([]);
+    expect(result.creator).toBe('Compteur Vélo Gérard');
+    expect(result.drafts.map((draft) => draft.name)).toEqual([null, 'Rundfahrt über den Üetliberg']);
+  });
+
+  it('keeps the trackpoints and lap before the cut of a truncated file and warns', () => {
+    const result = readTcxFixture('truncated.tcx');
+    const [track] = finish(result);
+    expect(track?.points.slice(0, 2)).toEqual([
+      { x: 8.1, y: 47.1, t: utcSeconds('2024-05-01T08:00:00Z'), h: 120 },
+      { x: 8.2, y: 47.2, t: utcSeconds('2024-05-01T08:00:01Z'), h: 121 },
+    ]);
+    expect(track?.laps.map((lap) => lap.distanceMeters)).toEqual([300]);
+    expect(result.warnings.map((warning) => warning.code)).toContain(RideFileWarningCode.TRUNCATED);
+  });
+
+  it('expands no entity of a billion-laughs file', () => {
+    const result = readTcxFixture('billion-laughs.tcx');
+    expect(result.drafts).toHaveLength(2);
+    expect((result.creator ?? '').length).toBeLessThan(20);
+    expect((result.drafts[1]?.name ?? '').length).toBeLessThan(20);
+  });
+
+  it('throws RideFileError TOO_LARGE past maxPoints', () => {
+    let thrown: unknown = null;
+    try {
+      readTcx(readFixture('tcx', 'activity.tcx'), { maxPoints: 3 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RideFileError);
+    expect((thrown as RideFileError).code).toBe(RideFileErrorCode.TOO_LARGE);
+  });
+
+  it('never throws on cut or corrupted bytes (property)', () => {
+    const original = readFixture('tcx', 'activity.tcx');
+    fc.assert(
+      fc.property(
+        fc.nat({ max: original.length }),
+        fc.array(fc.tuple(fc.nat({ max: original.length - 1 }), fc.integer({ min: 0, max: 255 })), {
+          maxLength: 8,
+        }),
+        (cut, changes) => {
+          const bytes = original.slice(0, cut);
+          for (const [at, value] of changes) if (at < bytes.length) bytes[at] = value;
+          const result = readTcx(bytes, OPTIONS);
+          for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** Invariants on every output point (design.md, `TrackPoint`): s/d only on wheel rows. */
+function assertInvariants(draft: TrackDraft, track: Track): void {
+  expect(track.points).toHaveLength(draft.columns.length);
+  const problems = track.points.flatMap((point, index) => {
+    const found: string[] = [];
+    if (Object.keys(point).length === 0) found.push('empty');
+    if (point.t !== undefined && !Number.isInteger(point.t)) found.push('t not whole seconds');
+    if ((point.x === undefined) !== (point.y === undefined)) found.push('half a position');
+    if (point.x !== undefined && !(Math.abs(point.x) <= 180)) found.push('x out of range');
+    if (point.y !== undefined && !(Math.abs(point.y) <= 90)) found.push('y out of range');
+    if ((point.s !== undefined || point.d !== undefined) && draft.columns.wheel[index] !== 1) {
+      found.push('s/d on a row without a wheel sensor');
+    }
+    return found.map((problem) => `point ${index}: ${problem}`);
+  });
+  expect(problems).toEqual([]);
+  expect(track.sensors.wheelSensor).toBe(wheelRows(draft) > 0);
+}
+
+// Skipped, with CORPUS_SKIP_REASON printed by test/support/corpus.ts, when ../shared/corpus is absent.
+describe.skipIf(!corpusAvailable)('readTcx on the real-world corpus', () => {
+  it.each(corpusFiles('tcx').map((file) => file.name))(
+    '%s: reads without throwing anything but RideFileError',
+    (name) => {
+      let result: ReaderResult;
+      try {
+        result = readTcx(readCorpus(name), OPTIONS);
+      } catch (error) {
+        expect(error).toBeInstanceOf(RideFileError);
+        return;
+      }
+      for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
+    },
+  );
+
+  const read = (name: string): { result: ReaderResult; tracks: Track[] } => {
+    const result = readTcx(readCorpus(name), OPTIONS);
+    return { result, tracks: finish(result) };
+  };
+
+  it('gpsbabel__gtrnctr_power.tcx: 5109 trackpoints, ns3 Speed/Watts in the columns', () => {
+    const { result, tracks } = read('gpsbabel__gtrnctr_power.tcx');
+    const [draft] = result.drafts;
+    expect(result.creator).toBe('Garmin Edge 705');
+    expect(tracks.map((track) => track.points.length)).toEqual([5109]);
+    expect(tracks[0]?.points.filter((point) => point.p !== undefined)).toHaveLength(4606);
+    expect(
+      Array.from(draft?.columns.s.subarray(0, 5109) ?? []).filter((speed) => !Number.isNaN(speed)),
+    ).toHaveLength(5108);
+    expect(tracks[0]?.sensors.wheelSensorReason).toBe('TCX: no point has SensorState Present');
+  });
+
+  it('goldencheetah__activity_165850259_multi-session.tcx: 4 activities of a MultiSportSession', () => {
+    const { tracks } = read('goldencheetah__activity_165850259_multi-session.tcx');
+    expect(tracks.map((track) => track.sport)).toEqual(['running', 'cycling', 'running', 'cycling']);
+    expect(tracks.reduce((sum, track) => sum + track.points.length, 0)).toBe(1893);
+    expect(tracks.every((track) => !track.sensors.wheelSensor)).toBe(true);
+  });
+
+  it('togeojson__garmin_connect.tcx: 317 points, 316 with a position', () => {
+    const { tracks } = read('togeojson__garmin_connect.tcx');
+    const points = tracks[0]?.points ?? [];
+    expect(points).toHaveLength(317);
+    expect(points.filter((point) => point.x !== undefined)).toHaveLength(316);
+  });
+
+  it('goldencheetah__2009_09_19_09_22_42.tcx: the 8 Present points of a Biking activity are wheel rows', () => {
+    const { result, tracks } = read('goldencheetah__2009_09_19_09_22_42.tcx');
+    expect(wheelRows(result.drafts[0])).toBe(8);
+    expect(tracks[0]?.sensors.wheelSensor).toBe(true);
+    expect(tracks[0]?.points.filter((point) => point.d !== undefined)).toHaveLength(8);
+  });
+
+  it('goldencheetah__2020-02-05_17-25-14_Training-with-Notes.tcx: Present everywhere but no point DistanceMeters', () => {
+    // SensorState Present on all 6862 points, but the file's only DistanceMeters are its 3 laps' (0.0),
+    // so by the rule (design.md) none is a wheel row.
+    const { result, tracks } = read('goldencheetah__2020-02-05_17-25-14_Training-with-Notes.tcx');
+    expect(tracks[0]?.points).toHaveLength(6862);
+    expect(tracks[0]?.points.every((point) => point.x === undefined && point.h !== undefined)).toBe(true);
+    expect(wheelRows(result.drafts[0])).toBe(0);
+    expect(tracks[0]?.sensors.wheelSensorReason).toBe(
+      'TCX: 6862 points carry SensorState Present, but none carries DistanceMeters',
+    );
+    expect(tracks[0]?.laps).toHaveLength(3);
+  });
+
+  it('togeojson__tcx-courses.tcx: a Course is a route', () => {
+    const { tracks } = read('togeojson__tcx-courses.tcx');
+    expect(tracks.map((track) => [track.kind, track.name, track.points.length])).toEqual([
+      ['route', 'Test TCX Route', 30],
+    ]);
+  });
+
+  it('goldencheetah__activity_769724425.tcx: 5 laps, 490 points without positions', () => {
+    const { tracks } = read('goldencheetah__activity_769724425.tcx');
+    expect(tracks[0]?.laps).toHaveLength(5);
+    expect(tracks[0]?.points).toHaveLength(490);
+    expect(tracks[0]?.points.every((point) => point.x === undefined)).toBe(true);
+  });
+
+  it('togeojson__sample.tcx: SensorState Absent in a Running activity, 19 points over 3 tracks', () => {
+    const { tracks } = read('togeojson__sample.tcx');
+    expect(tracks[0]?.sport).toBe('running');
+    expect(tracks[0]?.points).toHaveLength(19);
+    expect(tracks[0]?.sensors.wheelSensor).toBe(false);
+  });
+});
