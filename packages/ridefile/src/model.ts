@@ -139,9 +139,12 @@ export interface RecordedTotals {
 
 export interface Summary {
   pointCount: number;
-  /** the file's own distance when it has one, else the geodesic length of the positions */
+  /**
+   * the total the file states (FIT session, TCX laps) when it has one; else the distance recorded
+   * with the points; else the geodesic length of the positions
+   */
   distanceMeters: number | null;
-  distanceSource: 'file' | 'positions' | null;
+  distanceSource: 'file' | 'points' | 'positions' | null;
   elapsedSeconds: number | null;
   movingSeconds: number | null;
   /** the file's own total ascent when it states one (FIT session), else computed from the points */

@@ -29,12 +29,12 @@ export function summarize(columns: PointColumns, context: SummaryContext): Summa
     context.recorded,
   );
   const { elapsedSeconds, movingSeconds } = timeSummary(columns, cumulative.meters);
-  const distanceMeters = cumulative.source === null ? null : cumulative.meters[n - 1]!;
+  const { distanceMeters, distanceSource } = distanceSummary(cumulative, n, context.recorded);
 
   return {
     pointCount: n,
     distanceMeters,
-    distanceSource: cumulative.source,
+    distanceSource,
     elapsedSeconds,
     movingSeconds,
     elevationGainMeters: elevation.gain,
@@ -56,10 +56,31 @@ export function summarize(columns: PointColumns, context: SummaryContext): Summa
   };
 }
 
-interface CumulativeDistance {
+/** Below this distance along the points, a file's total distance of zero is believed (indoor, stationary). */
+const TRUSTED_ZERO_DISTANCE_METERS = 100;
+
+/**
+ * The track's distance: the total the file states (FIT session, TCX laps) when there is one, as the
+ * device showed it; else the points' own distance (recorded per point, or along the positions). A
+ * stated zero is believed only when the points hardly move.
+ */
+function distanceSummary(
+  cumulative: CumulativeDistance,
+  n: number,
+  recorded: RecordedTotals | null,
+): { distanceMeters: number | null; distanceSource: Summary['distanceSource'] } {
+  const alongPoints = cumulative.source === null ? null : cumulative.meters[n - 1]!;
+  const stated = recorded?.distanceMeters ?? null;
+  if (stated !== null && (stated > 0 || (alongPoints ?? 0) < TRUSTED_ZERO_DISTANCE_METERS)) {
+    return { distanceMeters: stated, distanceSource: 'file' };
+  }
+  return { distanceMeters: alongPoints, distanceSource: cumulative.source };
+}
+
+export interface CumulativeDistance {
   /** distance from the start at each row, m */
   meters: Float64Array;
-  source: 'file' | 'positions' | null;
+  source: 'points' | 'positions' | null;
 }
 
 /**
@@ -67,7 +88,7 @@ interface CumulativeDistance {
  * so a counter that restarts (a new lap or activity) still adds up; else the haversine length of the
  * positions.
  */
-function cumulativeDistance(columns: PointColumns): CumulativeDistance {
+export function cumulativeDistance(columns: PointColumns): CumulativeDistance {
   const n = columns.length;
   const meters = new Float64Array(n);
   const { d, x, y } = columns;
@@ -90,7 +111,7 @@ function cumulativeDistance(columns: PointColumns): CumulativeDistance {
       }
       meters[i] = running;
     }
-    return { meters, source: 'file' };
+    return { meters, source: 'points' };
   }
 
   let running = 0;
@@ -337,10 +358,12 @@ function speedStat(
 
 /** Normalized power needs a 30 s rolling average (Coggan); shorter rides have none. */
 const NORMALIZED_POWER_WINDOW_SECONDS = 30;
-/** A power sample is carried forward this long; beyond that the rider is taken as not pedalling. */
-const POWER_HOLD_SECONDS = 5;
-/** Files whose timestamps span more than this are not resampled (a broken clock, not a ride). */
-const MAX_RESAMPLE_SECONDS = 7 * 24 * 3600;
+/**
+ * A power sample holds until the next one across gaps up to this long (smart recording writes a
+ * sample every few seconds); a longer gap is a pause and is left out of the series, as paused time is
+ * not riding time.
+ */
+const POWER_HOLD_SECONDS = 30;
 
 function powerStat(columns: PointColumns): (Stat & { normalized: number | null }) | null {
   const base = stat(columns.p, columns.length, {});
@@ -349,46 +372,35 @@ function powerStat(columns: PointColumns): (Stat & { normalized: number | null }
 }
 
 /**
- * Normalized power: power resampled to one value a second (each sample held for up to
- * POWER_HOLD_SECONDS, zero in longer gaps), a 30 s rolling average, the mean of its fourth powers,
- * and the fourth root of that.
+ * Normalized power: power as one value a second (each sample held until the next, pauses left out), a
+ * 30 s rolling average, the mean of its fourth powers, and the fourth root of that. Null when there are
+ * fewer than 30 s of power.
  */
 export function normalizedPower(columns: PointColumns): number | null {
   const { t, p } = columns;
-  let first = NaN;
-  let last = NaN;
-  for (let i = 0; i < columns.length; i++) {
-    const time = t[i]!;
-    if (Number.isNaN(time) || Number.isNaN(p[i]!)) continue;
-    if (Number.isNaN(first) || time < first) first = time;
-    if (Number.isNaN(last) || time > last) last = time;
-  }
-  if (Number.isNaN(first)) return null;
-  const span = Math.floor(last) - Math.floor(first) + 1;
-  if (span < NORMALIZED_POWER_WINDOW_SECONDS || span > MAX_RESAMPLE_SECONDS) return null;
-
-  const perSecond = new Float64Array(span);
-  let previousSecond = -1;
+  const perSecond: number[] = [];
+  let previousTime = NaN;
   let previousPower = 0;
   for (let i = 0; i < columns.length; i++) {
-    const time = t[i]!;
+    const time = Math.floor(t[i]!);
     const power = p[i]!;
     if (Number.isNaN(time) || Number.isNaN(power)) continue;
-    const second = Math.floor(time) - Math.floor(first);
-    // Hold the previous sample forward over a short gap.
-    if (previousSecond >= 0 && second > previousSecond) {
-      const holdEnd = Math.min(second, previousSecond + POWER_HOLD_SECONDS + 1);
-      for (let k = previousSecond + 1; k < holdEnd; k++) perSecond[k] = previousPower;
+    const gap = time - previousTime;
+    if (gap > 0 && gap <= POWER_HOLD_SECONDS) {
+      for (let k = 1; k < gap; k++) perSecond.push(previousPower);
     }
-    perSecond[second] = power;
-    previousSecond = second;
+    // Several samples in one second (or a clock going back) replace rather than add seconds.
+    if (gap > 0 || Number.isNaN(previousTime)) perSecond.push(power);
+    else perSecond[perSecond.length - 1] = power;
+    if (!(time < previousTime)) previousTime = time;
     previousPower = power;
   }
+  if (perSecond.length < NORMALIZED_POWER_WINDOW_SECONDS) return null;
 
   let windowSum = 0;
   let sumOfFourthPowers = 0;
   let count = 0;
-  for (let k = 0; k < span; k++) {
+  for (let k = 0; k < perSecond.length; k++) {
     windowSum += perSecond[k]!;
     if (k >= NORMALIZED_POWER_WINDOW_SECONDS) windowSum -= perSecond[k - NORMALIZED_POWER_WINDOW_SECONDS]!;
     if (k >= NORMALIZED_POWER_WINDOW_SECONDS - 1) {

@@ -404,7 +404,10 @@ class SegmentDecoder {
     const definition = this.#definitions[compressed ? (recordHeader >> 5) & 0x03 : recordHeader & 0x0f];
     if (definition === undefined) return MISALIGNED;
     const next = position + 1 + definition.size;
-    if (next > end) return CUT_SHORT;
+    if (next > end) {
+      this.#partialRecord(definition, position + 1, end, compressed ? recordHeader & 0x1f : -1);
+      return CUT_SHORT;
+    }
     if (definition.recordSteps !== null && definition.timestampOffset >= 0) {
       const timestamp = this.#view.getUint32(
         position + 1 + definition.timestampOffset,
@@ -429,6 +432,22 @@ class SegmentDecoder {
     last.messageName = null;
     this.#dataMessage(definition, position + 1, time);
     return next;
+  }
+
+  /**
+   * The last record of a file cut off inside it: the fields that lie wholly before the end are real
+   * data (a truncated file's final timestamp and position), so they are kept.
+   */
+  #partialRecord(definition: Definition, payload: number, end: number, timeOffset: number): void {
+    if (definition.recordSteps === null) return;
+    const available = definition.recordSteps.filter((step) => payload + step.offset + step.size <= end);
+    if (available.length === 0) return;
+    if (definition.timestampOffset >= 0 && payload + definition.timestampOffset + 4 <= end) {
+      const timestamp = this.#view.getUint32(payload + definition.timestampOffset, definition.littleEndian);
+      if (timestamp !== 0xffffffff && !plausibleNextTimestamp(this.#lastRecordTimestamp, timestamp)) return;
+    }
+    const time = timeOffset < 0 ? NaN : compressedTimestamp(this.#lastTimestamp, timeOffset);
+    this.#record({ ...definition, developerFields: [] }, available, payload, time);
   }
 
   /** Takes back the last message read: the stream turned out to be misaligned inside it. */

@@ -89,7 +89,7 @@ describe('readGpx: extensions (issue 2: local names, never prefixes)', () => {
       expect(point).not.toHaveProperty('s');
       expect(point).not.toHaveProperty('d');
     }
-    expect(track?.summary.distanceSource).toBe('file');
+    expect(track?.summary.distanceSource).toBe('points');
   });
 
   it('does not take the metadata time or name for the track', () => {
@@ -300,7 +300,7 @@ describe.skipIf(!corpusAvailable)('readGpx on the real-world corpus', () => {
     const points = tracks[0]?.points ?? [];
     expect(points).toHaveLength(1405);
     expect(points.every((point) => point.h !== undefined && point.T !== undefined)).toBe(true);
-    expect(tracks[0]?.summary.distanceSource).toBe('file');
+    expect(tracks[0]?.summary.distanceSource).toBe('points');
   });
 
   it('togeojson__strava.gpx and togeojson__Friday-Evening-Run.gpx: bare power and gpxtpx PowerInWatts', () => {

@@ -68,7 +68,7 @@ describe('readKml: tracks', () => {
     const [draft] = result.drafts;
     expect(column(draft, 's')).toEqual([5, 5.5, 6]);
     expect(column(draft, 'd')).toEqual([0, 10, 21]);
-    expect(tracks[0]?.summary.distanceSource).toBe('file');
+    expect(tracks[0]?.summary.distanceSource).toBe('points');
   });
 
   it('reads when and coord in any order, and channels given before them', () => {

@@ -46,6 +46,7 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
     text += chunk;
   });
   parser.on('closetag', (tag) => {
+    if (STRAY in tag) return;
     const name = localName(tag.name);
     // saxes reports a close only for an element it opened; keep our stack in step with it.
     const index = open.lastIndexOf(name);
@@ -53,6 +54,10 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
     const closingText = text;
     text = '';
     visitor.close(name, closingText);
+  });
+  ignoreStrayCloseTags(parser, (name) => {
+    errorCount += 1;
+    firstError ??= `a closing tag </${name}> matches no open element; it is ignored`;
   });
   parser.on('error', (error) => {
     errorCount += 1;
@@ -90,6 +95,35 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
       message: `the XML is not well formed (${errorCount} problem${errorCount === 1 ? '' : 's'}, first: ${firstError}); the data read is kept`,
     });
   }
+}
+
+const STRAY = Symbol('stray close tag');
+
+/** The parts of saxes 6 that `ignoreStrayCloseTags` reaches into (saxes is pinned; sax.test.ts checks this). */
+interface SaxesInternals {
+  tags: Array<{ name: string }>;
+  name: string;
+  closeTag: (this: SaxesInternals) => void;
+}
+
+/**
+ * saxes answers a closing tag that matches no open element by closing every open element, so one stray
+ * `</foo>` (a corrupt byte in a tag name) would end the track and lose the rest of the file. Such a tag
+ * is dropped instead, with the error reported: a stand-in element of that name is opened just for it, so
+ * saxes closes only the stand-in and its own state stays right.
+ */
+function ignoreStrayCloseTags(parser: SaxesParser, report: (name: string) => void): void {
+  const internals = parser as unknown as SaxesInternals;
+  const closeTag = internals.closeTag;
+  if (typeof closeTag !== 'function' || !Array.isArray(internals.tags)) return;
+  internals.closeTag = function (this: SaxesInternals): void {
+    const name = this.name;
+    if (name !== '' && this.tags.length > 0 && !this.tags.some((tag) => tag.name === name)) {
+      report(localName(name));
+      this.tags.push({ name, attributes: {}, [STRAY]: true } as { name: string });
+    }
+    closeTag.call(this);
+  };
 }
 
 export function localName(qualifiedName: string): string {

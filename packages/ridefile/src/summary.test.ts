@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CORPUS_SKIP_REASON,
+  corpusAvailable,
+  corpusFiles,
+  readCorpus,
+} from '../../../test/support/corpus.js';
+import { PointColumns } from './columns.js';
+import { readFit } from './fit/read.js';
+import type { RecordedTotals } from './model.js';
+import {
+  cumulativeDistance,
+  elevationGainLoss,
+  normalizedPower,
+  summarize,
+  terrain,
+  trackType,
+} from './summary.js';
+
+const noContext = { recorded: null, calories: null, device: null };
+
+/** Columns from rows of [t, lat, lon, e, power] (NaN for absent). */
+function columnsOf(rows: ReadonlyArray<readonly [number, number, number, number, number?]>): PointColumns {
+  const columns = new PointColumns();
+  for (const [t, lat, lon, e, power] of rows) {
+    const i = columns.append();
+    columns.t[i] = t;
+    columns.y[i] = lat;
+    columns.x[i] = lon;
+    columns.e[i] = e;
+    if (power !== undefined) columns.p[i] = power;
+  }
+  return columns;
+}
+
+/** A straight line northwards from 47°N, `step` metres apart, one point a second. */
+function line(count: number, stepMeters: number, elevation: (i: number) => number): PointColumns {
+  const degreesPerMeter = 1 / 111_195;
+  return columnsOf(
+    Array.from(
+      { length: count },
+      (_, i) => [1_600_000_000 + i, 47 + i * stepMeters * degreesPerMeter, 8, elevation(i)] as const,
+    ),
+  );
+}
+
+describe('elevation gain and loss (hysteresis)', () => {
+  it('counts a long climb made of small steps whole', () => {
+    const columns = line(200, 10, (i) => 400 + i * 0.5);
+    const meters = cumulativeDistance(columns).meters;
+    const result = elevationGainLoss(columns.e, columns.t, meters, columns.length)!;
+    expect(result.gain).toBeCloseTo(99.5, 0);
+    expect(result.loss).toBe(0);
+  });
+
+  it('ignores noise smaller than the threshold', () => {
+    const columns = line(500, 10, (i) => 400 + (i % 2 === 0 ? 0.8 : -0.8));
+    const meters = cumulativeDistance(columns).meters;
+    expect(elevationGainLoss(columns.e, columns.t, meters, columns.length)).toEqual({ gain: 0, loss: 0 });
+  });
+
+  it('counts climbs and descents of a rolling road', () => {
+    // four and a half 20 m hills: up 20, down 20, … and a last climb of 20 m
+    const columns = line(600, 10, (i) => 400 + 20 * Math.abs(Math.sin((i / 200) * Math.PI * 1.5)));
+    const meters = cumulativeDistance(columns).meters;
+    const { gain, loss } = elevationGainLoss(columns.e, columns.t, meters, columns.length)!;
+    expect(gain).toBeGreaterThan(98);
+    expect(gain).toBeLessThanOrEqual(100);
+    expect(loss).toBeGreaterThan(78);
+    expect(loss).toBeLessThanOrEqual(80);
+  });
+
+  it('does not count impossible jumps (a -500 m placeholder, a 12 km spike)', () => {
+    const columns = line(100, 10, (i) => (i === 0 ? -500 : i === 50 ? 12_136 : 244 + i * 0.2));
+    const meters = cumulativeDistance(columns).meters;
+    const { gain } = elevationGainLoss(columns.e, columns.t, meters, columns.length)!;
+    expect(gain).toBeGreaterThan(15);
+    expect(gain).toBeLessThan(21);
+  });
+
+  it('is null without elevation', () => {
+    const columns = line(10, 10, () => NaN);
+    expect(
+      elevationGainLoss(columns.e, columns.t, cumulativeDistance(columns).meters, columns.length),
+    ).toBeNull();
+  });
+});
+
+describe('summary choices', () => {
+  const recorded = (distanceMeters: number | null, ascentMeters: number | null): RecordedTotals => ({
+    distanceMeters,
+    ascentMeters,
+    descentMeters: null,
+    elapsedSeconds: null,
+    timerSeconds: null,
+  });
+
+  it('prefers the totals the file states', () => {
+    const columns = line(100, 10, (i) => 400 + i);
+    const summary = summarize(columns, { ...noContext, recorded: recorded(1234, 77) });
+    expect(summary.distanceMeters).toBe(1234);
+    expect(summary.distanceSource).toBe('file');
+    expect(summary.elevationGainMeters).toBe(77);
+    expect(summary.elevationSource).toBe('file');
+  });
+
+  it('believes a stated zero only when the points agree', () => {
+    const moving = line(100, 10, (i) => 400 + i);
+    const summary = summarize(moving, { ...noContext, recorded: recorded(0, 0) });
+    expect(summary.distanceSource).toBe('positions');
+    expect(summary.distanceMeters).toBeCloseTo(990, -1);
+    expect(summary.elevationSource).toBe('points');
+    expect(summary.elevationGainMeters).toBeCloseTo(99, 0);
+
+    const still = line(100, 0, () => 400);
+    const stillSummary = summarize(still, { ...noContext, recorded: recorded(0, 0) });
+    expect(stillSummary.distanceMeters).toBe(0);
+    expect(stillSummary.elevationGainMeters).toBe(0);
+  });
+
+  it('computes times, speeds, bounds and ends', () => {
+    const columns = line(101, 5, () => 400);
+    // a 60 s stop in the middle: same place, time goes on
+    for (let i = 51; i < columns.length; i++) columns.t[i] = columns.t[i]! + 60;
+    const summary = summarize(columns, noContext);
+    expect(summary.pointCount).toBe(101);
+    expect(summary.elapsedSeconds).toBe(160);
+    expect(summary.movingSeconds).toBe(99);
+    expect(summary.distanceMeters).toBeCloseTo(500, 0);
+    expect(summary.speedMetersPerSecond!.avg).toBeCloseTo(500 / 99, 1);
+    expect(summary.speedMetersPerSecond!.max).toBeCloseTo(5, 1);
+    expect(summary.firstPosition).toEqual({ lat: 47, lng: 8 });
+    expect(summary.bounds!.neLat).toBeCloseTo(47 + 500 / 111_195, 6);
+    expect(summary.trackType).toBe('point_to_point');
+    expect(summary.terrain).toBe('flat');
+  });
+});
+
+describe('normalized power', () => {
+  it('equals the power of a steady effort', () => {
+    const columns = columnsOf(
+      Array.from({ length: 600 }, (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, 200] as const),
+    );
+    expect(normalizedPower(columns)).toBeCloseTo(200, 6);
+  });
+
+  it('exceeds the average for a varied effort (Coggan)', () => {
+    // 5 min at 300 W, 5 min at 100 W: average 200 W, NP about 250 W
+    const columns = columnsOf(
+      Array.from({ length: 600 }, (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, i < 300 ? 300 : 100] as const),
+    );
+    const np = normalizedPower(columns)!;
+    expect(np).toBeGreaterThan(240);
+    expect(np).toBeLessThan(260);
+  });
+
+  it('holds sparse samples (smart recording) and leaves pauses out', () => {
+    const sparse = columnsOf(
+      Array.from({ length: 60 }, (_, i) => [1_600_000_000 + i * 10, NaN, NaN, NaN, 200] as const),
+    );
+    expect(normalizedPower(sparse)).toBeCloseTo(200, 6);
+    const paused = columnsOf(
+      Array.from(
+        { length: 120 },
+        (_, i) => [1_600_000_000 + i + (i >= 60 ? 3600 : 0), NaN, NaN, NaN, 200] as const,
+      ),
+    );
+    expect(normalizedPower(paused)).toBeCloseTo(200, 6);
+  });
+
+  it('is null for less than 30 s of power', () => {
+    const columns = columnsOf(
+      Array.from({ length: 20 }, (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, 200] as const),
+    );
+    expect(normalizedPower(columns)).toBeNull();
+  });
+});
+
+describe('track type and terrain', () => {
+  const degreesPerMeter = 1 / 111_195;
+  const path = (points: Array<[number, number]>): PointColumns =>
+    columnsOf(
+      points.map(
+        ([north, east], i) =>
+          [i, 47 + north * degreesPerMeter, 8 + east * degreesPerMeter * 1.466, 0] as const,
+      ),
+    );
+
+  it('tells loops, out-and-backs and point-to-point routes apart', () => {
+    const out = Array.from({ length: 100 }, (_, i): [number, number] => [i * 50, 0]);
+    expect(trackType(path(out), null)).toBe('point_to_point');
+    expect(trackType(path([...out, ...[...out].reverse()]), null)).toBe('out_and_back');
+    const square = [
+      ...Array.from({ length: 50 }, (_, i): [number, number] => [i * 40, 0]),
+      ...Array.from({ length: 50 }, (_, i): [number, number] => [2000, i * 40]),
+      ...Array.from({ length: 50 }, (_, i): [number, number] => [2000 - i * 40, 2000]),
+      ...Array.from({ length: 51 }, (_, i): [number, number] => [0, 2000 - i * 40]),
+    ];
+    expect(trackType(path(square), null)).toBe('loop');
+    expect(trackType(path([[0, 0]]), null)).toBe('unknown');
+  });
+
+  it('grades terrain by climbing per kilometre', () => {
+    expect(terrain(40, 10_000)).toBe('flat');
+    expect(terrain(80, 10_000)).toBe('rolling');
+    expect(terrain(200, 10_000)).toBe('climbing');
+    expect(terrain(null, 10_000)).toBe('flat');
+  });
+});
+
+/**
+ * Against the totals FIT sessions record (issue 2): the distance along the points within 1 % of
+ * total_distance on at least 90 % of the files, and the summary's elevation gain within 10 % of
+ * total_ascent.
+ *
+ * The elevation gain the summary gives for these files is the session's own total (summary.ts explains
+ * why), so the check that says something about our method runs it on the points alone: vendors count
+ * climbing differently (on the same terrain Wahoo counts ~40 % less than a 2 m hysteresis, Zwift's
+ * totals come from its game world, one file is synthetic), so no single method can land within 10 %
+ * of every vendor; ours does on about two thirds, and the misses are listed.
+ */
+describe.skipIf(!corpusAvailable)(
+  `against FIT session totals (${corpusAvailable ? 'corpus' : CORPUS_SKIP_REASON})`,
+  () => {
+    const drafts = corpusFiles('fit').flatMap((file) =>
+      readFit(readCorpus(file.name), { maxPoints: 2_000_000 }).drafts.map((draft) => ({
+        file: file.name,
+        draft,
+      })),
+    );
+
+    it('has the distance along the points within 1 % of total_distance on at least 90 % of files', () => {
+      const compared = drafts.filter(({ draft }) => (draft.recorded?.distanceMeters ?? 0) > 0);
+      const misses = compared.filter(({ draft }) => {
+        const stated = draft.recorded!.distanceMeters!;
+        const along = cumulativeDistance(draft.columns).meters[draft.columns.length - 1]!;
+        return Math.abs(along - stated) > 0.01 * stated;
+      });
+      // The misses: a Stages indoor bike whose records count 6 % further than its session, a Lezyne file
+      // holding two rides (its second counter restarts), and the synthetic 100,000-identical-records file.
+      expect(misses.map(({ file }) => file).sort()).toEqual([
+        'fitfilefaker__activity_multiple_developer_index.fit',
+        'gpsbabel__lezyne_super_gps-garmin_fit-sample-bad-endian.fit',
+        'muktihari-fit__big_activity.fit',
+      ]);
+      expect((compared.length - misses.length) / compared.length).toBeGreaterThanOrEqual(0.9);
+    });
+
+    it('gives the session totals as the summary distance and elevation gain', () => {
+      const withTotals = drafts.filter(({ draft }) => (draft.recorded?.ascentMeters ?? 0) > 0);
+      expect(withTotals.length).toBeGreaterThanOrEqual(20);
+      for (const { draft } of withTotals) {
+        const summary = summarize(draft.columns, draft);
+        expect(summary.elevationGainMeters).toBe(draft.recorded!.ascentMeters);
+        expect(summary.elevationSource).toBe('file');
+      }
+    });
+
+    it('computes elevation gain from the points within 10 % of total_ascent on most files', () => {
+      const compared = drafts.filter(({ draft }) => (draft.recorded?.ascentMeters ?? 0) > 0);
+      const misses = compared
+        .map(({ file, draft }) => {
+          const stated = draft.recorded!.ascentMeters!;
+          const meters = cumulativeDistance(draft.columns).meters;
+          const computed =
+            elevationGainLoss(draft.columns.e, draft.columns.t, meters, draft.columns.length)?.gain ?? 0;
+          return { file, ratio: Math.round((computed / stated) * 100) / 100 };
+        })
+        .filter(({ ratio }) => Math.abs(ratio - 1) > 0.1);
+      expect(misses).toEqual([
+        { file: 'fitdecode__elemnt-bolt-no-application-id-inside-developer-data-id.fit', ratio: 0.8 }, // 3.2 m of 4 m
+        { file: 'fitfilefaker__zwift_20250401.fit', ratio: 0.64 }, // Zwift counts its game world's climbing
+        { file: 'fitparse__2019-02-17-062644-ELEMNT-297E-195-0.fit', ratio: 1.49 }, // Wahoo filters more
+        { file: 'fitparse__null_compressed_speed_dist.fit', ratio: 1.18 }, // Zwift
+        { file: 'goldencheetah__2018-10-03-07-45-28.fit', ratio: 1.18 }, // Edge 520: 81 m of climbing in the points, 69 stated
+        { file: 'gpsbabel__lezyne_super_gps-garmin_fit-sample-bad-endian.fit', ratio: 0.82 }, // two rides in one file
+        { file: 'muktihari-fit__big_activity.fit', ratio: 0 }, // synthetic: constant altitude, 909 m stated
+      ]);
+      expect((compared.length - misses.length) / compared.length).toBeGreaterThanOrEqual(0.65);
+    });
+  },
+);
