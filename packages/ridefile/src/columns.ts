@@ -75,6 +75,12 @@ export class PointColumns {
     if (this.length > 0) this.length -= 1;
   }
 
+  /** Copies row `from` over row `to` (readers that fill rows out of order compact them with it). */
+  moveRow(from: number, to: number): void {
+    for (const channel of this.channels) channel[to] = channel[from]!;
+    this.wheel[to] = this.wheel[from]!;
+  }
+
   /** Whether row `i` carries any value at all. */
   hasAnyValue(i: number): boolean {
     return !(

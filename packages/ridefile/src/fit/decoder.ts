@@ -1,10 +1,24 @@
 import { PointColumns } from '../columns.js';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { Warning } from '../model.js';
+import { findAlignment, plausibleNextTimestamp, type AlignmentDefinition } from './alignment.js';
 import { BASE_TYPE_SIZE, BaseType, isKnownBaseType, readValue } from './base-types.js';
+import { Accumulators, componentSource } from './components.js';
 import { fitCrc } from './crc.js';
-import { FIT_MIN_ABSOLUTE_TIME, fieldNum, messageByNum, messageNum } from './profile.js';
-import type { FitComponent, FitProfileField, FitProfileMessage } from './profile-types.js';
+import { fieldNum, messageByNum, messageNum } from './profile.js';
+import type { FitComponent, FitProfileMessage } from './profile-types.js';
+import {
+  compileRecordSteps,
+  CONVERT_SCALE,
+  CONVERT_SEMICIRCLES,
+  RECORD_FIELD_SLOTS,
+  RECORD_NUM,
+  RECORD_PROFILE,
+  SEMICIRCLES_TO_DEGREES,
+  SLOT_T,
+  type FieldDefinition,
+  type RecordStep,
+} from './record-steps.js';
 
 /**
  * The FIT decoder (issue 2: "our own decoder"). It walks the FIT protocol record by record:
@@ -49,55 +63,9 @@ export interface FitDecodeResult {
   warnings: Warning[];
 }
 
-// Column slots a record field can fill: indexes into PointColumns.channels (x y e t c h p s d T).
-const SLOT_X = 0;
-const SLOT_Y = 1;
-const SLOT_E = 2;
-const SLOT_T = 3;
-const SLOT_C = 4;
-const SLOT_H = 5;
-const SLOT_P = 6;
-const SLOT_S = 7;
-const SLOT_D = 8;
-const SLOT_TEMPERATURE = 9;
-
-const CONVERT_NONE = 0;
-const CONVERT_SEMICIRCLES = 1;
-const CONVERT_SCALE = 2;
-
-/** Record fields the reader keeps, by profile name, and the column each fills. */
-const RECORD_FIELD_SLOTS: Readonly<Record<string, number>> = {
-  positionLong: SLOT_X,
-  positionLat: SLOT_Y,
-  altitude: SLOT_E,
-  enhancedAltitude: SLOT_E,
-  timestamp: SLOT_T,
-  cadence: SLOT_C,
-  heartRate: SLOT_H,
-  power: SLOT_P,
-  speed: SLOT_S,
-  enhancedSpeed: SLOT_S,
-  distance: SLOT_D,
-  temperature: SLOT_TEMPERATURE,
-};
-
-const SEMICIRCLES_TO_DEGREES = 180 / 2 ** 31;
-
-const RECORD_NUM = messageNum('record');
 const FIELD_DESCRIPTION_NUM = messageNum('fieldDescription');
 /** Field 253, the timestamp every message may carry (FIT profile, common fields). */
 const TIMESTAMP_FIELD_NUM = fieldNum('record', 'timestamp');
-const RECORD_PROFILE = messageByNum(RECORD_NUM)!;
-
-interface FieldDefinition {
-  num: number;
-  /** offset within the message payload */
-  offset: number;
-  size: number;
-  /** -1 when the file names a base type that does not exist */
-  baseType: BaseType | -1;
-  profile: FitProfileField | undefined;
-}
 
 interface DeveloperFieldDefinition {
   key: number;
@@ -105,31 +73,11 @@ interface DeveloperFieldDefinition {
   size: number;
 }
 
-/** One step of the record fast path: read a field, fill a column and/or expand its components. */
-interface RecordStep {
-  offset: number;
-  size: number;
-  baseType: BaseType;
-  field: FitProfileField;
-  slot: number;
-  conversion: typeof CONVERT_NONE | typeof CONVERT_SEMICIRCLES | typeof CONVERT_SCALE;
-  scale: number;
-  valueOffset: number;
-  accumulated: boolean;
-  /** the field's components fill other columns (compressed_speed_distance → speed, distance) */
-  expands: boolean;
-}
-
-interface Definition {
+interface Definition extends AlignmentDefinition {
   globalNum: number;
-  littleEndian: boolean;
-  /** payload size in bytes (fields plus developer fields) */
-  size: number;
   fields: FieldDefinition[];
   developerFields: DeveloperFieldDefinition[];
   profile: FitProfileMessage | undefined;
-  /** offset of a uint32 timestamp field in the payload, or -1 */
-  timestampOffset: number;
   recordSteps: RecordStep[] | null;
 }
 
@@ -138,13 +86,6 @@ const CUT_SHORT = -1;
 const MISALIGNED = -2;
 /** A damaged file is realigned at most this often before the rest of it is given up. */
 const MAX_RESYNCS = 64;
-/** How far past a misalignment the decoder looks for a place to resume. */
-const RESYNC_WINDOW_BYTES = 16 * 1024;
-/** Messages that must read consistently in a row before an offset is trusted. */
-const RESYNC_CHAIN = 6;
-/** A timestamp further than this from the last one does not belong to the same recording. */
-const MAX_TIME_JUMP_SECONDS = 7 * 24 * 3600;
-
 const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
 
 interface LastMessage {
@@ -270,8 +211,7 @@ class SegmentDecoder {
   readonly #records: PointColumns;
   readonly #developerFields = new Map<number, DeveloperFieldDescription>();
   readonly #pendingDeveloperValues: PendingDeveloperValue[] = [];
-  /** accumulated fields: key (mesgNum << 8 | fieldNum) → running value and last raw value */
-  readonly #accumulators = new Map<number, { value: number; last: number }>();
+  readonly #accumulators = new Accumulators();
   #lastTimestamp = NaN;
   /** record timestamps alone tell a misaligned stream (other messages may carry any time, e.g. Zwift's device_info) */
   #lastRecordTimestamp = NaN;
@@ -527,9 +467,9 @@ class SegmentDecoder {
       developerFields,
       profile,
       timestampOffset,
-      recordSteps: null,
+      isRecord: globalNum === RECORD_NUM,
+      recordSteps: globalNum === RECORD_NUM ? compileRecordSteps(fields) : null,
     };
-    if (globalNum === RECORD_NUM) definition.recordSteps = compileRecordSteps(fields);
     return definition;
   }
 
@@ -567,7 +507,7 @@ class SegmentDecoder {
       }
       let value = readValue(view, at, step.baseType, littleEndian);
       if (value !== value) continue; // the base type's invalid value
-      if (step.accumulated) this.#primeAccumulator(RECORD_PROFILE, step.field, value);
+      if (step.accumulated) this.#accumulators.prime(RECORD_PROFILE, step.field, value);
       if (step.conversion === CONVERT_SEMICIRCLES) value *= SEMICIRCLES_TO_DEGREES;
       else if (step.conversion === CONVERT_SCALE) value = value / step.scale - step.valueOffset;
       channels[step.slot]![row] = value;
@@ -587,59 +527,11 @@ class SegmentDecoder {
     const source = componentSource(this.#bytes, at, step.size, step.baseType, littleEndian);
     if (source === null) return;
     const channels = this.#records.channels;
-    this.#expand(RECORD_NUM, step.field.components, source, (targetNum, value) => {
+    this.#accumulators.expand(RECORD_NUM, step.field.components, source, (targetNum, value) => {
       const target = RECORD_PROFILE.fields[targetNum];
       const slot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
       if (slot !== undefined && Number.isNaN(channels[slot]![row]!)) channels[slot]![row] = value;
     });
-  }
-
-  /**
-   * Expands components (FIT profile, "Components"): bit fields taken least-significant first from the
-   * source, each scaled into its target field; accumulated targets count on from their last value.
-   */
-  #expand(
-    mesgNum: number,
-    components: readonly FitComponent[],
-    source: Uint8Array,
-    emit: (targetNum: number, value: number) => void,
-  ): void {
-    const totalBits = source.length * 8;
-    let bit = 0;
-    for (const component of components) {
-      if (bit + component.bits > totalBits) break;
-      let raw = readBits(source, bit, component.bits);
-      bit += component.bits;
-      if (component.accumulate)
-        raw = this.#accumulate((mesgNum << 8) | component.fieldNum, raw, component.bits);
-      emit(component.fieldNum, raw / component.scale - component.offset);
-    }
-  }
-
-  #accumulate(key: number, raw: number, bits: number): number {
-    const accumulator = this.#accumulators.get(key);
-    if (accumulator === undefined) {
-      this.#accumulators.set(key, { value: raw, last: raw });
-      return raw;
-    }
-    const mask = 2 ** bits - 1;
-    // (raw - last) modulo 2^bits, without 32-bit overflow for wide components.
-    const delta = (((raw - accumulator.last) % (mask + 1)) + mask + 1) % (mask + 1);
-    accumulator.value += delta;
-    accumulator.last = raw;
-    return accumulator.value;
-  }
-
-  /**
-   * A value of an accumulated field read in full resets the running value, in the units of the
-   * component that accumulates into it (so a later compressed distance counts on from it).
-   */
-  #primeAccumulator(message: FitProfileMessage, target: FitProfileField, rawValue: number): void {
-    const component = componentTargeting(message, target.num);
-    if (component === undefined) return;
-    const units = rawValue / target.scale - target.offset;
-    const value = (units + component.offset) * component.scale;
-    this.#accumulators.set((message.num << 8) | target.num, { value, last: value });
   }
 
   #genericMessage(
@@ -667,12 +559,12 @@ class SegmentDecoder {
         if (Number.isNaN(first)) continue;
         rawByNum.set(profileField.num, first);
         message[profileField.name] = first / profileField.scale - profileField.offset;
-        if (profileField.accumulated) this.#primeAccumulator(profile, profileField, first);
+        if (profileField.accumulated) this.#accumulators.prime(profile, profileField, first);
       } else {
         if (raws.every(Number.isNaN)) continue;
         message[profileField.name] = raws.map((raw) => raw / profileField.scale - profileField.offset);
         if (profileField.accumulated && raws.length === 1)
-          this.#primeAccumulator(profile, profileField, first);
+          this.#accumulators.prime(profile, profileField, first);
       }
       if (profileField.components.length > 0) {
         const source = componentSource(
@@ -699,7 +591,7 @@ class SegmentDecoder {
     source: Uint8Array,
   ): void {
     const expanded = new Map<string, number[]>();
-    this.#expand(profile.num, components, source, (targetNum, value) => {
+    this.#accumulators.expand(profile.num, components, source, (targetNum, value) => {
       const target = profile.fields[targetNum];
       if (target === undefined) return;
       let list = expanded.get(target.name);
@@ -793,190 +685,6 @@ class SegmentDecoder {
   }
 }
 
-/**
- * The first offset in [from, from + RESYNC_WINDOW_BYTES) from which RESYNC_CHAIN messages read
- * consistently: headers name defined local messages (definitions inside the chain count), definitions
- * are well formed (reserved bits clear, architecture 0 or 1, known base types), everything fits before
- * `end`, and record timestamps stay near the last good one. -1 when there is none.
- */
-function findAlignment(
-  bytes: Uint8Array,
-  view: DataView,
-  { from, end, allowCompressed }: { from: number; end: number; allowCompressed: boolean },
-  definitions: ReadonlyArray<Definition | undefined>,
-  lastTimestamp: number,
-): number {
-  const limit = Math.min(end, from + RESYNC_WINDOW_BYTES);
-  const sizes = new Int32Array(16);
-  const recordTimestampOffsets = new Int32Array(16);
-  const littleEndians = new Uint8Array(16);
-  for (let candidate = from; candidate < limit; candidate++) {
-    for (let local = 0; local < 16; local++) {
-      const definition = definitions[local];
-      sizes[local] = definition === undefined ? -1 : definition.size;
-      recordTimestampOffsets[local] = definition?.recordSteps == null ? -1 : definition.timestampOffset;
-      littleEndians[local] = definition?.littleEndian === false ? 0 : 1;
-    }
-    const layout = { sizes, recordTimestampOffsets, littleEndians, allowCompressed };
-    if (readsConsistently(bytes, view, candidate, end, layout, lastTimestamp)) {
-      return candidate;
-    }
-  }
-  return -1;
-}
-
-interface LocalLayout {
-  sizes: Int32Array;
-  recordTimestampOffsets: Int32Array;
-  littleEndians: Uint8Array;
-  allowCompressed: boolean;
-}
-
-function readsConsistently(
-  bytes: Uint8Array,
-  view: DataView,
-  start: number,
-  end: number,
-  { sizes, recordTimestampOffsets, littleEndians, allowCompressed }: LocalLayout,
-  lastTimestamp: number,
-): boolean {
-  let position = start;
-  let timestamp = lastTimestamp;
-  for (let count = 0; count < RESYNC_CHAIN; count++) {
-    if (position === end) return count > 0;
-    const header = bytes[position]!;
-    if ((header & 0x80) !== 0) {
-      const size = sizes[(header >> 5) & 0x03]!;
-      if (!allowCompressed || size < 0 || position + 1 + size > end) return false;
-      position += 1 + size;
-    } else if ((header & 0x40) !== 0) {
-      if ((header & 0x10) !== 0 || position + 6 > end) return false;
-      if (bytes[position + 1] !== 0 || bytes[position + 2]! > 1) return false;
-      const fieldCount = bytes[position + 5]!;
-      let length = 6 + fieldCount * 3;
-      if (position + length > end) return false;
-      let size = 0;
-      let timestampOffset = -1;
-      const isRecord = view.getUint16(position + 3, bytes[position + 2] === 0) === RECORD_NUM;
-      for (let i = 0; i < fieldCount; i++) {
-        const at = position + 6 + i * 3;
-        const fieldSize = bytes[at + 1]!;
-        const baseType = bytes[at + 2]!;
-        if (fieldSize === 0 || (baseType & 0x1f) > 0x10 || (baseType & 0x60) !== 0) return false;
-        if (bytes[at] === TIMESTAMP_FIELD_NUM && fieldSize === 4) timestampOffset = size;
-        size += fieldSize;
-      }
-      if ((header & 0x20) !== 0) {
-        if (position + length + 1 > end) return false;
-        const developerCount = bytes[position + length]!;
-        for (let i = 0; i < developerCount; i++) size += bytes[position + length + 2 + i * 3] ?? 0;
-        length += 1 + developerCount * 3;
-        if (position + length > end) return false;
-      }
-      const local = header & 0x0f;
-      sizes[local] = size;
-      recordTimestampOffsets[local] = isRecord ? timestampOffset : -1;
-      littleEndians[local] = bytes[position + 2] === 0 ? 1 : 0;
-      position += length;
-    } else {
-      if ((header & 0x30) !== 0) return false;
-      const local = header & 0x0f;
-      const size = sizes[local]!;
-      if (size < 0 || position + 1 + size > end) return false;
-      const offset = recordTimestampOffsets[local]!;
-      if (offset >= 0) {
-        const value = view.getUint32(position + 1 + offset, littleEndians[local] === 1);
-        if (value !== 0xffffffff) {
-          if (!plausibleNextTimestamp(timestamp, value)) return false;
-          timestamp = value;
-        }
-      }
-      position += 1 + size;
-    }
-  }
-  return true;
-}
-
-/**
- * Whether `next` can follow `last` in one recording: within MAX_TIME_JUMP_SECONDS, or a device clock
- * being set (a device-relative time followed by an absolute one). A jump anywhere else is what
- * misaligned bytes look like when read as a timestamp.
- */
-function plausibleNextTimestamp(last: number, next: number): boolean {
-  if (Number.isNaN(last)) return true;
-  if (last < FIT_MIN_ABSOLUTE_TIME && next >= FIT_MIN_ABSOLUTE_TIME) return true;
-  return Math.abs(next - last) <= MAX_TIME_JUMP_SECONDS;
-}
-
-function compileRecordSteps(fields: FieldDefinition[]): RecordStep[] {
-  const steps: RecordStep[] = [];
-  for (const definedField of fields) {
-    const profileField = definedField.profile;
-    if (
-      profileField === undefined ||
-      definedField.baseType === -1 ||
-      definedField.baseType === BaseType.STRING
-    ) {
-      continue;
-    }
-    const slot = RECORD_FIELD_SLOTS[profileField.name] ?? -1;
-    // Components that only restate the field in a wider type (altitude → enhanced_altitude) fill the
-    // same column with the same value; only those reaching other columns need expanding.
-    const expands = profileField.components.some((component) => {
-      const target = RECORD_PROFILE.fields[component.fieldNum];
-      const targetSlot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
-      return targetSlot !== undefined && (targetSlot !== slot || component.accumulate);
-    });
-    if (slot < 0 && !expands) continue;
-    const baseSize = BASE_TYPE_SIZE[definedField.baseType]!;
-    // A field whose size is not one value of its base type cannot be read as a scalar channel.
-    if (slot >= 0 && definedField.size !== baseSize) continue;
-    steps.push({
-      offset: definedField.offset,
-      size: definedField.size,
-      baseType: definedField.baseType,
-      field: profileField,
-      slot,
-      conversion:
-        profileField.units === 'semicircles'
-          ? CONVERT_SEMICIRCLES
-          : profileField.scale === 1 && profileField.offset === 0
-            ? CONVERT_NONE
-            : CONVERT_SCALE,
-      scale: profileField.scale,
-      valueOffset: profileField.offset,
-      accumulated: profileField.accumulated,
-      expands,
-    });
-  }
-  // enhanced_* fields (wider ranges) win over the plain ones they extend (FIT profile, record):
-  // reading them last lets their valid values overwrite.
-  return steps.sort((a, b) => fieldPriority(a.field) - fieldPriority(b.field));
-}
-
-function fieldPriority(profileField: FitProfileField): number {
-  return profileField.name.startsWith('enhanced') ? 2 : 1;
-}
-
-const componentTargetCache = new Map<number, FitComponent | null>();
-
-function componentTargeting(message: FitProfileMessage, targetNum: number): FitComponent | undefined {
-  const key = (message.num << 8) | targetNum;
-  let found = componentTargetCache.get(key);
-  if (found === undefined) {
-    found = null;
-    for (const candidate of Object.values(message.fields)) {
-      const component = candidate.components.find((c) => c.fieldNum === targetNum && c.accumulate);
-      if (component !== undefined) {
-        found = component;
-        break;
-      }
-    }
-    componentTargetCache.set(key, found);
-  }
-  return found ?? undefined;
-}
-
 /** Sub-fields (FIT profile): the same bytes read as another field when a reference field has a given value. */
 function resolveSubFields(
   message: FitMessage,
@@ -993,50 +701,6 @@ function resolveSubFields(
       }
     }
   }
-}
-
-/** The bytes of a field as a little-endian bit source for component expansion; null when invalid. */
-function componentSource(
-  bytes: Uint8Array,
-  at: number,
-  size: number,
-  baseType: BaseType,
-  littleEndian: boolean,
-): Uint8Array | null {
-  const elementSize = BASE_TYPE_SIZE[baseType]!;
-  if (size === 0 || size % elementSize !== 0) return null;
-  const source = bytes.slice(at, at + size);
-  if (!littleEndian && elementSize > 1) {
-    for (let start = 0; start < size; start += elementSize)
-      source.subarray(start, start + elementSize).reverse();
-  }
-  if (isInvalidSource(source, baseType, elementSize)) return null;
-  return source;
-}
-
-/** Every element holds its base type's invalid value (all 0xFF bytes, or 0x7F… for signed types). */
-function isInvalidSource(source: Uint8Array, baseType: BaseType, elementSize: number): boolean {
-  const zeroInvalid =
-    baseType === BaseType.UINT8Z || baseType === BaseType.UINT16Z || baseType === BaseType.UINT32Z;
-  const signed = baseType === BaseType.SINT8 || baseType === BaseType.SINT16 || baseType === BaseType.SINT32;
-  for (let start = 0; start < source.length; start += elementSize) {
-    for (let i = 0; i < elementSize; i++) {
-      const byte = source[start + i]!;
-      const invalidByte = zeroInvalid ? 0 : signed && i === elementSize - 1 ? 0x7f : 0xff;
-      if (byte !== invalidByte) return false;
-    }
-  }
-  return true;
-}
-
-/** `count` bits starting at bit `start`, least-significant bit of byte 0 first. */
-function readBits(source: Uint8Array, start: number, count: number): number {
-  let value = 0;
-  for (let i = 0; i < count; i++) {
-    const bit = start + i;
-    if ((source[bit >> 3]! >> (bit & 7)) & 1) value += 2 ** i;
-  }
-  return value;
 }
 
 function readValues(

@@ -45,7 +45,7 @@ export function endRowsFrom(columns: PointColumns, from: number): void {
   for (let row = from; row < columns.length; row++) {
     clearHalfPosition(columns, row);
     if (!columns.hasAnyValue(row)) continue;
-    if (kept !== row) moveRow(columns, row, kept);
+    if (kept !== row) columns.moveRow(row, kept);
     kept += 1;
   }
   while (columns.length > kept) columns.dropLast();
@@ -71,19 +71,4 @@ function clearHalfPosition(columns: PointColumns, row: number): void {
     columns.x[row] = NaN;
     columns.y[row] = NaN;
   }
-}
-
-function moveRow(columns: PointColumns, from: number, to: number): void {
-  const { x, y, e, t, c, h, p, s, d, T, wheel } = columns;
-  x[to] = x[from]!;
-  y[to] = y[from]!;
-  e[to] = e[from]!;
-  t[to] = t[from]!;
-  c[to] = c[from]!;
-  h[to] = h[from]!;
-  p[to] = p[from]!;
-  s[to] = s[from]!;
-  d[to] = d[from]!;
-  T[to] = T[from]!;
-  wheel[to] = wheel[from]!;
 }
