@@ -75,8 +75,18 @@ export class PointColumns {
     if (this.length > 0) this.length -= 1;
   }
 
-  /** Copies row `from` over row `to` (readers that fill rows out of order compact them with it). */
-  moveRow(from: number, to: number): void {
+  /** Removes the rows from `from` on that hold no value, keeping the others in order. */
+  compactFrom(from = 0): void {
+    let kept = from;
+    for (let row = from; row < this.length; row++) {
+      if (!this.hasAnyValue(row)) continue;
+      if (row !== kept) this.#moveRow(row, kept);
+      kept += 1;
+    }
+    this.length = kept;
+  }
+
+  #moveRow(from: number, to: number): void {
     for (const channel of this.channels) channel[to] = channel[from]!;
     this.wheel[to] = this.wheel[from]!;
   }

@@ -138,6 +138,7 @@ export interface RecordedTotals {
 }
 
 export interface Summary {
+  /** the number of points of the track */
   pointCount: number;
   /**
    * the total the file states (FIT session, TCX laps) when it has one; else the distance recorded

@@ -6,14 +6,15 @@ import { summarize } from './summary.js';
 /** Turns a reader's draft into the public `Track`: summary from the columns, then the points. */
 export function finishTrack(draft: TrackDraft): Track {
   const { columns } = draft;
-  const summary = summarize(columns, draft);
+  const points = buildPoints(columns);
+  const summary = { ...summarize(columns, draft), pointCount: points.length };
   return {
     kind: draft.kind,
     name: draft.name,
     sport: draft.sport,
     subSport: draft.subSport,
     startTime: draft.startTime ?? firstTime(columns),
-    points: buildPoints(columns),
+    points,
     laps: draft.laps,
     sensors: draft.sensors,
     summary,
@@ -35,11 +36,13 @@ type PointFactory = (
 
 /**
  * One `TrackPoint` per row, keys in the specification's order and only where known. `t` is floored to
- * whole seconds. `s` and `d` only on rows a wheel sensor measured, and `d` never goes backwards.
+ * whole seconds. `s` and `d` only on rows a wheel sensor measured, and `d` never goes backwards. A row
+ * whose only values are a recorded speed or distance without a wheel sensor makes no point (`{}` says
+ * nothing); those values still count in the summary.
  */
 function buildPoints(columns: PointColumns): TrackPoint[] {
   const { x, y, e, t, c, h, p, s, d, T, wheel } = columns;
-  const points = new Array<TrackPoint>(columns.length);
+  const points: TrackPoint[] = [];
   let wheelDistance = -Infinity;
   let lastMask = -1;
   let factory: PointFactory = incrementalPoint(0);
@@ -64,11 +67,12 @@ function buildPoints(columns: PointColumns): TrackPoint[] {
       (isWheel && !Number.isNaN(s[i]!) ? 1 << 7 : 0) |
       (isWheel && !Number.isNaN(distance) ? 1 << 8 : 0) |
       (Number.isNaN(T[i]!) ? 0 : 1 << 9);
+    if (mask === 0) continue;
     if (mask !== lastMask) {
       factory = pointFactory(mask);
       lastMask = mask;
     }
-    points[i] = factory(lon, lat, e[i]!, Math.floor(time), c[i]!, h[i]!, p[i]!, s[i]!, distance, T[i]!);
+    points.push(factory(lon, lat, e[i]!, Math.floor(time), c[i]!, h[i]!, p[i]!, s[i]!, distance, T[i]!));
   }
   return points;
 }

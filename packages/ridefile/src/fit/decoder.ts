@@ -519,7 +519,13 @@ class SegmentDecoder {
       columns.y[row] = NaN;
     }
     if (definition.developerFields.length > 0) this.#recordDeveloperFields(definition, payload, row);
-    if (!columns.hasAnyValue(row)) columns.dropLast();
+    // A row whose only value waits for a developer field's description stays until `finish` knows.
+    if (!columns.hasAnyValue(row) && !this.#awaitsDescription(row)) columns.dropLast();
+  }
+
+  #awaitsDescription(row: number): boolean {
+    const pending = this.#pendingDeveloperValues;
+    return pending.length > 0 && pending[pending.length - 1]!.row === row;
   }
 
   /** Component values fill their columns unless a field read in full already did. */
@@ -651,12 +657,15 @@ class SegmentDecoder {
   }
 
   #resolvePendingDeveloperValues(): void {
+    if (this.#pendingDeveloperValues.length === 0) return;
     for (const pending of this.#pendingDeveloperValues) {
       const description = this.#developerFields.get(pending.key);
       if (description === undefined) continue;
       this.#applyDeveloperValue(description, pending.row, pending.offset, pending.size, pending.littleEndian);
     }
     this.#pendingDeveloperValues.length = 0;
+    // Rows kept for a description that never came (or that fills no point channel) still hold nothing.
+    this.#records.compactFrom(0);
   }
 
   /**

@@ -21,6 +21,7 @@ import { wheelSensorVerdict } from './wheel.js';
  */
 
 const FILE_COURSE = typeValue('file', 'course');
+const FILE_ACTIVITY = typeValue('file', 'activity');
 const SPORT_TRANSITION = typeValue('sport', 'transition');
 const CYCLING_SPORTS = new Set([typeValue('sport', 'cycling'), typeValue('sport', 'eBiking')]);
 
@@ -44,6 +45,8 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
   if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
   const toUnix = timeConverter(segment, warnings);
   for (let row = 0; row < records.length; row++) records.t[row] = toUnix(records.t[row]!);
+  // A record whose only value was a device-relative time now holds nothing.
+  records.compactFrom(0);
 
   const sessions = segment.messages.get('session') ?? [];
   const sports = segment.messages.get('sport') ?? [];
@@ -54,13 +57,17 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
     activityMessages: [...sessions, ...sports, ...laps],
   });
   const sensors = markWheelRows(records, verdict, sessions, sports, toUnix);
-  const { sport, subSport } = sportOf(sessions, sports);
-  const isCourse = numberField(fileId, 'type') === FILE_COURSE;
+  const course = first(segment, 'course');
+  const { sport, subSport } = sportOf(sessions, course === undefined ? sports : [course, ...sports]);
+  const fileType = numberField(fileId, 'type');
   const sessionStart = numberField(sessions[0], 'startTime');
 
   return {
-    kind: isCourse || !hasTime(records) ? 'route' : 'ride',
-    name: stringField(first(segment, 'course'), 'name') ?? stringField(sports[0], 'name'),
+    // decisions.md §5: a FIT activity file is one trip (even when its device never set its clock);
+    // a course file is a route; a file that says neither is a ride when it has times.
+    kind:
+      fileType === FILE_COURSE ? 'route' : fileType === FILE_ACTIVITY || hasTime(records) ? 'ride' : 'route',
+    name: stringField(course, 'name') ?? stringField(sports[0], 'name'),
     sport,
     subSport,
     startTime: sessionStart === undefined ? null : nullIfNaN(toUnix(sessionStart)),

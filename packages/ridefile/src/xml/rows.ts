@@ -41,14 +41,8 @@ export function endRow(columns: PointColumns, row: number): boolean {
  * moves the rows that hold something down over the empty ones, keeping their order.
  */
 export function endRowsFrom(columns: PointColumns, from: number): void {
-  let kept = from;
-  for (let row = from; row < columns.length; row++) {
-    clearHalfPosition(columns, row);
-    if (!columns.hasAnyValue(row)) continue;
-    if (kept !== row) columns.moveRow(row, kept);
-    kept += 1;
-  }
-  while (columns.length > kept) columns.dropLast();
+  for (let row = from; row < columns.length; row++) clearHalfPosition(columns, row);
+  columns.compactFrom(from);
 }
 
 /** Whether any row has a time: GPX and KML tracks with times are rides, the others routes. */
