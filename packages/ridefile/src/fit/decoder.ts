@@ -509,7 +509,7 @@ class SegmentDecoder {
       if (value !== value) continue; // the base type's invalid value
       if (step.accumulated) this.#accumulators.prime(RECORD_PROFILE, step.field, value);
       if (step.conversion === CONVERT_SEMICIRCLES) value *= SEMICIRCLES_TO_DEGREES;
-      else if (step.conversion === CONVERT_SCALE) value = value / step.scale - step.valueOffset;
+      else if (step.conversion === CONVERT_SCALE) value = scaled(value, step.scale, step.valueOffset);
       channels[step.slot]![row] = value;
     }
     if (Number.isNaN(columns.t[row]!) && !Number.isNaN(compressedTime)) columns.t[row] = compressedTime;
@@ -564,11 +564,11 @@ class SegmentDecoder {
       if (raws.length === 1 && !profileField.array) {
         if (Number.isNaN(first)) continue;
         rawByNum.set(profileField.num, first);
-        message[profileField.name] = first / profileField.scale - profileField.offset;
+        message[profileField.name] = scaled(first, profileField.scale, profileField.offset);
         if (profileField.accumulated) this.#accumulators.prime(profile, profileField, first);
       } else {
         if (raws.every(Number.isNaN)) continue;
-        message[profileField.name] = raws.map((raw) => raw / profileField.scale - profileField.offset);
+        message[profileField.name] = raws.map((raw) => scaled(raw, profileField.scale, profileField.offset));
         if (profileField.accumulated && raws.length === 1)
           this.#accumulators.prime(profile, profileField, first);
       }
@@ -687,7 +687,7 @@ class SegmentDecoder {
     if (size < BASE_TYPE_SIZE[description.baseType]! || description.baseType === BaseType.STRING) return;
     const raw = readValue(this.#view, at, description.baseType, littleEndian);
     if (Number.isNaN(raw)) return;
-    const value = raw / description.scale - description.offset;
+    const value = scaled(raw, description.scale, description.offset);
     const column = this.#records.channels[slot]!;
     if (Number.isNaN(column[row]!))
       column[row] = target.units === 'semicircles' ? value * SEMICIRCLES_TO_DEGREES : value;
@@ -705,7 +705,7 @@ function resolveSubFields(
     if (profileField === undefined || profileField.subFields.length === 0) continue;
     for (const subField of profileField.subFields) {
       if (subField.when.some((condition) => rawByNum.get(condition.fieldNum) === condition.value)) {
-        message[subField.name] = raw / subField.scale - subField.offset;
+        message[subField.name] = scaled(raw, subField.scale, subField.offset);
         break;
       }
     }
@@ -743,6 +743,14 @@ function compressedTimestamp(last: number, offset: number): number {
   const base = last - (last % 32);
   const low = last % 32;
   return offset >= low ? base + offset : base + offset + 32;
+}
+
+/**
+ * A raw value in the field's units: raw / scale - offset, computed as (raw - offset × scale) / scale so
+ * that the one rounding is the division's: altitude 3891 reads 278.2, not 278.20000000000005.
+ */
+function scaled(raw: number, scale: number, offset: number): number {
+  return (raw - offset * scale) / scale;
 }
 
 function developerKey(developerDataIndex: number, fieldNumber: number): number {
