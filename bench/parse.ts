@@ -1,0 +1,309 @@
+/**
+ * Parse benchmark (`npm run bench:parse`): our parseRideFile against the peers on the largest corpus
+ * files, measured in the same run (design.md, house style: "Benchmarks … print ratios against peers
+ * measured in the same run"). Prints MB/s, ours ÷ peer, and peak memory per parse, each against the
+ * targets of the issue:
+ *   FIT: ≥ 20× fit-file-parser, and ≥ 60 MB/s on the 1 MB Fenix 2 file;
+ *   GPX/TCX/KML: ≥ 15× togeojson+xmldom;
+ *   memory: our peak ≤ about 3× the file size + the points.
+ * Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert wall-clock times.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
+import { PARSERS, type BenchFormat, type BenchParser } from './parsers.js';
+import { formatTable } from './table.js';
+import { measure, median, type Contender } from './timing.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface BenchFile {
+  name: string;
+  format: BenchFormat;
+}
+
+const FIT_TARGET_RATIO = 20;
+const FIT_TARGET_MBPS = 60;
+const XML_TARGET_RATIO = 15;
+const MEMORY_FILE_MULTIPLE = 3;
+/** The issue's headline file: the 1 MB Garmin Fenix 2 multisport recording. */
+const HEADLINE_FIT = 'fitparse__activity-large-fenxi2-multisport.fit';
+
+const FIT_FILES: BenchFile[] = [
+  { name: HEADLINE_FIT, format: 'fit' },
+  { name: 'muktihari-fit__big_activity.fit', format: 'fit' },
+  { name: 'fitparse__2019-02-17-062644-ELEMNT-297E-195-0.fit', format: 'fit' },
+];
+
+const XML_FILES: BenchFile[] = [
+  { name: 'gpsbabel__mtk_logger_m241_multiple_tracks.gpx', format: 'gpx' },
+  { name: 'gpsbabel__gtrnctr_power.gpx', format: 'gpx' },
+  { name: 'gpsbabel__gtrnctr_power.tcx', format: 'tcx' },
+  { name: 'goldencheetah__2010-04-05-21-45-04.tcx', format: 'tcx' },
+  { name: 'gpsbabel__google_ext.kml', format: 'kml' },
+  { name: 'gpsbabel__earth-expertgps-track.kml', format: 'kml' },
+];
+
+const MB = 1e6;
+
+function corpusPath(file: BenchFile): string {
+  return join(CORPUS_DIR, file.format, file.name);
+}
+
+function shortName(name: string): string {
+  return name.replace(/\.(fit|gpx|tcx|kml)$/, '');
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / MB).toFixed(2)} MB`;
+}
+
+function parsersFor(format: BenchFormat): BenchParser[] {
+  return PARSERS.filter((parser) => parser.formats.includes(format));
+}
+
+interface SpeedResult {
+  file: BenchFile;
+  size: number;
+  points: number | null;
+  /** MB/s per parser id, or the failure message */
+  speed: Map<string, number | string>;
+}
+
+async function timeFile(file: BenchFile): Promise<SpeedResult> {
+  const bytes = readFileSync(corpusPath(file));
+  const parsers = parsersFor(file.format);
+  const contenders: Contender[] = await Promise.all(
+    parsers.map(async (parser) => ({ run: await parser.load(file.format), times: [], failure: null })),
+  );
+  measure(contenders, bytes);
+  const speed = new Map<string, number | string>();
+  parsers.forEach((parser, i) => {
+    const contender = contenders[i]!;
+    speed.set(parser.id, contender.failure ?? bytes.length / MB / (median(contender.times) / 1000));
+  });
+  return { file, size: bytes.length, points: await pointCount(file, bytes), speed };
+}
+
+/** How many points ours reads from the file, to show the rows compare like with like. */
+async function pointCount(file: BenchFile, bytes: Buffer): Promise<number | null> {
+  const { parseRideFile } = await import('@rideport/ridefile');
+  try {
+    return parseRideFile(bytes).tracks.reduce((sum, track) => sum + track.points.length, 0);
+  } catch {
+    return null;
+  }
+}
+
+function speedCell(value: number | string | undefined): string {
+  if (value === undefined) return '';
+  return typeof value === 'string' ? 'fails' : value.toFixed(1);
+}
+
+function ratio(ours: number | string | undefined, peer: number | string | undefined): number | null {
+  return typeof ours === 'number' && typeof peer === 'number' ? ours / peer : null;
+}
+
+function ratioCell(value: number | null): string {
+  return value === null ? '—' : `${value.toFixed(1)}×`;
+}
+
+function verdict(checks: (boolean | null)[]): string {
+  if (checks.some((check) => check === false)) return 'FAIL';
+  if (checks.some((check) => check === null)) return 'n/a';
+  return 'pass';
+}
+
+function fitTable(results: SpeedResult[]): string {
+  const rows = results.map((result) => {
+    const ours = result.speed.get('ours');
+    const vsFfp = ratio(ours, result.speed.get('fit-file-parser'));
+    const vsSdk = ratio(ours, result.speed.get('fitsdk'));
+    const headline = result.file.name === HEADLINE_FIT;
+    const checks = [vsFfp === null ? null : vsFfp >= FIT_TARGET_RATIO];
+    if (headline) checks.push(typeof ours === 'number' ? ours >= FIT_TARGET_MBPS : false);
+    const target = `≥${FIT_TARGET_RATIO}× ffp${headline ? `, ≥${FIT_TARGET_MBPS} MB/s` : ''}`;
+    return [
+      shortName(result.file.name) + (headline ? ' *' : ''),
+      megabytes(result.size),
+      String(result.points ?? ''),
+      speedCell(ours),
+      speedCell(result.speed.get('fit-file-parser')),
+      ratioCell(vsFfp),
+      speedCell(result.speed.get('fitsdk')),
+      ratioCell(vsSdk),
+      target,
+      verdict(checks),
+    ];
+  });
+  return formatTable(
+    [
+      'FIT file',
+      'size',
+      'points',
+      'ours MB/s',
+      'ffp MB/s',
+      'ours÷ffp',
+      'fitsdk MB/s',
+      'ours÷sdk',
+      'target',
+      '',
+    ],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+  );
+}
+
+function xmlTable(results: SpeedResult[]): string {
+  const rows = results.map((result) => {
+    const ours = result.speed.get('ours');
+    const vsPeer = ratio(ours, result.speed.get('togeojson'));
+    return [
+      `${shortName(result.file.name)}.${result.file.format}`,
+      megabytes(result.size),
+      String(result.points ?? ''),
+      speedCell(ours),
+      speedCell(result.speed.get('togeojson')),
+      ratioCell(vsPeer),
+      `≥${XML_TARGET_RATIO}×`,
+      verdict([vsPeer === null ? null : vsPeer >= XML_TARGET_RATIO]),
+    ];
+  });
+  return formatTable(
+    ['GPX/TCX/KML file', 'size', 'points', 'ours MB/s', 'togeojson MB/s', 'ours÷peer', 'target', ''],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+  );
+}
+
+interface MemoryReport {
+  peakGrowthBytes: number;
+  retainedBytes: number;
+  /** where the peak came from: VmHWM (Linux, reset before the parse) or getrusage maxRSS */
+  source: string;
+}
+
+/** Fresh processes per (parser, file); the median of their reports, since RSS moves by a few MB run to run. */
+const MEMORY_REPEATS = 3;
+
+function measureMemory(parser: BenchParser, file: BenchFile): MemoryReport | null {
+  const reports: MemoryReport[] = [];
+  for (let i = 0; i < MEMORY_REPEATS; i++) {
+    const report = measureMemoryOnce(parser, file);
+    if (report === null) return null;
+    reports.push(report);
+  }
+  return {
+    peakGrowthBytes: median(reports.map((report) => report.peakGrowthBytes)),
+    retainedBytes: median(reports.map((report) => report.retainedBytes)),
+    source: reports[0]!.source,
+  };
+}
+
+/** One parse in a fresh `node --expose-gc bench/parse-memory.js` process; null when the parser fails. */
+function measureMemoryOnce(parser: BenchParser, file: BenchFile): MemoryReport | null {
+  // Without NODE_OPTIONS: a loader inherited from tsx would sit in the measured process's heap.
+  const env = { ...process.env };
+  delete env['NODE_OPTIONS'];
+  try {
+    const output = execFileSync(
+      process.execPath,
+      ['--expose-gc', join(ROOT, 'bench', 'parse-memory.js'), parser.id, file.format, corpusPath(file)],
+      { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return JSON.parse(output) as MemoryReport;
+  } catch {
+    return null;
+  }
+}
+
+function memoryTable(files: BenchFile[]): string {
+  const rows: string[][] = [];
+  const sources = new Set<string>();
+  for (const file of files) {
+    const size = readFileSync(corpusPath(file)).length;
+    for (const parser of parsersFor(file.format)) {
+      const report = measureMemory(parser, file);
+      if (report !== null) sources.add(report.source);
+      const isOurs = parser.id === 'ours';
+      // The issue's budget: about 3× the file size, plus the points the result keeps.
+      const budget = report === null ? null : MEMORY_FILE_MULTIPLE * size + report.retainedBytes;
+      const withinBudget = report === null || budget === null ? null : report.peakGrowthBytes <= budget;
+      rows.push([
+        isOurs ? `${shortName(file.name)}.${file.format}` : '',
+        isOurs ? megabytes(size) : '',
+        parser.label,
+        report === null ? 'fails' : megabytes(report.peakGrowthBytes),
+        report === null ? '' : `${(report.peakGrowthBytes / size).toFixed(1)}×`,
+        report === null ? '' : megabytes(report.retainedBytes),
+        isOurs && budget !== null ? megabytes(budget) : '',
+        isOurs ? verdict([withinBudget]) : '',
+      ]);
+    }
+  }
+  const table = formatTable(
+    [
+      'file',
+      'size',
+      'parser',
+      'peak growth',
+      '× file',
+      'retained',
+      `budget ${MEMORY_FILE_MULTIPLE}×file+points`,
+      '',
+    ],
+    rows,
+    ['left', 'right', 'left', 'right', 'right', 'right', 'right', 'left'],
+  );
+  return `${table}\npeak from ${[...sources].join(' and ')}; median of ${MEMORY_REPEATS} fresh processes per row`;
+}
+
+async function benchmark(): Promise<void> {
+  if (!corpusAvailable) {
+    console.log(`bench:parse skipped: ${CORPUS_SKIP_REASON}`);
+    return;
+  }
+  const present = (file: BenchFile): boolean => {
+    const found = existsSync(corpusPath(file));
+    if (!found) console.log(`bench:parse: ${file.name} is not in the corpus; its row is skipped`);
+    return found;
+  };
+  const fitFiles = FIT_FILES.filter(present);
+  const xmlFiles = XML_FILES.filter(present);
+
+  const oursFrom = relative(ROOT, fileURLToPath(import.meta.resolve('@rideport/ridefile')));
+  const cpu = cpus();
+  console.log(`rideport parse benchmark, ${new Date().toISOString()}`);
+  console.log(
+    `Node ${process.version}, ${process.platform} ${process.arch}, ${cpu.length} × ${cpu[0]?.model ?? '?'}`,
+  );
+  console.log(`ours: @rideport/ridefile from ${oursFrom}`);
+  console.log(
+    'MB = 10^6 bytes; speed = file size ÷ median run time; parsers alternate in 100 ms slices, ≥ 1.5 s each after warm-up',
+  );
+
+  const fitResults: SpeedResult[] = [];
+  for (const file of fitFiles) fitResults.push(await timeFile(file));
+  console.log(`\n${fitTable(fitResults)}`);
+  console.log(
+    `* the issue's headline file. ffp = fit-file-parser 6.1.2 ({ force: true }), fitsdk = @garmin/fitsdk 21.217`,
+  );
+
+  const xmlResults: SpeedResult[] = [];
+  for (const file of xmlFiles) xmlResults.push(await timeFile(file));
+  console.log(`\n${xmlTable(xmlResults)}`);
+  console.log(
+    'togeojson = @tmcw/togeojson 7.1.3 on @xmldom/xmldom 0.9.12, bytes decoded to a string included',
+  );
+
+  console.log(
+    '\nPeak memory: one parse in a fresh process; growth of peak RSS over the RSS before the parse',
+  );
+  console.log(`\n${memoryTable([...fitFiles, ...xmlFiles])}`);
+  console.log('retained = heap + external memory the result keeps alive (for ours: the points)');
+}
+
+await benchmark();

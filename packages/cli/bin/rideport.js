@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The `rideport` launcher: everything lives in the compiled package (src/main.ts → dist/main.js),
+// which the repository root's `prepare` script builds during `npm install`.
+import process from 'node:process';
+
+// `rideport convert big.fit | head` closes stdout early: that is the reader's choice, not a failure.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+let main;
+try {
+  ({ main } = await import('../dist/main.js'));
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
+  process.stderr.write(
+    'rideport: not built yet: run `npm run build` (or `npm install`) at the repository root\n',
+  );
+  process.exit(1);
+}
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+});

@@ -1,0 +1,14 @@
+/** The shape every `rideport` subcommand module exports (one module per command, design.md layout). */
+import type { CliIo } from '../io.js';
+
+export interface Command {
+  name: string;
+  /** the arguments after the name, e.g. `<file> [--json]`, for the command list of `rideport --help` */
+  synopsis: string;
+  /** what the command does, a few words for the same list */
+  summary: string;
+  /** the full `rideport <name> --help` text */
+  help: string;
+  /** runs with the arguments after the command name; resolves to the exit status */
+  run(args: string[], io: CliIo): Promise<number>;
+}

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { parseRideFile } from '@rideport/ridefile';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CORPUS_SKIP_REASON,
+  corpusAvailable,
+  corpusFile,
+  fixturePath,
+  readFixture,
+} from '../../../../test/support/corpus.js';
+import { rideport, temporaryDirectory } from '../test-support/run.js';
+
+const SAMPLE = 'fixtures/gpx/sample-ride.gpx';
+const samplePoints = parseRideFile(readFixture('gpx', 'sample-ride.gpx')).tracks[0]!.points;
+
+interface PointsDocument {
+  format: string;
+  tracks: { kind: string; name: string | null; points: Record<string, number>[] }[];
+}
+
+describe('rideport convert --to points, to stdout', () => {
+  it('prints one JSON document with exactly format and tracks of kind, name and points', async () => {
+    for (const args of [
+      ['convert', SAMPLE],
+      ['convert', SAMPLE, '--to', 'points'],
+      ['convert', '--to=points', SAMPLE],
+    ]) {
+      const run = await rideport(args);
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout.endsWith('}\n')).toBe(true);
+      expect(run.stdout.indexOf('\n')).toBe(run.stdout.length - 1);
+      const document = JSON.parse(run.stdout) as PointsDocument;
+      expect(Object.keys(document)).toEqual(['format', 'tracks']);
+      expect(document.format).toBe('gpx');
+      expect(document.tracks).toHaveLength(1);
+      expect(Object.keys(document.tracks[0]!)).toEqual(['kind', 'name', 'points']);
+      expect(document.tracks[0]!.kind).toBe('ride');
+      expect(document.tracks[0]!.name).toBe('Evening lap of the Allmend');
+      expect(document.tracks[0]!.points).toEqual(samplePoints);
+    }
+  });
+
+  it('keeps rides and routes apart in a file holding several', async () => {
+    const run = await rideport(['convert', 'fixtures/tcx/multisport-and-courses.tcx']);
+    expect(run.status).toBe(0);
+    const document = JSON.parse(run.stdout) as PointsDocument;
+    const expected = parseRideFile(readFixture('tcx', 'multisport-and-courses.tcx'));
+    expect(document.tracks.map((track) => [track.kind, track.name, track.points])).toEqual(
+      expected.tracks.map((track) => [track.kind, track.name, track.points]),
+    );
+  });
+});
+
+describe('rideport convert --out', () => {
+  let directory: ReturnType<typeof temporaryDirectory>;
+  beforeEach(() => {
+    directory = temporaryDirectory();
+  });
+  afterEach(() => {
+    directory.remove();
+  });
+
+  it('writes the whole document to the file and nothing to stdout', async () => {
+    const out = join(directory.path, 'ride.json');
+    const run = await rideport(['convert', SAMPLE, '--out', out]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('');
+    const text = readFileSync(out, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect((JSON.parse(text) as PointsDocument).tracks[0]!.points).toEqual(samplePoints);
+    // Only the target is left: the temporary file was renamed, not copied.
+    expect(readdirSync(directory.path)).toEqual(['ride.json']);
+  });
+
+  it('replaces an existing file and resolves a relative --out against the working directory', async () => {
+    writeFileSync(join(directory.path, 'ride.json'), 'old content that is longer than nothing at all');
+    const run = await rideport(
+      ['convert', fixturePath('gpx', 'sample-ride.gpx'), '--out', 'ride.json'],
+      directory.path,
+    );
+    expect(run.status).toBe(0);
+    const document = JSON.parse(readFileSync(join(directory.path, 'ride.json'), 'utf8')) as PointsDocument;
+    expect(document.tracks[0]!.points).toHaveLength(samplePoints.length);
+    expect(readdirSync(directory.path)).toEqual(['ride.json']);
+  });
+
+  it('fails with ENOENT naming the target when its directory does not exist', async () => {
+    const out = join(directory.path, 'missing', 'ride.json');
+    const run = await rideport(['convert', SAMPLE, '--out', out]);
+    expect(run.status).toBe(1);
+    expect(run.stderrLines).toEqual([
+      `rideport: convert ${SAMPLE}: ENOENT: cannot write '${out}': no such file or directory`,
+    ]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('writes no file at all when the input cannot be read', async () => {
+    const out = join(directory.path, 'ride.json');
+    writeFileSync(join(directory.path, 'notes.txt'), 'not a ride\n');
+    const run = await rideport(['convert', 'notes.txt', '--out', out], directory.path);
+    expect(run.status).toBe(1);
+    expect(run.stderrLines).toHaveLength(1);
+    expect(run.stderrLines[0]).toMatch(/^rideport: convert notes\.txt: RIDEFILE_UNKNOWN_FORMAT: /);
+    expect(readdirSync(directory.path)).toEqual(['notes.txt']);
+  });
+
+  it('reads a gzip-compressed file like the plain one', async () => {
+    writeFileSync(join(directory.path, 'ride.gpx.gz'), gzipSync(readFixture('gpx', 'sample-ride.gpx')));
+    const run = await rideport(['convert', 'ride.gpx.gz'], directory.path);
+    expect(run.status).toBe(0);
+    const document = JSON.parse(run.stdout) as PointsDocument;
+    expect(document.format).toBe('gpx');
+    expect(document.tracks[0]!.points).toEqual(samplePoints);
+  });
+});
+
+describe.skipIf(!corpusAvailable)(
+  `rideport convert, real files (${corpusAvailable ? 'corpus' : CORPUS_SKIP_REASON})`,
+  () => {
+    it('writes all 99,998 points of the largest FIT file, across many output chunks', async () => {
+      const directory = temporaryDirectory();
+      try {
+        const out = join(directory.path, 'big.json');
+        const run = await rideport([
+          'convert',
+          corpusFile('muktihari-fit__big_activity.fit').path,
+          '--out',
+          out,
+        ]);
+        expect(run.status).toBe(0);
+        const document = JSON.parse(readFileSync(out, 'utf8')) as PointsDocument;
+        expect(document.format).toBe('fit');
+        expect(document.tracks).toHaveLength(1);
+        expect(document.tracks[0]!.points).toHaveLength(99_998);
+        expect(typeof document.tracks[0]!.points.at(-1)?.['t']).toBe('number');
+      } finally {
+        directory.remove();
+      }
+    });
+  },
+);

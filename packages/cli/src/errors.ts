@@ -1,0 +1,93 @@
+/**
+ * The error catalogue of the `rideport` command and the one-line error format of design.md
+ * ("Errors go to stderr as one line `rideport: <what>: <CODE>: <message>`"). Library errors keep
+ * their own codes (`RIDEFILE_*`), file-system errors their Node codes (`ENOENT`, …).
+ */
+import { isRideFileError } from '@rideport/ridefile';
+
+export const CliErrorCode = {
+  /** bad usage; printed as `rideport: usage: <message>` without the code */
+  USAGE: 'RIDEPORT_USAGE',
+  /** an unexpected failure inside the command; always a bug in rideport */
+  INTERNAL: 'RIDEPORT_INTERNAL',
+} as const;
+
+export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/** Bad usage: the command line itself is wrong (exit status 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly code = CliErrorCode.USAGE;
+}
+
+/** A file-system failure reworded to name the file the user asked for (e.g. not a temporary file). */
+export class FileError extends Error {
+  override readonly name = 'FileError';
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A failed operation (exit status 1); `what` names it in the error line, e.g. `inspect ride.fit`. */
+export class OperationError extends Error {
+  override readonly name = 'OperationError';
+  readonly what: string;
+  readonly code: string;
+
+  constructor(what: string, cause: unknown) {
+    const { code, message } = describeFailure(cause);
+    super(message, { cause });
+    this.what = what;
+    this.code = code;
+  }
+}
+
+interface SystemError extends Error {
+  code: string;
+  syscall?: string;
+}
+
+function isSystemError(error: unknown): error is SystemError {
+  return error instanceof Error && typeof (error as Partial<SystemError>).code === 'string';
+}
+
+/** The stable code and the message of any failure. */
+export function describeFailure(error: unknown): { code: string; message: string } {
+  if (isRideFileError(error)) return { code: error.code, message: error.message };
+  if (isSystemError(error)) return { code: error.code, message: withoutCodePrefix(error) };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: CliErrorCode.INTERNAL, message };
+}
+
+/** Node's "ENOENT: no such file or directory, open '/x'" without the code the error line already shows. */
+function withoutCodePrefix(error: SystemError): string {
+  const prefix = `${error.code}: `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/**
+ * Node's reason alone ("no such file or directory"), without the code prefix and the syscall and
+ * path suffix, so a message can name a different path than the one the syscall saw.
+ */
+export function systemErrorReason(error: unknown): string {
+  if (!isSystemError(error)) return error instanceof Error ? error.message : String(error);
+  const message = withoutCodePrefix(error);
+  const suffix = error.syscall === undefined ? -1 : message.indexOf(`, ${error.syscall}`);
+  return suffix > 0 ? message.slice(0, suffix) : message;
+}
+
+/** One line, whatever the message holds: the error line must stay one line for scripts. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+export function failureLine(what: string, code: string, message: string): string {
+  return `rideport: ${oneLine(what)}: ${code}: ${oneLine(message)}\n`;
+}
+
+export function usageLine(message: string): string {
+  return `rideport: usage: ${oneLine(message)}\n`;
+}

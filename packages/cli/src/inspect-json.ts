@@ -1,0 +1,39 @@
+/**
+ * The `inspect --json` document (design.md: "the `RideFile` without points, plus each track's point
+ * count, channels present, wheel-sensor verdict and summary"). The verdict is `sensors.wheelSensor`
+ * with `sensors.wheelSensorReason`, as the library's model names them.
+ */
+import type { RideFile, Track } from '@rideport/ridefile';
+import { channelCounts, type ChannelCounts } from './channels.js';
+
+export type InspectedTrack = Omit<Track, 'points'> & {
+  pointCount: number;
+  channels: ChannelCounts;
+};
+
+export type InspectedRide = Omit<RideFile, 'tracks'> & { tracks: InspectedTrack[] };
+
+export function inspectRide(ride: RideFile): InspectedRide {
+  return {
+    format: ride.format,
+    creator: ride.creator,
+    warnings: ride.warnings,
+    tracks: ride.tracks.map(inspectTrack),
+  };
+}
+
+function inspectTrack(track: Track): InspectedTrack {
+  // Listed field by field so the points never slip in, and the counts sit beside the track's identity.
+  return {
+    kind: track.kind,
+    name: track.name,
+    sport: track.sport,
+    subSport: track.subSport,
+    startTime: track.startTime,
+    pointCount: track.points.length,
+    channels: channelCounts(track.points),
+    sensors: track.sensors,
+    laps: track.laps,
+    summary: track.summary,
+  };
+}

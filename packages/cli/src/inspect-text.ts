@@ -1,0 +1,84 @@
+/** The human-readable `inspect` report: what a person wants to know about a ride file at a glance. */
+import type { Stat } from '@rideport/ridefile';
+import type { InspectedRide, InspectedTrack } from './inspect-json.js';
+import { decimal, hoursMinutesSeconds, isoUtc, kilometres, kilometresPerHour } from './format.js';
+
+const LABEL_WIDTH = 14;
+
+function line(label: string, value: string, indent = ''): string {
+  return `${indent}${label.padEnd(LABEL_WIDTH)}${value}\n`;
+}
+
+const whole = (n: number): string => decimal(n, 0);
+
+/** min / avg / max, or "none" when the track has no such channel. */
+function stat(value: Stat | null, unit: string, show: (n: number) => string = whole): string {
+  if (value === null) return 'none';
+  return `min ${show(value.min)} / avg ${show(value.avg)} / max ${show(value.max)} ${unit}`;
+}
+
+function orNone(value: number | null, show: (n: number) => string): string {
+  return value === null ? 'none' : show(value);
+}
+
+export function inspectText(ride: InspectedRide): string {
+  let text = line('format', ride.format.toUpperCase());
+  text += line('creator', ride.creator ?? 'unknown');
+  text += line('warnings', ride.warnings.length === 0 ? 'none' : String(ride.warnings.length));
+  for (const warning of ride.warnings) text += `  ${warning.code}: ${warning.message}\n`;
+  text += line('tracks', String(ride.tracks.length));
+  ride.tracks.forEach((track, index) => {
+    text += `\n${trackText(track, index + 1, ride.tracks.length)}`;
+  });
+  return text;
+}
+
+function trackText(track: InspectedTrack, number: number, count: number): string {
+  const { summary, sensors } = track;
+  const indent = '  ';
+  const name = track.name === null ? '(unnamed)' : JSON.stringify(track.name);
+  let text = `track ${number} of ${count}: ${track.kind} ${name}\n`;
+  const sport = track.sport ?? 'unknown';
+  text += line('sport', track.subSport === null ? sport : `${sport} / ${track.subSport}`, indent);
+  text += line('start', orNone(track.startTime, isoUtc), indent);
+  text += line('points', String(track.pointCount), indent);
+  const channels = Object.entries(track.channels).map(([key, n]) => `${key} ${n}`);
+  text += line('channels', channels.length === 0 ? 'none' : channels.join(', '), indent);
+  const distance = orNone(summary.distanceMeters, kilometres);
+  const source = summary.distanceSource === null ? '' : ` (from ${summary.distanceSource})`;
+  text += line('distance', `${distance}${summary.distanceMeters === null ? '' : source}`, indent);
+  text += line('elapsed', orNone(summary.elapsedSeconds, hoursMinutesSeconds), indent);
+  text += line('moving', orNone(summary.movingSeconds, hoursMinutesSeconds), indent);
+  text += line('elevation', elevation(track), indent);
+  text += line('speed', stat(summary.speedMetersPerSecond, 'km/h', kilometresPerHour), indent);
+  text += line('heart rate', stat(summary.heartRateBpm, 'bpm'), indent);
+  text += line('cadence', stat(summary.cadenceRpm, 'rpm'), indent);
+  const power = summary.powerWatts;
+  const normalized = power?.normalized == null ? '' : `, normalized ${whole(power.normalized)} W`;
+  text += line('power', `${stat(power, 'W')}${normalized}`, indent);
+  text += line(
+    'temperature',
+    stat(summary.temperatureCelsius, '°C', (n) => decimal(n)),
+    indent,
+  );
+  text += line('device', summary.device ?? 'unknown', indent);
+  const verdict = sensors.wheelSensor ? 'yes' : 'no';
+  text += line('wheel sensor', `${verdict}: ${sensors.wheelSensorReason}`, indent);
+  text += line('laps', String(track.laps.length), indent);
+  text += line('bounds', bounds(track), indent);
+  return text;
+}
+
+function elevation(track: InspectedTrack): string {
+  const { elevationGainMeters: gain, elevationLossMeters: loss, elevationSource } = track.summary;
+  if (gain === null && loss === null) return 'none';
+  const parts = [orNone(gain, (m) => `+${decimal(m)} m`), orNone(loss, (m) => `-${decimal(m)} m`)];
+  return `${parts.join(' / ')}${elevationSource === null ? '' : ` (from ${elevationSource})`}`;
+}
+
+function bounds(track: InspectedTrack): string {
+  const box = track.summary.bounds;
+  if (box === null) return 'none (no positions)';
+  const at = (lat: number, lng: number): string => `${lat.toFixed(5)}, ${lng.toFixed(5)}`;
+  return `SW ${at(box.swLat, box.swLng)}  NE ${at(box.neLat, box.neLng)}`;
+}

@@ -1,0 +1,18 @@
+/**
+ * What a command may touch of the outside world. `main` takes it as an argument so tests run the
+ * command in-process with captured output and a temporary working directory.
+ */
+
+/** The part of a Node writable stream the commands use (process.stdout satisfies it). */
+export interface CliWritable {
+  /** false means the stream's buffer is full: wait for 'drain' before writing more */
+  write(chunk: string): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+export interface CliIo {
+  stdout: CliWritable;
+  stderr: CliWritable;
+  /** relative file arguments are resolved against this directory */
+  cwd: string;
+}

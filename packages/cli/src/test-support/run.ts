@@ -1,0 +1,54 @@
+/** Runs `main` in-process with captured output, for the command tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliWritable } from '../io.js';
+import { main } from '../main.js';
+
+export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** A CliWritable that keeps what is written. */
+export class Capture implements CliWritable {
+  text = '';
+
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+
+  once(): this {
+    return this;
+  }
+
+  /** the output split into lines, without the empty string after the final newline */
+  get lines(): string[] {
+    return this.text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
+  }
+}
+
+export interface RunResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+  stderrLines: string[];
+}
+
+/** `rideport ...args` run in `cwd` (the repository root by default, so `fixtures/…` paths work). */
+export async function rideport(args: string[], cwd = REPOSITORY_ROOT): Promise<RunResult> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const status = await main(args, { stdout, stderr, cwd });
+  return { status, stdout: stdout.text, stderr: stderr.text, stderrLines: stderr.lines };
+}
+
+/** A fresh temporary directory, and a function that removes it. */
+export function temporaryDirectory(): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'rideport-cli-'));
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
