@@ -21,3 +21,17 @@ export type {
   TrackType,
   Warning,
 } from './model.js';
+export {
+  csvChunks,
+  CSV_HEADER,
+  geoJsonChunks,
+  gpxChunks,
+  tcxChunks,
+  writeCsv,
+  writeGeoJson,
+  writeGpx,
+  writeTcx,
+  WRITE_FORMATS,
+  WRITERS,
+} from './write/index.js';
+export type { WriteFormat, WriteInput, WriteOptions } from './write/index.js';
