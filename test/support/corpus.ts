@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
  * in place, never copy it, and say clearly that they skipped when it is not there.
  * RIDEPORT_CORPUS overrides the location.
  */
-const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-export const CORPUS_DIR = process.env['RIDEPORT_CORPUS'] ?? resolve(repositoryRoot, '../shared/corpus');
+export const CORPUS_DIR = process.env['RIDEPORT_CORPUS'] ?? resolve(REPOSITORY_ROOT, '../shared/corpus');
 
 export const corpusAvailable = existsSync(join(CORPUS_DIR, 'SOURCES.md'));
 
@@ -47,7 +47,7 @@ export function readCorpus(name: string): Uint8Array {
 }
 
 export function fixturePath(...parts: string[]): string {
-  return join(repositoryRoot, 'fixtures', ...parts);
+  return join(REPOSITORY_ROOT, 'fixtures', ...parts);
 }
 
 export function readFixture(...parts: string[]): Uint8Array {

@@ -9,7 +9,7 @@ describe('rideport: help', () => {
       expect(run.status).toBe(0);
       expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^Usage: rideport <command>/);
-      expect(run.stdout).toContain('convert <file> [--to points] [--out <file>]');
+      expect(run.stdout).toContain('convert <file> [--to points|gpx|tcx|geojson|csv] [--out <file>]');
       expect(run.stdout).toContain('inspect <file> [--json]');
     },
   );
@@ -55,11 +55,10 @@ describe('rideport: bad usage is status 2 and one stderr line', () => {
     ['convert without a file', ['convert', '--to', 'points'], /convert: missing <file> argument/],
     ['two files', ['inspect', 'a.gpx', 'b.gpx'], /inspect: takes one <file>, got also 'b.gpx'/],
     [
-      'a target not there yet',
-      ['convert', 'x.gpx', '--to', 'gpx'],
-      /convert: unsupported --to 'gpx' \(supported: points\)/,
+      'an unknown target',
+      ['convert', 'x.gpx', '--to=svg'],
+      /unsupported --to 'svg' \(supported: points, gpx, tcx, geojson, csv\)/,
     ],
-    ['an unknown target', ['convert', 'x.gpx', '--to=svg'], /unsupported --to 'svg' \(supported: points\)/],
     [
       '--to without its value',
       ['convert', 'x.gpx', '--to'],
@@ -83,7 +82,7 @@ describe('rideport: bad usage is status 2 and one stderr line', () => {
 
   it('checks usage before touching the file', async () => {
     // The file does not exist: a usage error must win over ENOENT, or scripts would misread the status.
-    const run = await rideport(['convert', 'no-such-file.gpx', '--to', 'csv']);
+    const run = await rideport(['convert', 'no-such-file.gpx', '--to', 'svg']);
     expect(run.status).toBe(2);
     expect(run.stderr).not.toContain('ENOENT');
   });

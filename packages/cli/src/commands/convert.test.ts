@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { parseRideFile } from '@rideport/ridefile';
+import { parseRideFile, writeCsv, writeGeoJson, writeGpx, writeTcx } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   CORPUS_SKIP_REASON,
@@ -115,6 +115,62 @@ describe('rideport convert --out', () => {
     const document = JSON.parse(run.stdout) as PointsDocument;
     expect(document.format).toBe('gpx');
     expect(document.tracks[0]!.points).toEqual(samplePoints);
+  });
+});
+
+describe('rideport convert to the writer formats', () => {
+  const sample = parseRideFile(readFixture('gpx', 'sample-ride.gpx'));
+
+  it.each([
+    ['gpx', writeGpx],
+    ['tcx', writeTcx],
+    ['geojson', writeGeoJson],
+    ['csv', writeCsv],
+  ] as const)('--to %s prints what the library writer writes', async (target, write) => {
+    const run = await rideport(['convert', SAMPLE, '--to', target]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(write(sample));
+  });
+
+  it('reads its own GPX and TCX back to the same positions and times', async () => {
+    for (const target of ['gpx', 'tcx']) {
+      const run = await rideport(['convert', SAMPLE, '--to', target]);
+      const back = parseRideFile(new TextEncoder().encode(run.stdout));
+      expect(back.format).toBe(target);
+      expect(back.tracks[0]!.points.map(({ x, y, t }) => [x, y, t])).toEqual(
+        samplePoints.map(({ x, y, t }) => [x, y, t]),
+      );
+    }
+  });
+
+  it('takes the target from the --out extension when --to is not given', async () => {
+    const directory = temporaryDirectory();
+    try {
+      for (const [name, start] of [
+        ['ride.gpx', '<?xml'],
+        ['ride.TCX', '<?xml'],
+        ['ride.geojson', '{"type":"FeatureCollection"'],
+        ['ride.csv', 'track,time_utc'],
+        ['ride.json', '{"format":"gpx"'],
+        ['ride.txt', '{"format":"gpx"'],
+      ] as const) {
+        const run = await rideport(
+          ['convert', fixturePath('gpx', 'sample-ride.gpx'), '--out', name],
+          directory.path,
+        );
+        expect(run.status).toBe(0);
+        expect(readFileSync(join(directory.path, name), 'utf8').startsWith(start)).toBe(true);
+      }
+      // An explicit --to wins over the extension.
+      await rideport(
+        ['convert', fixturePath('gpx', 'sample-ride.gpx'), '--to', 'csv', '--out', 'x.gpx'],
+        directory.path,
+      );
+      expect(readFileSync(join(directory.path, 'x.gpx'), 'utf8').startsWith('track,')).toBe(true);
+    } finally {
+      directory.remove();
+    }
   });
 });
 

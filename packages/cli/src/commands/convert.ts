@@ -1,8 +1,10 @@
 /**
- * `rideport convert <file> [--to points] [--out <file>]` (design.md, "`rideport` command").
- * Only the `points` target exists so far; gpx, tcx, geojson and csv come with the writers.
+ * `rideport convert <file> [--to points|gpx|tcx|geojson|csv] [--out <file>]` (design.md, "`rideport`
+ * command"; issue 3). Every target is written in chunks, so a 2-million-point track never becomes one
+ * string.
  */
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
+import { WRITE_FORMATS, WRITERS, type WriteFormat } from '@rideport/ridefile';
 import { onlyFile, parseCommandArgs } from '../args.js';
 import { writeFileAtomically } from '../atomic-write.js';
 import { OperationError, UsageError } from '../errors.js';
@@ -13,22 +15,28 @@ import { readRide } from '../read-ride.js';
 import { streamSink, writeChunks } from '../sink.js';
 import type { Command } from './command.js';
 
-const TARGETS = ['points'] as const;
+const TARGETS = ['points', 'gpx', 'tcx', 'geojson', 'csv'] as const;
+type Target = (typeof TARGETS)[number];
 
-const help = `Usage: rideport convert <file> [--to points] [--out <file>]
+const help = `Usage: rideport convert <file> [--to ${TARGETS.join('|')}] [--out <file>]
 
 Reads a FIT, TCX, GPX or KML file (or a .gz of one) and writes it in another form.
 
 Options:
-  --to <target>   output form; supported: ${TARGETS.join(', ')} (default: points)
+  --to <target>   output form; supported: ${TARGETS.join(', ')} (default: the --out file's
+                  extension when it names one of them, .json for points; else points)
                   points: {"format", "tracks": [{"kind", "name", "points": [...]}]} as JSON
+                  gpx: GPX 1.1 with Garmin TrackPointExtension v2 (rides as <trk>, routes as <rte>)
+                  tcx: TrainingCenterDatabase v2 (rides as Activity, routes as Course)
+                  geojson: a FeatureCollection, one LineString per track, channels per point
+                  csv: one row per point, a header with units
   --out <file>    write to this file (replaced whole, never left half-written) instead of stdout
   -h, --help      show this help
 `;
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('convert', args, {
-    to: { type: 'string', default: 'points' },
+    to: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -37,14 +45,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return ExitCode.OK;
   }
   const file = onlyFile('convert', positionals);
-  if (!(TARGETS as readonly string[]).includes(values.to)) {
-    throw new UsageError(`convert: unsupported --to '${values.to}' (supported: ${TARGETS.join(', ')})`);
-  }
   if (values.out === '') throw new UsageError('convert: --out needs a file name');
+  const to = values.to ?? targetOfExtension(values.out) ?? 'points';
+  if (!isTarget(to)) {
+    throw new UsageError(`convert: unsupported --to '${to}' (supported: ${TARGETS.join(', ')})`);
+  }
+  const target = to;
 
   try {
     const ride = await readRide(file, io.cwd);
-    const chunks = pointsJsonChunks(ride);
+    const chunks = target === 'points' ? pointsJsonChunks(ride) : WRITERS[target satisfies WriteFormat](ride);
     if (values.out === undefined) {
       await writeChunks(streamSink(io.stdout), chunks);
     } else {
@@ -58,8 +68,21 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
 export const convertCommand: Command = {
   name: 'convert',
-  synopsis: '<file> [--to points] [--out <file>]',
-  summary: 'write a ride file as JSON points',
+  synopsis: `<file> [--to ${TARGETS.join('|')}] [--out <file>]`,
+  summary: 'write a ride file as JSON points, GPX, TCX, GeoJSON or CSV',
   help,
   run,
 };
+
+/** `ride.gpx` → gpx, `ride.json` → points; undefined for anything else (the default then applies). */
+function targetOfExtension(out: string | undefined): Target | undefined {
+  if (out === undefined) return undefined;
+  const extension = extname(out).slice(1).toLowerCase();
+  if (extension === 'json') return 'points';
+  const formats = Object.keys(WRITE_FORMATS) as WriteFormat[];
+  return formats.find((format) => WRITE_FORMATS[format].extension === extension);
+}
+
+function isTarget(value: string): value is Target {
+  return (TARGETS as readonly string[]).includes(value);
+}

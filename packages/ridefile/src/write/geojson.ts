@@ -1,6 +1,6 @@
 import type { Track, TrackPoint } from '../model.js';
 import { writerInput, type WriteInput, type WriteOptions } from './input.js';
-import { ChunkBuilder, isoTime } from './text.js';
+import { ChunkBuilder, coordinateText, isoTime, numberText } from './text.js';
 
 /**
  * GeoJSON (RFC 7946, issue 3): a FeatureCollection with one Feature per track. Its geometry is a
@@ -98,9 +98,10 @@ function* feature(track: Track, out: ChunkBuilder): Generator<string, void, unde
 }
 
 function position(point: TrackPoint, withElevation: boolean): string {
-  return withElevation ? `[${point.x},${point.y},${point.e}]` : `[${point.x},${point.y}]`;
+  const lonLat = `${coordinateText(point.x!)},${coordinateText(point.y!)}`;
+  return withElevation ? `[${lonLat},${numberText(point.e!)}]` : `[${lonLat}]`;
 }
 
 function numberOrNull(value: number | undefined): string | null {
-  return value === undefined ? null : String(value);
+  return value === undefined ? null : numberText(value);
 }

@@ -1,11 +1,18 @@
 import type { Track, TrackPoint } from '../model.js';
 import { writerInput, type WriteInput, type WriteOptions } from './input.js';
-import { ChunkBuilder, isoTime, xmlText } from './text.js';
+import { ChunkBuilder, coordinateText, isoTime, numberText, xmlText } from './text.js';
 
 /**
- * GPX 1.1 (issue 3), the form Strava and Garmin Connect read: rides as `<trk>`, routes as `<rte>`;
+ * GPX 1.1 (issue 3), the form Strava and Garmin Connect read: rides as `<trk>`, routes as `<rte>` (written
+ * first, as the schema orders them);
  * heart rate, cadence, air temperature and wheel-sensor speed in Garmin's TrackPointExtension v2;
  * power as `<power>` in the point's extensions.
+ *
+ * `<power>` is the form Strava writes and Strava and Garmin Connect read, but in the GPX namespace it
+ * breaks the GPX 1.1 schema (extensions must come from another namespace). So it is written as
+ * `<power xmlns="urn:rideport:power">`: the same tag text for readers that match the name, a namespace
+ * of its own for the schema (validated laxly: nothing to look up), and any reader that matches by local
+ * name (ours included) reads it.
  *
  * What GPX cannot carry: points without a position (a GPX point must have lat and lon) are left out;
  * distance has no place; and nothing in GPX says a speed came from a wheel sensor, so readers (ours
@@ -14,6 +21,7 @@ import { ChunkBuilder, isoTime, xmlText } from './text.js';
 
 const GPX_NAMESPACE = 'http://www.topografix.com/GPX/1/1';
 const TPX_NAMESPACE = 'http://www.garmin.com/xmlschemas/TrackPointExtension/v2';
+const POWER_NAMESPACE = 'urn:rideport:power';
 
 export function* gpxChunks(
   input: WriteInput,
@@ -29,7 +37,12 @@ export function* gpxChunks(
       ` ${TPX_NAMESPACE} https://www8.garmin.com/xmlschemas/TrackPointExtensionv2.xsd">\n`,
   );
   out.add(metadata(tracks));
-  for (const track of tracks) {
+  // The schema orders a GPX file's content: every <rte> before every <trk>.
+  const routesFirst = [
+    ...tracks.filter((track) => track.kind === 'route'),
+    ...tracks.filter((track) => track.kind !== 'route'),
+  ];
+  for (const track of routesFirst) {
     const route = track.kind === 'route';
     const [container, point] = route ? ['rte', 'rtept'] : ['trk', 'trkpt'];
     out.add(`  <${container}>\n${trackHeader(track)}`);
@@ -67,21 +80,21 @@ function trackHeader(track: Track): string {
   return header;
 }
 
-/** A point, its children in the order of the GPX 1.1 schema (wptType) and TrackPointExtension v2. */
+/** A positioned point, its children in the order of the GPX 1.1 schema (wptType) and TrackPointExtension v2. */
 function pointElement(name: string, point: TrackPoint, indent: string): string {
   let body = '';
-  if (point.e !== undefined) body += `<ele>${point.e}</ele>`;
+  if (point.e !== undefined) body += `<ele>${numberText(point.e)}</ele>`;
   if (point.t !== undefined) body += `<time>${isoTime(point.t)}</time>`;
   let tpx = '';
-  if (point.T !== undefined) tpx += `<gpxtpx:atemp>${point.T}</gpxtpx:atemp>`;
+  if (point.T !== undefined) tpx += `<gpxtpx:atemp>${numberText(point.T)}</gpxtpx:atemp>`;
   if (point.h !== undefined) tpx += `<gpxtpx:hr>${Math.round(point.h)}</gpxtpx:hr>`;
   if (point.c !== undefined) tpx += `<gpxtpx:cad>${Math.round(point.c)}</gpxtpx:cad>`;
-  if (point.s !== undefined) tpx += `<gpxtpx:speed>${point.s}</gpxtpx:speed>`;
+  if (point.s !== undefined) tpx += `<gpxtpx:speed>${numberText(point.s)}</gpxtpx:speed>`;
   if (point.p !== undefined || tpx !== '') {
     body += '<extensions>';
-    if (point.p !== undefined) body += `<power>${point.p}</power>`;
+    if (point.p !== undefined) body += `<power xmlns="${POWER_NAMESPACE}">${numberText(point.p)}</power>`;
     if (tpx !== '') body += `<gpxtpx:TrackPointExtension>${tpx}</gpxtpx:TrackPointExtension>`;
     body += '</extensions>';
   }
-  return `${indent}<${name} lat="${point.y}" lon="${point.x}">${body}</${name}>\n`;
+  return `${indent}<${name} lat="${coordinateText(point.y!)}" lon="${coordinateText(point.x!)}">${body}</${name}>\n`;
 }

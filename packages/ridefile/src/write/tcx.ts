@@ -1,6 +1,6 @@
 import type { Lap, Track, TrackPoint } from '../model.js';
 import { writerInput, type WriteInput, type WriteOptions } from './input.js';
-import { ChunkBuilder, isoTime, xmlText } from './text.js';
+import { ChunkBuilder, coordinateText, isoTime, numberText, xmlText } from './text.js';
 
 /**
  * TCX (TrainingCenterDatabase v2, issue 3): rides as Activity → Lap → Track, routes as Course.
@@ -9,7 +9,8 @@ import { ChunkBuilder, isoTime, xmlText } from './text.js';
  * the file's own laps, or one lap for the whole track.
  *
  * What TCX cannot carry: temperature. The schema wants a time on every trackpoint; a point without one
- * (an untimed route) is written without `<Time>`, which Garmin's tools and ours read.
+ * (an untimed route) is written without `<Time>` rather than with an invented one, which Garmin's tools,
+ * gpsbabel and ours read; that is the one way our TCX departs from the schema.
  */
 
 const TCX_NAMESPACE = 'http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2';
@@ -42,12 +43,14 @@ export function* tcxChunks(
   );
   if (rides.length > 0) {
     out.add('  <Activities>\n');
-    for (const track of rides) yield* activity(track, creator, out);
+    const ids = activityIds(rides);
+    for (const [index, track] of rides.entries()) yield* activity(track, ids[index]!, creator, out);
     out.add('  </Activities>\n');
   }
   if (routes.length > 0) {
     out.add('  <Courses>\n');
-    for (const track of routes) yield* course(track, out);
+    const names = courseNames(routes);
+    for (const [index, track] of routes.entries()) yield* course(track, names[index]!, out);
     out.add('  </Courses>\n');
   }
   out.add('</TrainingCenterDatabase>\n');
@@ -58,11 +61,31 @@ export function writeTcx(input: WriteInput, options: WriteOptions = {}): string 
   return [...tcxChunks(input, options)].join('');
 }
 
-function* activity(track: Track, creator: string, out: ChunkBuilder): Generator<string, void, undefined> {
+/**
+ * Each activity's `<Id>`: its start time, which the schema requires to be unique in the file. Activities
+ * that start in the same second (the copies in a chained FIT file) get the next free millisecond.
+ */
+function activityIds(rides: readonly Track[]): string[] {
+  const used = new Set<number>();
+  return rides.map((track) => {
+    let milliseconds = (track.startTime ?? 0) * 1000;
+    while (used.has(milliseconds)) milliseconds += 1;
+    used.add(milliseconds);
+    const iso = new Date(milliseconds).toISOString();
+    return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+  });
+}
+
+function* activity(
+  track: Track,
+  id: string,
+  creator: string,
+  out: ChunkBuilder,
+): Generator<string, void, undefined> {
   const sport = tcxSport(track);
   const biking = sport === 'Biking';
   out.add(`    <Activity Sport="${sport}">\n`);
-  out.add(`      <Id>${isoTime(track.startTime ?? 0)}</Id>\n`);
+  out.add(`      <Id>${id}</Id>\n`);
   for (const { lap, points } of lapsWithPoints(track)) {
     out.add(`      <Lap StartTime="${isoTime(lap.startTime ?? track.startTime ?? 0)}">\n`);
     out.add(lapSummary(lap, points));
@@ -84,11 +107,35 @@ function* activity(track: Track, creator: string, out: ChunkBuilder): Generator<
   out.add('    </Activity>\n');
 }
 
-function* course(track: Track, out: ChunkBuilder): Generator<string, void, undefined> {
+/** Longest course name the schema allows (RestrictedToken_t); Garmin devices cut names there too. */
+export const COURSE_NAME_CHARACTERS = 15;
+
+/**
+ * Each course's `<Name>`: the route's name cut to 15 characters, which the schema requires to be unique
+ * in the file; a name already taken ends in " 2", " 3", … instead (still within 15 characters).
+ */
+export function courseNames(routes: readonly Track[]): string[] {
+  const used = new Set<string>();
+  return routes.map((track) => {
+    const base = [...(track.name ?? 'Route')].slice(0, COURSE_NAME_CHARACTERS).join('').trimEnd();
+    let name = base;
+    for (let n = 2; used.has(name); n++) {
+      const suffix = ` ${n}`;
+      name =
+        [...base]
+          .slice(0, COURSE_NAME_CHARACTERS - suffix.length)
+          .join('')
+          .trimEnd() + suffix;
+    }
+    used.add(name);
+    return name;
+  });
+}
+
+function* course(track: Track, name: string, out: ChunkBuilder): Generator<string, void, undefined> {
   const summary = track.summary;
   out.add('    <Course>\n');
-  // Course names are at most 15 characters in the schema (RestrictedToken_t); Garmin devices cut them too.
-  out.add(`      <Name>${xmlText((track.name ?? 'Route').slice(0, 15))}</Name>\n`);
+  out.add(`      <Name>${xmlText(name)}</Name>\n`);
   out.add('      <Lap>\n');
   out.add(`        <TotalTimeSeconds>${summary.elapsedSeconds ?? 0}</TotalTimeSeconds>\n`);
   out.add(`        <DistanceMeters>${summary.distanceMeters ?? 0}</DistanceMeters>\n`);
@@ -179,17 +226,17 @@ function trackpoint(point: TrackPoint, biking: boolean, indent: string): string 
   let xml = `${indent}<Trackpoint>`;
   if (point.t !== undefined) xml += `<Time>${isoTime(point.t)}</Time>`;
   if (point.x !== undefined && point.y !== undefined) {
-    xml += `<Position><LatitudeDegrees>${point.y}</LatitudeDegrees><LongitudeDegrees>${point.x}</LongitudeDegrees></Position>`;
+    xml += `<Position><LatitudeDegrees>${coordinateText(point.y)}</LatitudeDegrees><LongitudeDegrees>${coordinateText(point.x)}</LongitudeDegrees></Position>`;
   }
-  if (point.e !== undefined) xml += `<AltitudeMeters>${point.e}</AltitudeMeters>`;
-  const wheel = biking && point.d !== undefined;
-  if (wheel) xml += `<DistanceMeters>${point.d}</DistanceMeters>`;
+  if (point.e !== undefined) xml += `<AltitudeMeters>${numberText(point.e)}</AltitudeMeters>`;
+  const wheelDistance = biking ? point.d : undefined;
+  if (wheelDistance !== undefined) xml += `<DistanceMeters>${numberText(wheelDistance)}</DistanceMeters>`;
   if (point.h !== undefined && point.h >= 1)
     xml += `<HeartRateBpm><Value>${Math.round(point.h)}</Value></HeartRateBpm>`;
   if (point.c !== undefined) xml += `<Cadence>${Math.min(254, Math.round(point.c))}</Cadence>`;
-  if (wheel) xml += '<SensorState>Present</SensorState>';
+  if (wheelDistance !== undefined) xml += '<SensorState>Present</SensorState>';
   let tpx = '';
-  if (point.s !== undefined && biking) tpx += `<ns3:Speed>${point.s}</ns3:Speed>`;
+  if (point.s !== undefined && biking) tpx += `<ns3:Speed>${numberText(point.s)}</ns3:Speed>`;
   if (point.p !== undefined) tpx += `<ns3:Watts>${Math.round(point.p)}</ns3:Watts>`;
   if (tpx !== '') xml += `<Extensions><ns3:TPX>${tpx}</ns3:TPX></Extensions>`;
   return `${xml}</Trackpoint>\n`;

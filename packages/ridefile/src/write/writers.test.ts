@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   corpusAvailable,
   corpusFiles,
   readCorpus,
+  REPOSITORY_ROOT,
 } from '../../../../test/support/corpus.js';
 import { PointColumns } from '../columns.js';
 import { noWheelSensor } from '../draft.js';
@@ -24,6 +25,7 @@ import {
   writeTcx,
   WRITERS,
 } from './index.js';
+import { courseNames } from './tcx.js';
 import { CHUNK_CHARACTERS } from './text.js';
 
 const START = 1_714_809_600;
@@ -96,7 +98,9 @@ describe('writers: names and text', () => {
 
   it('writes a wheel-sensor speed in TrackPointExtension and power as <power>', () => {
     const gpx = writeGpx(file(ride(3, { wheel: true })));
-    expect(gpx).toContain('<extensions><power>200</power><gpxtpx:TrackPointExtension>');
+    expect(gpx).toContain(
+      '<extensions><power xmlns="urn:rideport:power">200</power><gpxtpx:TrackPointExtension>',
+    );
     expect(gpx).toContain(
       '<gpxtpx:atemp>18</gpxtpx:atemp><gpxtpx:hr>120</gpxtpx:hr><gpxtpx:cad>85</gpxtpx:cad><gpxtpx:speed>7.5</gpxtpx:speed>',
     );
@@ -111,6 +115,20 @@ describe('writers: names and text', () => {
     const plain = writeTcx(file(ride(3)));
     expect(plain).not.toContain('SensorState');
     expect(plain).not.toMatch(/<Trackpoint>.*<DistanceMeters>/);
+  });
+
+  it('keeps TCX course names within 15 characters and unique, and activity ids unique', () => {
+    const route = (name: string | null): Track => ({ ...ride(2, { name }), kind: 'route' });
+    expect(
+      courseNames([route('Path'), route('Path'), route('Path'), route(null), route('Tour de Suisse day 1')]),
+    ).toEqual(['Path', 'Path 2', 'Path 3', 'Route', 'Tour de Suisse']);
+    expect(courseNames([route('Tour de Suisse day 1'), route('Tour de Suisse day 2')])).toEqual([
+      'Tour de Suisse',
+      'Tour de Suiss 2',
+    ]);
+    const twice = writeTcx(file(ride(3), ride(3)));
+    expect(twice).toContain('<Id>2024-05-04T08:00:00Z</Id>');
+    expect(twice).toContain('<Id>2024-05-04T08:00:00.001Z</Id>');
   });
 
   it('names the unit of every CSV column and leaves unknown cells empty', () => {
@@ -174,18 +192,39 @@ describe('writers: a 2-million-point track is written in bounded chunks', () => 
 });
 
 /**
- * Independent check (issue 3): gpsbabel (Debian's package; .ci/run installs it) reads the GPX and TCX we
- * write with the same point count. gpsbabel keeps only points with a position, so those are counted.
- * No Debian package carries the GPX 1.1 schema, so well-formedness is checked with xmllint instead.
+ * Independent checks (issue 3): gpsbabel (Debian's package) reads the GPX and TCX we write with the same
+ * point count, and xmllint validates them against the GPX 1.1 and TCX v2 schemas (the XSDs come from
+ * Debian's pytrainer package). `.ci/install-system-tools` installs all three; CI must have them.
  */
-const gpsbabel = spawnSync('gpsbabel', ['-V'], { encoding: 'utf8' });
-const hasGpsbabel = gpsbabel.status === 0;
+const hasGpsbabel = spawnSync('gpsbabel', ['-V'], { encoding: 'utf8' }).status === 0;
 const hasXmllint = spawnSync('xmllint', ['--version']).status === 0;
-if (!hasGpsbabel) console.warn('[rideport] gpsbabel not installed: the gpsbabel checks are skipped');
+const XSD_DIR = process.env['RIDEPORT_XSD_DIR'] ?? join(REPOSITORY_ROOT, '.cache', 'xsd');
+const GPX_XSD = join(XSD_DIR, 'Topografix_gpx11.xsd');
+const TCX_XSD = join(XSD_DIR, 'GarminTrainingCenterDatabase_v2.xsd');
+const hasSchemas = hasXmllint && existsSync(GPX_XSD) && existsSync(TCX_XSD);
+const TOOLS_SKIP_REASON = `${hasGpsbabel ? '' : 'gpsbabel '}${hasSchemas ? '' : 'xmllint+XSDs '}missing (run .ci/install-system-tools)`;
+if (!hasGpsbabel || !hasSchemas)
+  console.warn(`[rideport] ${TOOLS_SKIP_REASON}: those writer checks are skipped`);
 
-describe('gpsbabel reads what we write', () => {
-  it('is installed where CI runs', () => {
-    if (process.env['CI'] !== undefined) expect(hasGpsbabel && hasXmllint).toBe(true);
+/**
+ * xmllint's complaints about `path` against `xsd`, '' when valid. One departure is ours on purpose
+ * (tcx.ts): a TCX trackpoint without a time is written without `<Time>`, so for TCX the schema's
+ * "Time expected" complaints are left out, and only those.
+ */
+function schemaErrors(xsd: string, path: string): string {
+  const run = spawnSync('xmllint', ['--noout', '--schema', xsd, path], { encoding: 'utf8' });
+  if (run.status === 0) return '';
+  return run.stderr
+    .split('\n')
+    .filter((line) => line.includes('validity error'))
+    .filter((line) => xsd !== TCX_XSD || !/Expected is \( \{[^}]+\}Time \)/.test(line))
+    .slice(0, 3)
+    .join('\n');
+}
+
+describe('gpsbabel and the schemas accept what we write', () => {
+  it('are installed where CI runs', () => {
+    if (process.env['CI'] !== undefined) expect(hasGpsbabel && hasSchemas, TOOLS_SKIP_REASON).toBe(true);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'rideport-gpsbabel-'));
@@ -193,21 +232,47 @@ describe('gpsbabel reads what we write', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const countWithGpsbabel = (format: 'gpx' | 'gtrnctr', path: string): number => {
-    const csv = execFileSync('gpsbabel', ['-t', '-i', format, '-f', path, '-o', 'unicsv', '-F', '-'], {
-      encoding: 'utf8',
+  describe.skipIf(!hasSchemas)(`schemas (${hasSchemas ? 'xmllint' : TOOLS_SKIP_REASON})`, () => {
+    it('validates a ride with every channel, a route, and awkward names', () => {
+      const awkward = 'Tom & Jerry <"Col du Galibier"> — Zürich';
+      const track = ride(50, { name: awkward, wheel: true });
+      const route = { ...ride(20, { name: 'R&D <loop>' }), kind: 'route' as const };
+      const gpxPath = join(dir, 'built.gpx');
+      const tcxPath = join(dir, 'built.tcx');
+      writeFileSync(gpxPath, writeGpx(file(track, route)));
+      writeFileSync(tcxPath, writeTcx(file(track, route)));
+      expect(schemaErrors(GPX_XSD, gpxPath)).toBe('');
+      expect(schemaErrors(TCX_XSD, tcxPath)).toBe('');
     });
-    return csv.trim().split('\n').length - 1;
-  };
+
+    it('finds a real schema error (the check can fail)', () => {
+      const path = join(dir, 'broken.gpx');
+      writeFileSync(
+        path,
+        writeGpx(file(ride(3)))
+          .replace('<ele>', '<elevation>')
+          .replace('</ele>', '</elevation>'),
+      );
+      expect(schemaErrors(GPX_XSD, path)).toMatch(/elevation/);
+    });
+  });
+
+  /** Points gpsbabel reads from `path`: its track points plus its route points (one kind per run). */
+  const countWithGpsbabel = (format: 'gpx' | 'gtrnctr', path: string): number =>
+    ['-t', '-r'].reduce((sum, kind) => {
+      const csv = execFileSync('gpsbabel', [kind, '-i', format, '-f', path, '-o', 'unicsv', '-F', '-'], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+      return sum + Math.max(0, csv.trim().split('\n').length - 1);
+    }, 0);
 
   const samples = corpusAvailable
-    ? corpusFiles()
-        .filter((entry) => ['fit', 'tcx', 'gpx'].includes(entry.format))
-        .filter((_, index) => index % 4 === 0)
+    ? corpusFiles().filter((entry) => ['fit', 'tcx', 'gpx', 'kml'].includes(entry.format))
     : [];
 
-  describe.skipIf(!hasGpsbabel || !corpusAvailable)(
-    `corpus samples (${!corpusAvailable ? CORPUS_SKIP_REASON : hasGpsbabel ? 'gpsbabel' : 'no gpsbabel'})`,
+  describe.skipIf(!hasGpsbabel || !hasSchemas || !corpusAvailable)(
+    `corpus samples (${!corpusAvailable ? CORPUS_SKIP_REASON : hasGpsbabel && hasSchemas ? 'gpsbabel, xmllint' : TOOLS_SKIP_REASON})`,
     () => {
       for (const sample of samples) {
         it(sample.name, () => {
@@ -226,7 +291,8 @@ describe('gpsbabel reads what we write', () => {
           const tcxPath = join(dir, `${sample.name}.tcx`);
           writeFileSync(gpxPath, writeGpx(parsed));
           writeFileSync(tcxPath, writeTcx(parsed));
-          if (hasXmllint) execFileSync('xmllint', ['--noout', gpxPath, tcxPath]);
+          expect(schemaErrors(GPX_XSD, gpxPath)).toBe('');
+          expect(schemaErrors(TCX_XSD, tcxPath)).toBe('');
           expect(countWithGpsbabel('gpx', gpxPath)).toBe(positioned);
           expect(countWithGpsbabel('gtrnctr', tcxPath)).toBe(positionedOffZero);
         });
