@@ -21,6 +21,10 @@ export default defineConfig({
       },
       {
         resolve: { alias },
+        test: { name: 'server', root: './packages/server', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+      },
+      {
+        resolve: { alias },
         test: { name: 'cli', root: './packages/cli', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
       },
     ],

@@ -1,0 +1,40 @@
+/**
+ * v1 error bodies (platform-api.md, Errors; decisions.md §2): `{"errors": [...]}`, one string per
+ * problem. Schema validation failures name the parameter or field; anything unexpected is a 500 that
+ * says nothing about the inside.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+
+export function installV1ErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) {
+      if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
+      return reply.code(error.statusCode).send({ errors: error.problems });
+    }
+    if (error.validation !== undefined) {
+      return reply.code(400).send({ errors: validationProblems(error) });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'v1 request failed');
+      return reply.code(500).send({ errors: ['internal server error'] });
+    }
+    // Fastify's own 4xx (malformed JSON, unsupported media type, body too large): its message is safe.
+    return reply.code(status).send({ errors: [error.message] });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ errors: [`no such endpoint: ${request.method} ${request.url.split('?')[0]!}`] }),
+  );
+}
+
+/** "page_size must be >= 20", from Ajv's errors: the field named as the client sent it. */
+function validationProblems(error: FastifyError): string[] {
+  return (error.validation ?? []).map((problem) => {
+    const missing = (problem.params as { missingProperty?: string }).missingProperty;
+    const path = problem.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const field = missing ?? (path === '' ? (error.validationContext ?? 'request') : path);
+    if (missing !== undefined) return `${field} is required`;
+    return `${field} ${problem.message ?? 'is invalid'}`;
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * The numbered migrations, in order. Each runs once, in its own transaction, and is recorded by
+ * Kysely's migrator (table kysely_migration); never edit one that has shipped: add the next number.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as platform from './001-platform.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '001-platform': platform,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(MIGRATIONS),
+};

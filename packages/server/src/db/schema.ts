@@ -1,0 +1,207 @@
+/**
+ * The tables, as Kysely sees them (one interface per table; the migrations create them). Times are
+ * Unix milliseconds (INTEGER); the API formats them. Visibility is stored in v1 words.
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type Visibility = 'public' | 'friends_only' | 'private';
+export type AccountKind = 'person' | 'organization';
+export type MembershipRole = 'admin' | 'member';
+export type AssetType = 'route' | 'trip';
+export type ChangeAction = 'created' | 'updated' | 'deleted';
+
+export interface UsersTable {
+  id: Generated<number>;
+  kind: AccountKind;
+  /** null for organizations (they sign in through their administrators) */
+  email: string | null;
+  name: string;
+  first_name: string | null;
+  last_name: string | null;
+  description: string | null;
+  /** scrypt, see security/passwords.ts; null for organizations */
+  password_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MembershipsTable {
+  organization_id: number;
+  user_id: number;
+  role: MembershipRole;
+  created_at: number;
+}
+
+export interface ApiClientsTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  /** also the OAuth client_id */
+  api_key: string;
+  /** SHA-256 of the client secret (security/secrets.ts derives the secret itself from the master key) */
+  secret_hash: string;
+  /** bumped when the secret is regenerated, so the derived secret changes */
+  secret_generation: number;
+  /** JSON array of exact redirect URIs */
+  redirect_uris: string;
+  webhook_url: string | null;
+  /** comma-separated asset kinds the webhook wants: 'route', 'trip' */
+  webhook_assets: string;
+  /** legacy interface version current when the client was issued (decisions.md §1) */
+  legacy_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuthTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  api_client_id: number;
+  token_hash: string;
+  created_at: number;
+  updated_at: number;
+  last_used_at: number;
+  revoked_at: number | null;
+}
+
+export interface OAuthGrantsTable {
+  id: Generated<number>;
+  code_hash: string;
+  api_client_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OAuthTokensTable {
+  id: Generated<number>;
+  token_hash: string;
+  api_client_id: number;
+  user_id: number;
+  grant_id: number | null;
+  scope: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  session_hash: string;
+  user_id: number;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+/** Columns routes and trips share (decisions.md §2, route and trip records). */
+export interface AssetColumns {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  description: string | null;
+  visibility: Visibility;
+  created_at: number;
+  updated_at: number;
+  distance: number | null;
+  elevation_gain: number | null;
+  elevation_loss: number | null;
+  first_lat: number | null;
+  first_lng: number | null;
+  last_lat: number | null;
+  last_lng: number | null;
+  sw_lat: number | null;
+  sw_lng: number | null;
+  ne_lat: number | null;
+  ne_lng: number | null;
+  track_type: string;
+  terrain: string;
+  point_count: number;
+}
+
+export type RoutesTable = AssetColumns;
+
+export interface TripsTable extends AssetColumns {
+  departed_at: number | null;
+  time_zone: string | null;
+  activity_type: string | null;
+  is_stationary: number;
+  duration: number | null;
+  moving_time: number | null;
+  avg_speed: number | null;
+  max_speed: number | null;
+  avg_cad: number | null;
+  min_cad: number | null;
+  max_cad: number | null;
+  avg_hr: number | null;
+  min_hr: number | null;
+  max_hr: number | null;
+  avg_watts: number | null;
+  min_watts: number | null;
+  max_watts: number | null;
+  calories: number | null;
+  device: string | null;
+}
+
+/** The legacy track points of one route or trip, as the JSON array text the API sends. */
+export interface TrackPointsTable {
+  asset_id: number;
+  points: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  description: string | null;
+  location: string | null;
+  url: string | null;
+  /** YYYY-MM-DD */
+  start_date: string;
+  end_date: string | null;
+  visibility: Visibility;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Every create, update and delete of a route or trip, for /api/v1/sync.json and the webhook outbox. */
+export interface AssetChangesTable {
+  id: Generated<number>;
+  item_type: AssetType;
+  item_id: number;
+  item_user_id: number;
+  /** who acted */
+  user_id: number;
+  action: ChangeAction;
+  at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  memberships: MembershipsTable;
+  api_clients: ApiClientsTable;
+  auth_tokens: AuthTokensTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_tokens: OAuthTokensTable;
+  sessions: SessionsTable;
+  routes: RoutesTable;
+  trips: TripsTable;
+  route_track_points: TrackPointsTable;
+  trip_track_points: TrackPointsTable;
+  events: EventsTable;
+  asset_changes: AssetChangesTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type ApiClientRow = Selectable<ApiClientsTable>;
+export type AuthTokenRow = Selectable<AuthTokensTable>;
+export type RouteRow = Selectable<RoutesTable>;
+export type TripRow = Selectable<TripsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type NewRoute = Insertable<RoutesTable>;
+export type NewTrip = Insertable<TripsTable>;
+export type EventUpdate = Updateable<EventsTable>;

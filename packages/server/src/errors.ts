@@ -1,0 +1,55 @@
+/**
+ * The server's error catalogue: handlers throw ApiError with the status and every problem found;
+ * each interface formats it its own way (v1 `{"errors": [...]}`, legacy `{"error": "..."}`, OAuth's
+ * RFC 6749 body, pages as HTML).
+ */
+
+export const ApiErrorCode = {
+  BAD_REQUEST: 'bad_request',
+  NOT_AUTHORIZED: 'not_authorized',
+  FORBIDDEN: 'forbidden',
+  NOT_FOUND: 'not_found',
+  PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNPROCESSABLE: 'unprocessable',
+  TOO_MANY_REQUESTS: 'too_many_requests',
+} as const;
+
+export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
+
+const STATUS: Record<ApiErrorCode, number> = {
+  bad_request: 400,
+  not_authorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  unprocessable: 422,
+  too_many_requests: 429,
+};
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly code: ApiErrorCode;
+  readonly statusCode: number;
+  /** one string per problem (a 422 lists every missing field) */
+  readonly problems: string[];
+  /** seconds, for 429 answers */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(code: ApiErrorCode, problems: string | string[], options: { retryAfterSeconds?: number } = {}) {
+    const list = Array.isArray(problems) ? problems : [problems];
+    super(list.join('; '));
+    this.code = code;
+    this.statusCode = STATUS[code];
+    this.problems = list;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+  }
+}
+
+export const badRequest = (problems: string | string[]): ApiError =>
+  new ApiError(ApiErrorCode.BAD_REQUEST, problems);
+export const notAuthorized = (problem: string): ApiError =>
+  new ApiError(ApiErrorCode.NOT_AUTHORIZED, problem);
+export const forbidden = (problem: string): ApiError => new ApiError(ApiErrorCode.FORBIDDEN, problem);
+export const notFound = (problem: string): ApiError => new ApiError(ApiErrorCode.NOT_FOUND, problem);
+export const unprocessable = (problems: string[]): ApiError =>
+  new ApiError(ApiErrorCode.UNPROCESSABLE, problems);

@@ -1,0 +1,4 @@
+export { buildServer } from './app.js';
+export { DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
+export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
+export { ApiError, ApiErrorCode } from './errors.js';

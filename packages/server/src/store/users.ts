@@ -1,0 +1,141 @@
+/**
+ * Accounts (decisions.md §1): people sign in with email and password; organizations have no
+ * credentials of their own and act through their administrators. Clubs are organizations.
+ */
+import type { MembershipRole, UserRow } from '../db/schema.js';
+import { hashPassword, verifyPassword } from '../security/passwords.js';
+import type { StoreContext } from './context.js';
+
+export interface NewPerson {
+  email: string;
+  password: string;
+  name?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+}
+
+export class Users {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  async createPerson(person: NewPerson): Promise<UserRow> {
+    const now = this.#context.clock();
+    const email = person.email.trim();
+    const name =
+      person.name?.trim() ||
+      [person.firstName, person.lastName].filter(Boolean).join(' ') ||
+      email.split('@')[0]!;
+    return this.#context.db
+      .insertInto('users')
+      .values({
+        kind: 'person',
+        email,
+        name,
+        first_name: person.firstName ?? null,
+        last_name: person.lastName ?? null,
+        description: null,
+        password_hash: await hashPassword(person.password),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** A new organization with `adminId` as its first administrator, in one transaction. */
+  async createOrganization(
+    name: string,
+    adminId: number,
+    description: string | null = null,
+  ): Promise<UserRow> {
+    const now = this.#context.clock();
+    return this.#context.db.transaction().execute(async (trx) => {
+      const organization = await trx
+        .insertInto('users')
+        .values({
+          kind: 'organization',
+          email: null,
+          name: name.trim(),
+          first_name: null,
+          last_name: null,
+          description,
+          password_hash: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('memberships')
+        .values({ organization_id: organization.id, user_id: adminId, role: 'admin', created_at: now })
+        .execute();
+      return organization;
+    });
+  }
+
+  /** Adds `userId` to the organization, or changes their role. */
+  async setMembership(organizationId: number, userId: number, role: MembershipRole): Promise<void> {
+    await this.#context.db
+      .insertInto('memberships')
+      .values({ organization_id: organizationId, user_id: userId, role, created_at: this.#context.clock() })
+      .onConflict((conflict) => conflict.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+      .execute();
+  }
+
+  findById(id: number): Promise<UserRow | undefined> {
+    return this.#context.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByEmail(email: string): Promise<UserRow | undefined> {
+    return this.#context.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', email.trim())
+      .where('kind', '=', 'person')
+      .executeTakeFirst();
+  }
+
+  /**
+   * The person with this email and password, or undefined. Takes as long for an unknown email as for a
+   * wrong password, so the answer never tells whether an email exists (decisions.md §1).
+   */
+  async authenticate(email: string, password: string): Promise<UserRow | undefined> {
+    const user = await this.findByEmail(email);
+    const matches = await verifyPassword(password, user?.password_hash ?? null);
+    return matches ? user : undefined;
+  }
+
+  async roleIn(organizationId: number, userId: number): Promise<MembershipRole | undefined> {
+    const row = await this.#context.db
+      .selectFrom('memberships')
+      .select('role')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row?.role;
+  }
+
+  /** The organizations `userId` belongs to, with the role there, by name. */
+  organizationsOf(userId: number): Promise<Array<UserRow & { role: MembershipRole }>> {
+    return this.#context.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.organization_id')
+      .selectAll('users')
+      .select('memberships.role')
+      .where('memberships.user_id', '=', userId)
+      .orderBy('users.name')
+      .execute();
+  }
+
+  async memberCount(organizationId: number): Promise<number> {
+    const row = await this.#context.db
+      .selectFrom('memberships')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return row.count;
+  }
+}
