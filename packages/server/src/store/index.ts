@@ -9,6 +9,7 @@ import type { ResolvedOptions } from '../options.js';
 import { ApiClients } from './api-clients.js';
 import { AuthTokens } from './auth-tokens.js';
 import { OAuth } from './oauth.js';
+import { Sessions } from './sessions.js';
 import { Users } from './users.js';
 
 export class Store {
@@ -16,6 +17,7 @@ export class Store {
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
   readonly oauth: OAuth;
+  readonly sessions: Sessions;
 
   constructor(db: Kysely<Database>, options: ResolvedOptions, masterKey: Buffer) {
     const context = { db, clock: options.clock };
@@ -23,8 +25,10 @@ export class Store {
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
     this.oauth = new OAuth(context);
+    this.sessions = new Sessions(context, options.sessionLifetimeMs);
   }
 }
 
 export type { ApiClient, ApiClientSettings } from './api-clients.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
+export type { OAuthAccessToken, OAuthGrant } from './oauth.js';
