@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Tests run against the TypeScript sources of sibling packages, not their build output.
 const alias = {
   '@rideport/ridefile': fileURLToPath(new URL('./packages/ridefile/src/index.ts', import.meta.url)),
+  '@rideport/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
 };
 
 export default defineConfig({

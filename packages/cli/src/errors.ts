@@ -10,6 +10,12 @@ export const CliErrorCode = {
   USAGE: 'RIDEPORT_USAGE',
   /** an unexpected failure inside the command; always a bug in rideport */
   INTERNAL: 'RIDEPORT_INTERNAL',
+  /** `admin`: the named account or client does not exist */
+  NOT_FOUND: 'RIDEPORT_NOT_FOUND',
+  /** `admin`: the account or membership exists already */
+  CONFLICT: 'RIDEPORT_CONFLICT',
+  /** `serve`/`up`: the address is taken or cannot be used */
+  LISTEN: 'RIDEPORT_LISTEN',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
@@ -26,6 +32,17 @@ export class FileError extends Error {
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A failure of ours with a stable code from CliErrorCode (e.g. an admin command naming an unknown email). */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly code: CliErrorCode;
+
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }

@@ -1,5 +1,5 @@
 /** Runs `main` in-process with captured output, for the command tests. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,4 +51,12 @@ export function temporaryDirectory(): { path: string; remove: () => void } {
       rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/** Builds the packages the launcher runs (`npm test` has; a bare `vitest run` on a fresh checkout may not). */
+export async function buildCli(): Promise<void> {
+  if (existsSync(join(REPOSITORY_ROOT, 'packages/cli/dist/main.js'))) return;
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  await promisify(execFile)('npx', ['tsc', '-b', 'packages/cli'], { cwd: REPOSITORY_ROOT });
 }

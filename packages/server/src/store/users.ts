@@ -130,6 +130,16 @@ export class Users {
       .execute();
   }
 
+  /** How many people have accounts (an empty database makes `rideport serve` say how to create one). */
+  async countPeople(): Promise<number> {
+    const row = await this.#context.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('kind', '=', 'person')
+      .executeTakeFirstOrThrow();
+    return row.count;
+  }
+
   async memberCount(organizationId: number): Promise<number> {
     const row = await this.#context.db
       .selectFrom('memberships')

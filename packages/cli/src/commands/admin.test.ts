@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openPlatform, databasePathIn } from '@rideport/server';
+import { rideport, temporaryDirectory } from '../test-support/run.js';
+
+let directory: ReturnType<typeof temporaryDirectory>;
+beforeEach(() => {
+  directory = temporaryDirectory();
+});
+afterEach(() => {
+  directory.remove();
+});
+
+async function admin(...args: string[]): Promise<Record<string, unknown>> {
+  const run = await rideport(['admin', ...args, '--data', directory.path, '--json']);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+describe('rideport admin', () => {
+  it('creates a user, an organization, a client and a token that the platform accepts', async () => {
+    const user = await admin(
+      'create-user',
+      '--email',
+      'anna@example.com',
+      '--password',
+      'long enough',
+      '--name',
+      'Anna',
+    );
+    expect(user).toEqual({ id: 1, email: 'anna@example.com', name: 'Anna' });
+    const organization = await admin('create-org', '--name', 'Velo Club', '--admin', 'anna@example.com');
+    expect(organization).toEqual({ id: 2, name: 'Velo Club' });
+    const client = await admin(
+      'create-client',
+      '--owner',
+      'anna@example.com',
+      '--name',
+      'Sync',
+      '--redirect-uri',
+      'https://a.example/cb',
+      '--redirect-uri',
+      'myapp://cb',
+      '--webhook-url',
+      'https://a.example/hook',
+    );
+    expect(Object.keys(client)).toEqual(['id', 'name', 'api_key', 'client_id', 'client_secret']);
+    expect(client['client_id']).toBe(client['api_key']);
+    const token = await admin(
+      'create-token',
+      '--user',
+      'anna@example.com',
+      '--api-key',
+      client['api_key'] as string,
+    );
+    expect(token).toMatchObject({ api_key: client['api_key'], user_id: 1 });
+
+    const platform = await openPlatform({
+      databasePath: databasePathIn(directory.path),
+      baseUrl: 'http://x',
+    });
+    try {
+      const stored = await platform.store.apiClients.findByApiKey(client['api_key'] as string);
+      expect(stored?.redirectUris).toEqual(['https://a.example/cb', 'myapp://cb']);
+      expect(stored?.webhookUrl).toBe('https://a.example/hook');
+      expect(
+        await platform.store.apiClients.authenticate(
+          client['api_key'] as string,
+          client['client_secret'] as string,
+        ),
+      ).toBeDefined();
+      const check = await platform.store.authTokens.check(token['auth_token'] as string, stored!.id);
+      expect(check.ok).toBe(true);
+      expect(await platform.store.users.roleIn(2, 1)).toBe('admin');
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('adds members to an organization', async () => {
+    await admin('create-user', '--email', 'a@example.com', '--password', 'long enough');
+    await admin('create-user', '--email', 'b@example.com', '--password', 'long enough');
+    await admin('create-org', '--name', 'Club', '--admin', 'a@example.com');
+    expect(await admin('add-member', '--org', '3', '--user', 'b@example.com')).toEqual({
+      organization_id: 3,
+      user_id: 2,
+      role: 'member',
+    });
+  });
+
+  it('names what is missing or taken, with the exit status of a failed operation', async () => {
+    await admin('create-user', '--email', 'a@example.com', '--password', 'long enough');
+    const taken = await rideport([
+      'admin',
+      'create-user',
+      '--data',
+      directory.path,
+      '--email',
+      'A@example.com',
+      '--password',
+      'long enough',
+    ]);
+    expect(taken.status).toBe(1);
+    expect(taken.stderrLines).toEqual([
+      'rideport: admin create-user: RIDEPORT_CONFLICT: a user with the email A@example.com exists already',
+    ]);
+    const unknown = await rideport([
+      'admin',
+      'create-org',
+      '--data',
+      directory.path,
+      '--name',
+      'X',
+      '--admin',
+      'nobody@example.com',
+    ]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderrLines).toEqual([
+      'rideport: admin create-org: RIDEPORT_NOT_FOUND: no user has the email nobody@example.com',
+    ]);
+    const badKey = await rideport([
+      'admin',
+      'create-token',
+      '--data',
+      directory.path,
+      '--user',
+      'a@example.com',
+      '--api-key',
+      'nope',
+    ]);
+    expect(badKey.stderrLines).toEqual([
+      'rideport: admin create-token: RIDEPORT_NOT_FOUND: no API client has the key nope',
+    ]);
+  });
+
+  it('checks usage before it creates a database', async () => {
+    for (const [args, message] of [
+      [['create-user', '--email', 'a@example.com'], /--password is required/],
+      [['create-user', '--email', 'a@example.com', '--password', 'short'], /at least 8 characters/],
+      [['frobnicate'], /unknown subcommand 'frobnicate'/],
+      [
+        ['create-client', '--owner', 'a@example.com', '--name', 'X', '--redirect-uri', 'not a url'],
+        /'not a url' is not a URL/,
+      ],
+    ] as const) {
+      const sub = await rideport(['admin', ...args, '--data', `${directory.path}/fresh`]);
+      expect(sub.status).toBe(2);
+      expect(sub.stderr).toMatch(message);
+    }
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(`${directory.path}/fresh/rideport.sqlite`)).toBe(false);
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * `rideport admin <subcommand> [--data <dir>] [--json]` (design.md, "`rideport` command"; issue 4):
+ * accounts, organizations, API clients and auth tokens, written straight into the database (no
+ * server needs to run; a running one sees the changes at once).
+ */
+import { openPlatform, type Platform } from '@rideport/server';
+import { parseCommandArgs } from '../args.js';
+import { databasePath } from '../data-directory.js';
+import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-code.js';
+import type { CliIo } from '../io.js';
+import type { Command } from './command.js';
+
+/** What a subcommand prints: the JSON object of `--json`, and the same in words. */
+interface Outcome {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+interface Subcommand {
+  name: string;
+  synopsis: string;
+  options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+  /** options that must be given, checked before the database is opened */
+  requires: string[];
+  /** further checks of the options alone, also before the database is opened */
+  check?(values: Values): void;
+  run(platform: Platform, values: Values): Promise<Outcome>;
+}
+
+function required(values: Values, name: string, subcommand: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new UsageError(`admin ${subcommand}: --${name} is required (see rideport admin --help)`);
+  }
+  return value;
+}
+
+function optional(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+async function personByEmail(
+  platform: Platform,
+  email: string,
+): Promise<{ id: number; name: string; email: string | null }> {
+  const user = await platform.store.users.findByEmail(email);
+  if (user === undefined) throw new CliError(CliErrorCode.NOT_FOUND, `no user has the email ${email}`);
+  return user;
+}
+
+/** SQLite's unique-constraint failure, as our CONFLICT. */
+function conflictOr(error: unknown, message: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')
+    ? new CliError(CliErrorCode.CONFLICT, message, { cause: error })
+    : error;
+}
+
+const SUBCOMMANDS: Subcommand[] = [
+  {
+    name: 'create-user',
+    synopsis: '--email <e> --password <p> [--name <n>]',
+    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+    requires: ['email', 'password'],
+    check(values) {
+      if (required(values, 'password', 'create-user').length < 8) {
+        throw new UsageError('admin create-user: --password must have at least 8 characters');
+      }
+    },
+    async run(platform, values) {
+      const email = required(values, 'email', 'create-user');
+      const password = required(values, 'password', 'create-user');
+      const user = await platform.store.users
+        .createPerson({ email, password, name: optional(values, 'name') ?? null })
+        .catch((error: unknown) => {
+          throw conflictOr(error, `a user with the email ${email} exists already`);
+        });
+      return {
+        json: { id: user.id, email: user.email, name: user.name },
+        text: `created user ${user.id}: ${user.name} <${user.email ?? ''}>`,
+      };
+    },
+  },
+  {
+    name: 'create-org',
+    synopsis: '--name <n> --admin <email>',
+    options: { name: { type: 'string' }, admin: { type: 'string' } },
+    requires: ['name', 'admin'],
+    async run(platform, values) {
+      const name = required(values, 'name', 'create-org');
+      const admin = await personByEmail(platform, required(values, 'admin', 'create-org'));
+      const organization = await platform.store.users.createOrganization(name, admin.id);
+      return {
+        json: { id: organization.id, name: organization.name },
+        text: `created organization ${organization.id}: ${organization.name}, administered by ${admin.email ?? admin.name}`,
+      };
+    },
+  },
+  {
+    name: 'add-member',
+    synopsis: '--org <id> --user <email> [--admin]',
+    options: { org: { type: 'string' }, user: { type: 'string' }, admin: { type: 'boolean' } },
+    requires: ['org', 'user'],
+    async run(platform, values) {
+      const organizationId = Number(required(values, 'org', 'add-member'));
+      const organization = Number.isInteger(organizationId)
+        ? await platform.store.users.findById(organizationId)
+        : undefined;
+      if (organization?.kind !== 'organization') {
+        throw new CliError(CliErrorCode.NOT_FOUND, `no organization has the id ${String(values['org'])}`);
+      }
+      const user = await personByEmail(platform, required(values, 'user', 'add-member'));
+      const role = values['admin'] === true ? 'admin' : 'member';
+      await platform.store.users.setMembership(organization.id, user.id, role);
+      return {
+        json: { organization_id: organization.id, user_id: user.id, role },
+        text: `${user.email ?? user.name} is now ${role === 'admin' ? 'an administrator' : 'a member'} of ${organization.name}`,
+      };
+    },
+  },
+  {
+    name: 'create-client',
+    synopsis: '--owner <email> --name <n> [--redirect-uri <u>]... [--webhook-url <u>]',
+    options: {
+      owner: { type: 'string' },
+      name: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      'webhook-url': { type: 'string' },
+    },
+    requires: ['owner', 'name'],
+    check(values) {
+      const uris = [
+        ...((values['redirect-uri'] as string[] | undefined) ?? []),
+        optional(values, 'webhook-url'),
+      ];
+      for (const uri of uris) {
+        if (uri !== undefined && !URL.canParse(uri)) {
+          throw new UsageError(`admin create-client: '${uri}' is not a URL`);
+        }
+      }
+    },
+    async run(platform, values) {
+      const owner = await personByEmail(platform, required(values, 'owner', 'create-client'));
+      const redirectUris = (values['redirect-uri'] as string[] | undefined) ?? [];
+      const client = await platform.store.apiClients.create(owner.id, {
+        name: required(values, 'name', 'create-client'),
+        redirectUris,
+        webhookUrl: optional(values, 'webhook-url') ?? null,
+      });
+      const secret = platform.store.apiClients.secretOf(client);
+      return {
+        json: {
+          id: client.id,
+          name: client.name,
+          api_key: client.apiKey,
+          client_id: client.apiKey,
+          client_secret: secret,
+        },
+        text: `created API client ${client.id}: ${client.name}\napi_key (client_id)  ${client.apiKey}\nclient_secret        ${secret}`,
+      };
+    },
+  },
+  {
+    name: 'create-token',
+    synopsis: '--user <email> --api-key <k>',
+    options: { user: { type: 'string' }, 'api-key': { type: 'string' } },
+    requires: ['user', 'api-key'],
+    async run(platform, values) {
+      const user = await personByEmail(platform, required(values, 'user', 'create-token'));
+      const apiKey = required(values, 'api-key', 'create-token');
+      const client = await platform.store.apiClients.findByApiKey(apiKey);
+      if (client === undefined)
+        throw new CliError(CliErrorCode.NOT_FOUND, `no API client has the key ${apiKey}`);
+      const { token } = await platform.store.authTokens.issue(user.id, client.id);
+      return {
+        json: { auth_token: token, api_key: client.apiKey, user_id: user.id },
+        text: `auth token for ${user.email ?? user.name} through ${client.name}: ${token}`,
+      };
+    },
+  },
+];
+
+const help = `Usage: rideport admin <subcommand> [options] [--data <dir>] [--json]
+
+Manages accounts and credentials in the database of \`rideport serve\` / \`rideport up\`.
+
+Subcommands:
+${SUBCOMMANDS.map((subcommand) => `  ${subcommand.name} ${subcommand.synopsis}`).join('\n')}
+
+Options:
+  --data <dir>    the data directory (default: the per-user data directory)
+  --json          print the result as one JSON object
+  -h, --help      show this help
+`;
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === '--help' || name === '-h') {
+    io.stdout.write(help);
+    return name === undefined ? ExitCode.USAGE : ExitCode.OK;
+  }
+  const subcommand = SUBCOMMANDS.find((candidate) => candidate.name === name);
+  if (subcommand === undefined) {
+    throw new UsageError(
+      `admin: unknown subcommand '${name}' (available: ${SUBCOMMANDS.map((candidate) => candidate.name).join(', ')})`,
+    );
+  }
+  const { values, positionals } = parseCommandArgs(`admin ${name}`, rest, {
+    ...subcommand.options,
+    data: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values['help'] === true) {
+    io.stdout.write(
+      `Usage: rideport admin ${subcommand.name} ${subcommand.synopsis} [--data <dir>] [--json]\n`,
+    );
+    return ExitCode.OK;
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(`admin ${name}: unexpected argument '${positionals[0]!}'`);
+  }
+  for (const option of subcommand.requires) required(values, option, name);
+  subcommand.check?.(values);
+  const data = typeof values['data'] === 'string' ? values['data'] : undefined;
+  let outcome: Outcome;
+  let platform: Platform | undefined;
+  try {
+    platform = await openPlatform({ databasePath: databasePath(data, io.cwd), baseUrl: 'http://127.0.0.1' });
+    outcome = await subcommand.run(platform, values);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new OperationError(`admin ${name}`, error);
+  } finally {
+    await platform?.close();
+  }
+  io.stdout.write(values['json'] === true ? `${JSON.stringify(outcome.json)}\n` : `${outcome.text}\n`);
+  return ExitCode.OK;
+}
+
+export const adminCommand: Command = {
+  name: 'admin',
+  synopsis: `<${SUBCOMMANDS.map((subcommand) => subcommand.name).join('|')}> [--data <dir>] [--json]`,
+  summary: 'create accounts, organizations, API clients and auth tokens',
+  help,
+  run,
+};

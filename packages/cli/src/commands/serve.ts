@@ -1,0 +1,106 @@
+/**
+ * `rideport serve [--host 127.0.0.1] [--port 4242] [--data <dir>] [--base-url <url>]
+ * [--log-format text|json]` (design.md): the platform server on the data directory's database.
+ */
+import { parseCommandArgs } from '../args.js';
+import { databasePath, dataDirectory } from '../data-directory.js';
+import { OperationError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-code.js';
+import type { CliIo } from '../io.js';
+import { announce, startServer, untilStopSignal, type LogFormat } from '../server-host.js';
+import type { Command } from './command.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4242;
+
+const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--base-url <url>] [--log-format text|json]
+
+Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
+database, until SIGINT or SIGTERM.
+
+Options:
+  --host <host>         address to listen on (default ${DEFAULT_HOST})
+  --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
+  --data <dir>          data directory (default: the per-user data directory)
+  --base-url <url>      public URL of the server, for links in responses (default: the listening address)
+  --log-format <f>      text (default) or json: one JSON line per request and event (pino)
+  -h, --help            show this help
+`;
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('serve', args, {
+    host: { type: 'string', default: DEFAULT_HOST },
+    port: { type: 'string', default: String(DEFAULT_PORT) },
+    data: { type: 'string' },
+    'base-url': { type: 'string' },
+    'log-format': { type: 'string', default: 'text' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout.write(help);
+    return ExitCode.OK;
+  }
+  if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]!}'`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`serve: --port must be a port number, got '${values.port}'`);
+  }
+  const logFormat = values['log-format'];
+  if (logFormat !== 'text' && logFormat !== 'json') {
+    throw new UsageError(`serve: --log-format must be text or json, got '${logFormat}'`);
+  }
+  const baseUrl = values['base-url'];
+  if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
+    throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);
+  }
+  return serve(io, { host: values.host, port, data: values.data, baseUrl, logFormat });
+}
+
+async function serve(
+  io: CliIo,
+  options: {
+    host: string;
+    port: number;
+    data: string | undefined;
+    baseUrl: string | undefined;
+    logFormat: LogFormat;
+  },
+): Promise<number> {
+  const stopped = untilStopSignal();
+  const directory = dataDirectory(options.data, io.cwd);
+  let server;
+  try {
+    server = await startServer({
+      host: options.host,
+      port: options.port,
+      databasePath: databasePath(options.data, io.cwd),
+      baseUrl: options.baseUrl,
+      logFormat: options.logFormat,
+    });
+  } catch (error) {
+    throw new OperationError('serve', error);
+  }
+  announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
+    url: server.url,
+    data: directory,
+  });
+  if ((await server.app.rideport.store.users.countPeople()) === 0) {
+    announce(
+      io,
+      options.logFormat,
+      `No accounts yet. Create the first one with:\n  rideport admin create-user --data ${JSON.stringify(directory)} --email you@example.com --password '<a password>'`,
+    );
+  }
+  const signal = await stopped;
+  announce(io, options.logFormat, `${signal}: stopping`, { signal });
+  await server.close();
+  return ExitCode.OK;
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  synopsis: '[--host <h>] [--port <p>] [--data <dir>] [--base-url <url>] [--log-format text|json]',
+  summary: 'serve the platform API and pages on the local database',
+  help,
+  run,
+};
