@@ -24,31 +24,27 @@ const XML_ESCAPES: Readonly<Record<string, string>> = {
   "'": '&apos;',
 };
 
-const SECONDS_PER_DAY = 86_400;
-/** '00' … '59', for the hours, minutes and seconds of a time. */
+/** '00' … '59', the seconds of a time. */
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
-/** The day of the last time formatted and its 'YYYY-MM-DDT' prefix: points of a track share a day. */
-let cachedDay = NaN;
-let cachedDayPrefix = '';
+/** The minute of the last time formatted and its 'YYYY-MM-DDTHH:MM:' prefix: points come a second apart. */
+let cachedMinute = NaN;
+let cachedMinutePrefix = '';
 
 /**
  * Unix seconds → ISO 8601 UTC without fractions, e.g. 2019-02-17T06:26:44Z (with milliseconds when the
- * time has them). Writers format one time per point, so the date part is computed once per day and the
- * time of day from a table: `Date#toISOString` for every point was a third of the time of writing a GPX.
+ * time has them). Writers format one time per point, so the date and minute are formatted once per
+ * minute and the seconds come from a table: `Date#toISOString` for every point was a third of the time
+ * of writing a GPX.
  */
 export function isoTime(seconds: number): string {
   if (!Number.isInteger(seconds)) return new Date(seconds * 1000).toISOString();
-  const day = Math.floor(seconds / SECONDS_PER_DAY);
-  if (day !== cachedDay) {
-    const iso = new Date(day * SECONDS_PER_DAY * 1000).toISOString();
-    cachedDayPrefix = iso.slice(0, iso.indexOf('T') + 1);
-    cachedDay = day;
+  const minute = Math.floor(seconds / 60);
+  if (minute !== cachedMinute) {
+    const iso = new Date(minute * 60_000).toISOString();
+    cachedMinutePrefix = iso.slice(0, iso.lastIndexOf(':') + 1);
+    cachedMinute = minute;
   }
-  const ofDay = seconds - day * SECONDS_PER_DAY;
-  const hours = Math.floor(ofDay / 3600);
-  const minutes = Math.floor((ofDay - hours * 3600) / 60);
-  const secondsOfMinute = ofDay - hours * 3600 - minutes * 60;
-  return `${cachedDayPrefix}${TWO_DIGITS[hours]!}:${TWO_DIGITS[minutes]!}:${TWO_DIGITS[secondsOfMinute]!}Z`;
+  return `${cachedMinutePrefix}${TWO_DIGITS[seconds - minute * 60]!}Z`;
 }
 
 /** Decimal places written for coordinates: 1e-9° (0.1 mm), finer than FIT's semicircle (8.4e-8°). */
@@ -92,20 +88,26 @@ function plainDecimal(value: number): string {
   return value.toFixed(20).replace(/\.?0+$/, '');
 }
 
+/** '', '0', '00', … leading zeros of a fraction's digits. */
+const ZEROS = Array.from({ length: 10 }, (_, n) => '0'.repeat(n));
+
 /** `value` rounded to `places` decimals without trailing zeros; null when it is too large for that. */
 function fixedDecimals(value: number, places: number): string | null {
   const scale = POWERS_OF_TEN[places]!;
-  let scaled = Math.round(Math.abs(value) * scale);
+  const negative = value < 0;
+  const scaled = Math.round((negative ? -value : value) * scale);
   if (!Number.isSafeInteger(scaled)) return null;
-  const sign = value < 0 && scaled !== 0 ? '-' : '';
   const whole = Math.floor(scaled / scale);
-  scaled -= whole * scale;
-  if (scaled === 0) return `${sign}${whole}`;
-  while (scaled % 10 === 0) {
-    scaled /= 10;
-    places -= 1;
+  let fraction = scaled - whole * scale;
+  const sign = negative && scaled !== 0 ? '-' : '';
+  if (fraction === 0) return sign + String(whole);
+  let digits = places;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits -= 1;
   }
-  return `${sign}${whole}.${String(scaled).padStart(places, '0')}`;
+  const text = String(fraction);
+  return `${sign}${whole}.${ZEROS[digits - text.length]!}${text}`;
 }
 
 /** Chunks of about this many characters are handed out, so a huge track never becomes one string. */
