@@ -22,7 +22,12 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: 'server', root: './packages/server', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+        test: {
+          name: 'server',
+          root: './packages/server',
+          include: ['src/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
       },
       {
         resolve: { alias },
