@@ -2,14 +2,18 @@
  * `buildServer(options)` (issue 4): the Fastify app of the Route and Ride Platform API, not yet
  * listening. Opens (and migrates) the database, and closes it when the app closes.
  */
+import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { v1Api } from './api/v1/index.js';
+import { registerRateLimiting } from './auth/rate-limit.js';
 import type { ServerContext } from './context.js';
 import { openDatabase } from './db/open.js';
 import { loadMasterKey } from './master-key.js';
+import { oauthApi } from './oauth/index.js';
 import { resolveOptions, type ServerOptions } from './options.js';
+import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { Store } from './store/index.js';
 
 declare module 'fastify' {
@@ -56,6 +60,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
   });
   await app.register(formBody);
+  // Sessions and CSRF for the pages and the consent form; rate limits before the routes they limit.
+  await app.register(cookie);
+  await registerCsrf(app, { secureCookies: resolved.secureCookies, hmacKey: csrfHmacKey(masterKey) });
+  await registerRateLimiting(app, context);
   await app.register(v1Api, { prefix: '/api/v1', context });
+  await app.register(oauthApi, { context });
+  await app.register(webPages, { context });
   return app;
 }

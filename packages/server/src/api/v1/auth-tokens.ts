@@ -3,6 +3,7 @@
  * `x-service-api-key`, the user's email and password in the body → 201 with the auth token record.
  */
 import type { FastifyInstance } from 'fastify';
+import { perIpRateLimit } from '../../auth/rate-limit.js';
 import type { PluginOptions } from '../../context.js';
 import { notAuthorized } from '../../errors.js';
 import { ERRORS_SCHEMA, isoTime, USER_SCHEMA, userRecord } from './records.js';
@@ -50,6 +51,8 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
     method: 'POST',
     url: '/auth_tokens.json',
     auth: 'client',
+    // decisions.md §7: per IP here, per account (failed sign-ins per email) in the handler.
+    config: { rateLimit: perIpRateLimit(context, 'auth_tokens') },
     schema: {
       summary: 'Get an auth token for a user (email and password)',
       body: BODY_SCHEMA,
@@ -58,9 +61,15 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
     handler: async (request, reply) => {
       const { user: credentials } = request.body as Body;
       const client = request.apiClient!;
+      const throttle = request.server.signInThrottle;
+      throttle.assertAllowed(credentials.email);
       const user = await context.store.users.authenticate(credentials.email, credentials.password);
       // One message for an unknown email and a wrong password (never reveal whether an email exists).
-      if (user === undefined) throw notAuthorized('invalid email or password');
+      if (user === undefined) {
+        throttle.recordFailure(credentials.email);
+        throw notAuthorized('invalid email or password');
+      }
+      throttle.recordSuccess(credentials.email);
       const { row, token } = await context.store.authTokens.issue(user.id, client.id);
       return reply.code(201).send({
         auth_token: {

@@ -1,0 +1,215 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Browser, csrfTokenIn } from '../test-support/browser.js';
+import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
+import { redirectUriProblem } from './api-client-form.js';
+
+let server: TestServer;
+let rider: Person;
+let browser: Browser;
+
+beforeEach(async () => {
+  server = await testServer();
+  rider = await createPerson(server, 'Anna Rider');
+  browser = new Browser(server.app);
+  expect((await browser.signIn(rider.email, rider.password)).statusCode).toBe(303);
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const SETTINGS = {
+  name: 'My ride app',
+  redirect_uris: 'https://app.example.com/callback\r\ncom.example.rides:/oauth\r\n',
+  webhook_url: 'https://app.example.com/hooks',
+  webhook_assets: ['trip'],
+};
+
+async function createClient(settings: Record<string, string | string[]> = SETTINGS) {
+  const token = await browser.csrfTokenOf('/developer');
+  return browser.post('/developer/api_clients', { _csrf: token, ...settings });
+}
+
+describe('GET /developer', () => {
+  it('sends a browser without a session to the sign-in form and back', async () => {
+    const response = await new Browser(server.app).get('/developer');
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/sign_in?return_to=%2Fdeveloper');
+  });
+
+  it('lists no clients at first, with a labelled form for a new one', async () => {
+    const response = await browser.get('/developer');
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('You have no API clients yet.');
+    for (const [id, label] of [
+      ['client-name', 'Name'],
+      ['client-redirect-uris', 'Redirect URIs (one per line)'],
+      ['client-webhook-url', 'Webhook URL (optional)'],
+      ['client-assets-route', 'Routes'],
+      ['client-assets-trip', 'Trips (rides)'],
+    ]) {
+      expect(response.body).toContain(`<label for="${id}">${label}</label>`);
+      expect(response.body).toContain(`id="${id}"`);
+    }
+  });
+});
+
+describe('creating, editing and deleting an API client', () => {
+  it('creates a client and shows its api_key, client_secret and settings', async () => {
+    const created = await createClient();
+    expect(created.statusCode).toBe(303);
+    const location = created.headers.location as string;
+    expect(location).toMatch(/^\/developer\/api_clients\/\d+\?notice=created$/);
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    expect(client).toMatchObject({
+      name: 'My ride app',
+      redirectUris: ['https://app.example.com/callback', 'com.example.rides:/oauth'],
+      webhookUrl: 'https://app.example.com/hooks',
+      webhookAssets: ['trip'],
+    });
+    const page = await browser.get(location);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The API client was created.');
+    expect(page.body).toContain(`<code id="api-key">${client!.apiKey}</code>`);
+    expect(page.body).toContain(`id="client-secret">${server.store.apiClients.secretOf(client!)}</code>`);
+    expect(page.body).toContain('https://app.example.com/callback\ncom.example.rides:/oauth</textarea>');
+    expect(page.body).toMatch(/value="trip"\s+checked/);
+    expect(page.body).not.toMatch(/value="route"\s+checked/);
+    expect(page.body).toContain('<section id="webhook-deliveries">');
+    expect(page.body).toContain('No webhook deliveries have been recorded for this client.');
+    expect((await browser.get('/developer')).body).toContain(`<code>${client!.apiKey}</code>`);
+  });
+
+  it('escapes what the user typed on every page that shows it', async () => {
+    const name = '<script>alert("x")</script> & co';
+    await createClient({ ...SETTINGS, name });
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    for (const url of ['/developer', `/developer/api_clients/${client!.id}`]) {
+      const page = await browser.get(url);
+      expect(page.body).not.toContain('<script>');
+      expect(page.body).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co');
+    }
+  });
+
+  it('answers 400 with every problem and the form as typed', async () => {
+    const response = await createClient({
+      name: '',
+      redirect_uris:
+        'not a uri\njavascript:alert(1)\nhttps://app.example.com/cb#frag\nhttps://user:pw@app.example.com/',
+      webhook_url: 'ftp://example.com/',
+    });
+    expect(response.statusCode).toBe(400);
+    for (const problem of [
+      'name is required',
+      'redirect URI must not contain spaces: not a uri',
+      'redirect URI must be an http or https URL, or a custom-scheme URI of a native app: javascript:alert(1)',
+      'redirect URI must not have a fragment (#…): https://app.example.com/cb#frag',
+      'redirect URI must not contain a user name or password: https://user:pw@app.example.com/',
+      'webhook URL must be an http or https URL: ftp://example.com/',
+    ]) {
+      expect(response.body).toContain(`<li>${problem}</li>`);
+    }
+    expect(response.body).toContain('value="ftp://example.com/"');
+    expect(await server.store.apiClients.listByOwner(rider.id)).toEqual([]);
+  });
+
+  it('saves edited settings, regenerates the secret and deletes the client', async () => {
+    await createClient();
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    const path = `/developer/api_clients/${client!.id}`;
+    const oldSecret = server.store.apiClients.secretOf(client!);
+
+    const saved = await browser.post(path, {
+      _csrf: await browser.csrfTokenOf(path),
+      name: 'Renamed',
+      redirect_uris: 'http://127.0.0.1:8080/cb',
+      webhook_url: '',
+      webhook_assets: ['route', 'trip'],
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(saved.headers.location).toBe(`${path}?notice=saved`);
+    expect(await server.store.apiClients.findById(client!.id)).toMatchObject({
+      name: 'Renamed',
+      redirectUris: ['http://127.0.0.1:8080/cb'],
+      webhookUrl: null,
+      webhookAssets: ['route', 'trip'],
+    });
+
+    const invalid = await browser.post(path, { _csrf: await browser.csrfTokenOf(path), name: '' });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.body).toContain('<li>name is required</li>');
+
+    const regenerated = await browser.post(`${path}/secret`, { _csrf: await browser.csrfTokenOf(path) });
+    expect(regenerated.statusCode).toBe(303);
+    const after = (await server.store.apiClients.findById(client!.id))!;
+    const newSecret = server.store.apiClients.secretOf(after);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(await server.store.apiClients.authenticate(after.apiKey, oldSecret)).toBeUndefined();
+    const page = await browser.get(`${path}?notice=secret`);
+    expect(page.body).toContain(newSecret);
+    expect(page.body).toContain('A new client secret was generated; the old one no longer works.');
+
+    const deleted = await browser.post(`${path}/delete`, { _csrf: await browser.csrfTokenOf(path) });
+    expect(deleted.statusCode).toBe(303);
+    expect(deleted.headers.location).toBe('/developer?notice=deleted');
+    expect(await server.store.apiClients.findById(client!.id)).toBeUndefined();
+    expect((await browser.get(path)).statusCode).toBe(404);
+  });
+
+  it('refuses every form post without a valid CSRF token (403), changing nothing', async () => {
+    await createClient();
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    const path = `/developer/api_clients/${client!.id}`;
+    for (const [url, form] of [
+      ['/developer/api_clients', SETTINGS],
+      [path, { ...SETTINGS, name: 'Changed' }],
+      [`${path}/secret`, {}],
+      [`${path}/delete`, {}],
+    ] as const) {
+      const response = await browser.post(url, form);
+      expect(response.statusCode, url).toBe(403);
+    }
+    expect(await server.store.apiClients.listByOwner(rider.id)).toEqual([client]);
+  });
+});
+
+describe('someone else’s API client', () => {
+  it('is 403 to see or change, and an unknown id is 404', async () => {
+    const other = await createPerson(server, 'Other Owner');
+    const theirs = await server.store.apiClients.create(other.id, { name: 'Theirs' });
+    const path = `/developer/api_clients/${theirs.id}`;
+    const seen = await browser.get(path);
+    expect(seen.statusCode).toBe(403);
+    expect(seen.body).not.toContain(theirs.apiKey);
+    const token = csrfTokenIn((await browser.get('/developer')).body);
+    expect((await browser.post(`${path}/delete`, { _csrf: token })).statusCode).toBe(403);
+    expect((await browser.post(`${path}/secret`, { _csrf: token })).statusCode).toBe(403);
+    expect(await server.store.apiClients.findById(theirs.id)).toEqual(theirs);
+    expect((await browser.get('/developer/api_clients/99999')).statusCode).toBe(404);
+    expect((await browser.get('/developer/api_clients/abc')).statusCode).toBe(404);
+  });
+});
+
+describe('redirectUriProblem', () => {
+  it('accepts http(s) URLs and native app schemes, and nothing that could run or read locally', () => {
+    for (const uri of [
+      'https://app.example.com/callback',
+      'http://localhost:3000/cb?x=1',
+      'com.example.app:/oauth2redirect',
+      'myapp://callback',
+    ]) {
+      expect(redirectUriProblem(uri), uri).toBeNull();
+    }
+    for (const uri of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,hi',
+      'file:///etc/passwd',
+      'vbscript:x',
+      '/relative/path',
+      'https://app.example.com/cb#x',
+      `https://example.com/${'a'.repeat(2100)}`,
+    ]) {
+      expect(redirectUriProblem(uri), uri).not.toBeNull();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The one layout of the web pages (decisions.md §4: plain HTML that works without JavaScript): a
+ * header saying who is signed in with the sign-out button, the page, and headers that keep the pages
+ * out of frames (the consent page must not be clickjacked) and out of caches (some pages show secrets).
+ */
+import type { FastifyReply } from 'fastify';
+import type { UserRow } from '../db/schema.js';
+import { csrfField } from './csrf.js';
+import { html, SafeHtml } from './html.js';
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** the signed-in user: the header names them and offers to sign out (which needs `csrfToken`) */
+  user?: UserRow | undefined;
+  csrfToken?: string | undefined;
+}
+
+/** The fixed stylesheet: a constant of this file, not user input, so it goes in as markup. */
+const STYLESHEET = new SafeHtml(`
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
+  header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between;
+    border-bottom: 1px solid #ddd; padding: .75rem 0; margin-bottom: 1.5rem; }
+  header a.brand { font-weight: 700; text-decoration: none; color: inherit; }
+  form.inline { display: inline; }
+  label { display: block; font-weight: 600; margin-top: .75rem; }
+  fieldset label { display: inline; font-weight: 400; margin-right: 1rem; }
+  input[type=text], input[type=email], input[type=password], input[type=url], textarea { width: 100%; box-sizing: border-box; padding: .4rem; font: inherit; }
+  button { font: inherit; padding: .4rem 1rem; margin-top: 1rem; }
+  code, .secret { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+  .error { color: #a40000; }
+  .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }
+`);
+
+export function renderPage({ title, body, user, csrfToken }: PageOptions): string {
+  const account =
+    user === undefined
+      ? html`<a href="/sign_in">Sign in</a>`
+      : html`<span>Signed in as <strong>${user.name}</strong></span>
+          <a href="/developer">Developer settings</a>
+          <form class="inline" method="post" action="/sign_out">
+            ${csrfToken === undefined ? '' : csrfField(csrfToken)}
+            <button type="submit">Sign out</button>
+          </form>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Rideport</title>
+        <style>
+          ${STYLESHEET}
+        </style>
+      </head>
+      <body>
+        <header>
+          <a class="brand" href="/developer">Rideport</a>
+          <nav>${account}</nav>
+        </header>
+        <main>${body}</main>
+      </body>
+    </html> `.text;
+}
+
+export function sendPage(reply: FastifyReply, statusCode: number, options: PageOptions): FastifyReply {
+  return reply
+    .code(statusCode)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      // No scripts at all; no form-action either, since approving on the consent page ends in a
+      // redirect to the client's site, which some browsers would count against form-action.
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+    })
+    .send(renderPage(options));
+}
