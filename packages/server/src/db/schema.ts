@@ -121,6 +121,13 @@ export interface AssetColumns {
   track_type: string;
   terrain: string;
   point_count: number;
+  /**
+   * The v1 record but its url, rendered as JSON from the columns above (store/asset-records.ts;
+   * migration 002); null for rows written before it
+   */
+  record_json: string | null;
+  /** RECORD_FORMAT of record_json when it was rendered */
+  record_format: number | null;
 }
 
 export type RoutesTable = AssetColumns;
@@ -180,6 +187,12 @@ export interface AssetChangesTable {
   at: number;
 }
 
+/** The last id handed out per table (migration 002): ids of deleted rows are never used again. */
+export interface IdSequencesTable {
+  name: 'routes' | 'trips' | 'events';
+  last_id: number;
+}
+
 export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
@@ -194,6 +207,7 @@ export interface Database {
   trip_track_points: TrackPointsTable;
   events: EventsTable;
   asset_changes: AssetChangesTable;
+  id_sequences: IdSequencesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -7,28 +7,64 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { ApiClients } from './api-clients.js';
+import { Assets } from './assets.js';
 import { AuthTokens } from './auth-tokens.js';
+import { AssetChanges } from './changes.js';
+import { Events } from './events.js';
 import { OAuth } from './oauth.js';
 import { Sessions } from './sessions.js';
 import { Users } from './users.js';
 
 export class Store {
+  readonly #db: Kysely<Database>;
   readonly users: Users;
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
   readonly oauth: OAuth;
   readonly sessions: Sessions;
+  /** routes and trips (issue 4, v1 resources) */
+  readonly assets: Assets;
+  /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
+  readonly changes: AssetChanges;
+  readonly events: Events;
 
   constructor(db: Kysely<Database>, options: ResolvedOptions, masterKey: Buffer) {
+    this.#db = db;
     const context = { db, clock: options.clock };
     this.users = new Users(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
     this.oauth = new OAuth(context);
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
+    this.assets = new Assets(context);
+    this.changes = new AssetChanges(context);
+    this.events = new Events(context);
+  }
+
+  /**
+   * Runs `work` in one transaction, for a change that spans repositories (the upload queue of issue 5
+   * stores a file's routes and trips and marks its task at once): pass `trx` to the repository methods
+   * that take a transaction, such as Assets.createFromTrack. Commits when `work` resolves, rolls back
+   * when it throws.
+   */
+  transaction<R>(work: (trx: Kysely<Database>) => Promise<R>): Promise<R> {
+    return this.#db.transaction().execute(work);
   }
 }
 
 export type { ApiClient, ApiClientSettings } from './api-clients.js';
+export type {
+  AssetMetadata,
+  AssetPage,
+  AssetRecordWithPoints,
+  AssetRow,
+  CreatedAsset,
+  Page,
+  RecordUrl,
+} from './assets.js';
+export { recordWithUrl } from './assets.js';
+export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
+export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
+export type { EventFields } from './events.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
 export type { OAuthAccessToken, OAuthGrant } from './oauth.js';

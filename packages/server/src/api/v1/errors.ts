@@ -29,7 +29,10 @@ export function installV1ErrorHandling(app: FastifyInstance): void {
 }
 
 /** "page_size must be >= 20", from Ajv's errors: the field named as the client sent it. */
-function validationProblems(error: FastifyError): string[] {
+export function validationProblems(error: {
+  validation?: FastifyError['validation'];
+  validationContext?: string;
+}): string[] {
   return (error.validation ?? []).map((problem) => {
     const missing = (problem.params as { missingProperty?: string }).missingProperty;
     const path = problem.instancePath.replace(/^\//, '').replaceAll('/', '.');

@@ -6,7 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import { authTokensRoutes } from './auth-tokens.js';
 import { installV1ErrorHandling } from './errors.js';
+import { eventsRoutes } from './events.js';
 import { decorateV1Requests } from './route.js';
+import { routesRoutes } from './routes.js';
+import { syncRoutes } from './sync.js';
+import { tripsRoutes } from './trips.js';
 import { usersRoutes } from './users.js';
 
 export async function v1Api(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
@@ -16,5 +20,9 @@ export async function v1Api(app: FastifyInstance, { context }: PluginOptions): P
   const options: PluginOptions = { context };
   await app.register(authTokensRoutes, options);
   await app.register(usersRoutes, options);
+  await app.register(routesRoutes, options);
+  await app.register(tripsRoutes, options);
+  await app.register(eventsRoutes, options);
+  await app.register(syncRoutes, options);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }

@@ -2,7 +2,8 @@
  * v1 record shapes (decisions.md §2). Times are ISO 8601 UTC with offset; a value the data does not
  * give is null; `email` only when the caller is that user.
  */
-import type { UserRow } from '../../db/schema.js';
+import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
+import { recordWithUrl, type RecordUrl } from '../../store/index.js';
 
 export function isoTime(milliseconds: number): string {
   return new Date(milliseconds).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -53,3 +54,212 @@ export const ERRORS_SCHEMA = {
   required: ['errors'],
   properties: { errors: { type: 'array', items: { type: 'string' } } },
 } as const;
+
+/**
+ * The prefix of absolute v1 URLs (`next_page_url`, record `url`, sync `item_url`): the configured public
+ * base URL, which may carry a path when the server sits behind a proxy, then /api/v1.
+ */
+export function v1UrlPrefix(baseUrl: URL): string {
+  return `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/api/v1`;
+}
+
+/** The v1 URL of one route or trip, e.g. http://127.0.0.1:4242/api/v1/trips/7.json. */
+export function assetUrl(prefix: string, type: AssetType, id: number): string {
+  return `${prefix}/${type}s/${id}.json`;
+}
+
+/** How records of `type` name their URL (`<prefix>/routes/<id>.json`), for the data-access layer. */
+export function assetRecordUrl(prefix: string, type: AssetType): RecordUrl {
+  return { prefix: `${prefix}/${type}s/`, suffix: '.json' };
+}
+
+/** One route or trip record as JSON, from the stored record (store/asset-records.ts) and its URL. */
+export function assetRecordJson(prefix: string, type: AssetType, recordJson: string): string {
+  return recordWithUrl(recordJson, assetRecordUrl(prefix, type));
+}
+
+export interface EventRecord {
+  id: number;
+  name: string;
+  description: string | null;
+  location: string | null;
+  /** the event's own web page, as its organiser gave it */
+  url: string | null;
+  start_date: string;
+  end_date: string | null;
+  visibility: Visibility;
+  user_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function eventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    location: row.location,
+    url: row.url,
+    start_date: row.start_date,
+    end_date: row.end_date,
+    visibility: row.visibility,
+    user_id: row.user_id,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+  };
+}
+
+const NUMBER_OR_NULL = { type: ['number', 'null'] } as const;
+const VISIBILITY_SCHEMA = { type: 'string', enum: ['public', 'friends_only', 'private'] } as const;
+
+const ROUTE_PROPERTIES = {
+  id: { type: 'integer' },
+  url: { type: 'string', format: 'uri', description: 'this record in the v1 API' },
+  name: { type: 'string' },
+  description: { type: ['string', 'null'] },
+  user_id: { type: 'integer', description: 'the owner' },
+  visibility: VISIBILITY_SCHEMA,
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+  distance: { ...NUMBER_OR_NULL, description: 'metres' },
+  elevation_gain: { ...NUMBER_OR_NULL, description: 'metres' },
+  elevation_loss: { ...NUMBER_OR_NULL, description: 'metres' },
+  first_lat: NUMBER_OR_NULL,
+  first_lng: NUMBER_OR_NULL,
+  last_lat: NUMBER_OR_NULL,
+  last_lng: NUMBER_OR_NULL,
+  sw_lat: { ...NUMBER_OR_NULL, description: 'south-west corner of the bounds' },
+  sw_lng: NUMBER_OR_NULL,
+  ne_lat: { ...NUMBER_OR_NULL, description: 'north-east corner of the bounds' },
+  ne_lng: NUMBER_OR_NULL,
+  track_type: { type: 'string', enum: ['loop', 'out_and_back', 'point_to_point', 'unknown'] },
+  terrain: { type: 'string', enum: ['flat', 'rolling', 'climbing'] },
+} as const;
+
+const TRIP_PROPERTIES = {
+  ...ROUTE_PROPERTIES,
+  departed_at: { type: ['string', 'null'], format: 'date-time' },
+  time_zone: { type: ['string', 'null'], description: 'IANA time zone at the first position' },
+  activity_type: {
+    type: ['string', 'null'],
+    description: 'e.g. cycling:road, cycling:virtual, running:generic',
+  },
+  is_stationary: { type: 'boolean', description: 'no positions, or an indoor or virtual activity' },
+  duration: { ...NUMBER_OR_NULL, description: 'elapsed seconds' },
+  moving_time: { ...NUMBER_OR_NULL, description: 'seconds' },
+  avg_speed: { ...NUMBER_OR_NULL, description: 'km/h' },
+  max_speed: { ...NUMBER_OR_NULL, description: 'km/h' },
+  avg_cad: { ...NUMBER_OR_NULL, description: 'rpm' },
+  min_cad: NUMBER_OR_NULL,
+  max_cad: NUMBER_OR_NULL,
+  avg_hr: { ...NUMBER_OR_NULL, description: 'bpm' },
+  min_hr: NUMBER_OR_NULL,
+  max_hr: NUMBER_OR_NULL,
+  avg_watts: { ...NUMBER_OR_NULL, description: 'W' },
+  min_watts: NUMBER_OR_NULL,
+  max_watts: NUMBER_OR_NULL,
+  calories: { ...NUMBER_OR_NULL, description: 'kcal' },
+  device: { type: ['string', 'null'], description: 'e.g. Garmin Edge 530' },
+} as const;
+
+/** A legacy track point (platform-api.md, "Track point"): every key optional. */
+export const TRACK_POINT_SCHEMA = {
+  type: 'object',
+  properties: {
+    x: { type: 'number', description: 'longitude' },
+    y: { type: 'number', description: 'latitude' },
+    e: { type: 'number', description: 'elevation, m' },
+    t: { type: 'integer', description: 'time, Unix seconds (not milliseconds)' },
+    c: { type: 'number', description: 'cadence, rpm' },
+    h: { type: 'number', description: 'heart rate, bpm' },
+    p: { type: 'number', description: 'power, W' },
+    s: { type: 'number', description: 'speed, m/s (wheel sensor only)' },
+    d: { type: 'number', description: 'distance from start, m (wheel sensor only)' },
+    T: { type: 'number', description: 'temperature, °C' },
+  },
+} as const;
+
+const TRACK_POINTS_PROPERTY = {
+  track_points: { type: 'array', items: TRACK_POINT_SCHEMA, description: 'single-record responses only' },
+} as const;
+
+export const ROUTE_SCHEMA = {
+  type: 'object',
+  required: Object.keys(ROUTE_PROPERTIES),
+  properties: ROUTE_PROPERTIES,
+} as const;
+
+export const ROUTE_WITH_POINTS_SCHEMA = {
+  type: 'object',
+  required: [...Object.keys(ROUTE_PROPERTIES), 'track_points'],
+  properties: { ...ROUTE_PROPERTIES, ...TRACK_POINTS_PROPERTY },
+} as const;
+
+export const TRIP_SCHEMA = {
+  type: 'object',
+  required: Object.keys(TRIP_PROPERTIES),
+  properties: TRIP_PROPERTIES,
+} as const;
+
+export const TRIP_WITH_POINTS_SCHEMA = {
+  type: 'object',
+  required: [...Object.keys(TRIP_PROPERTIES), 'track_points'],
+  properties: { ...TRIP_PROPERTIES, ...TRACK_POINTS_PROPERTY },
+} as const;
+
+export const EVENT_SCHEMA = {
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'description',
+    'location',
+    'url',
+    'start_date',
+    'end_date',
+    'visibility',
+    'user_id',
+    'created_at',
+    'updated_at',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    location: { type: ['string', 'null'] },
+    url: { type: ['string', 'null'], description: "the event's own web page" },
+    start_date: { type: 'string', format: 'date' },
+    end_date: { type: ['string', 'null'], format: 'date' },
+    visibility: VISIBILITY_SCHEMA,
+    user_id: { type: 'integer', description: 'the organiser' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/** `meta.pagination` (platform-api.md, "Pagination metadata"). */
+export const PAGINATION_META_SCHEMA = {
+  type: 'object',
+  required: ['pagination'],
+  properties: {
+    pagination: {
+      type: 'object',
+      required: ['record_count', 'page_count', 'page_size', 'next_page_url'],
+      properties: {
+        record_count: { type: 'integer' },
+        page_count: { type: 'integer' },
+        page_size: { type: 'integer' },
+        next_page_url: { type: ['string', 'null'], format: 'uri', description: 'null on the last page' },
+      },
+    },
+  },
+} as const;
+
+/** Path parameter `{id}` of the single-record endpoints. */
+export const ID_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer', minimum: 1 } },
+} as const;
+
+export const NO_CONTENT_SCHEMA = { type: 'null', description: 'deleted; the body is empty' } as const;

@@ -19,7 +19,7 @@ declare module 'fastify' {
 
 export type V1Auth = 'user' | 'client';
 
-export interface V1RouteOptions extends Omit<RouteOptions, 'url' | 'preHandler'> {
+export interface V1RouteOptions extends Omit<RouteOptions, 'url' | 'onRequest'> {
   /** the path with its `.json` extension, relative to /api/v1 */
   url: `${string}.json`;
   auth: V1Auth;
@@ -36,7 +36,9 @@ export function v1Route(
   context: ServerContext,
   { auth, url, ...route }: V1RouteOptions,
 ): void {
-  const preHandler = async (request: FastifyRequest): Promise<void> => {
+  // Credentials are checked as the request arrives, before its body is read or validated: a caller
+  // without them learns 401 (decisions.md §1), not what would have been wrong with the request.
+  const onRequest = async (request: FastifyRequest): Promise<void> => {
     if (auth === 'user') {
       request.caller = await v1Caller(request, context.store);
       request.apiClient = request.caller.client;
@@ -44,12 +46,12 @@ export function v1Route(
       request.apiClient = await callingClient(request, context.store);
     }
   };
-  app.route({ ...route, url, preHandler });
+  app.route({ ...route, url, onRequest });
   // The same route without the extension; hidden from the OpenAPI document, which lists the .json form.
   app.route({
     ...route,
     url: url.slice(0, -'.json'.length),
-    preHandler,
+    onRequest,
     schema: { ...route.schema, hide: true },
   });
 }

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as platform from './001-platform.js';
+import * as assetRecords from './002-asset-records.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
+  '002-asset-records': assetRecords,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,151 @@
+/**
+ * The endpoints routes and trips share (decisions.md §2): the owner's library as a paginated index,
+ * the single record with its `track_points`, and delete. routes.ts and trips.ts register them.
+ *
+ * Who sees what (decisions.md §1): the index lists the caller's own assets; another user's asset is
+ * shown when it is public and is a 403 otherwise (private, friends_only); only the owner deletes; an
+ * unknown id is a 404.
+ *
+ * The bodies are put together as text from what the data-access layer keeps rendered: the records'
+ * JSON and the points' JSON (store/asset-records.ts, store/track-points.ts). A page of 200 records or a
+ * trip of 10,000 points is then copied, not rebuilt, on every request (issue 4's bench/api targets).
+ * The response schemas below describe the result for the OpenAPI document; Fastify does not serialise
+ * a body that is already text or bytes.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ServerContext } from '../../context.js';
+import type { AssetType } from '../../db/schema.js';
+import { forbidden, notFound } from '../../errors.js';
+import { PageCache } from './page-cache.js';
+import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery } from './pagination.js';
+import {
+  assetRecordJson,
+  assetRecordUrl,
+  ERRORS_SCHEMA,
+  ID_PARAMS_SCHEMA,
+  NO_CONTENT_SCHEMA,
+  PAGINATION_META_SCHEMA,
+  ROUTE_SCHEMA,
+  ROUTE_WITH_POINTS_SCHEMA,
+  TRIP_SCHEMA,
+  TRIP_WITH_POINTS_SCHEMA,
+  v1UrlPrefix,
+} from './records.js';
+import { callerOf, v1Route } from './route.js';
+
+const KINDS = {
+  route: { plural: 'routes', schema: ROUTE_SCHEMA, schemaWithPoints: ROUTE_WITH_POINTS_SCHEMA },
+  trip: { plural: 'trips', schema: TRIP_SCHEMA, schemaWithPoints: TRIP_WITH_POINTS_SCHEMA },
+} as const;
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** Rendered index pages kept per asset type and server: a few hundred pages of 200 records. */
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+const CLOSE_RECORD_AND_ROOT = Buffer.from('}}');
+
+interface IdParams {
+  id: number;
+}
+
+export function registerAssetEndpoints(app: FastifyInstance, context: ServerContext, type: AssetType): void {
+  const { plural, schema, schemaWithPoints } = KINDS[type];
+  const { store } = context;
+  const prefix = v1UrlPrefix(context.options.baseUrl);
+  const listUrl = `${prefix}/${plural}.json`;
+  const recordUrl = assetRecordUrl(prefix, type);
+  const pages = new PageCache(PAGE_CACHE_BYTES);
+
+  v1Route(app, context, {
+    method: 'GET',
+    url: `/${plural}.json`,
+    auth: 'user',
+    schema: {
+      summary: `The caller's ${plural}, newest change first`,
+      tags: [plural],
+      querystring: PAGINATION_QUERY_SCHEMA,
+      response: {
+        200: {
+          type: 'object',
+          required: [plural, 'meta'],
+          properties: { [plural]: { type: 'array', items: schema }, meta: PAGINATION_META_SCHEMA },
+        },
+        400: ERRORS_SCHEMA,
+        401: ERRORS_SCHEMA,
+      },
+    },
+    handler: async (request, reply: FastifyReply) => {
+      const { user } = callerOf(request);
+      const query = request.query as PaginationQuery;
+      reply.type(JSON_CONTENT_TYPE);
+      // The version first, then the page (see page-cache.ts).
+      const version = await store.changes.latestChangeId(user.id, type);
+      const key = `${user.id}:${query.page}:${query.page_size}`;
+      const cached = pages.get(key, version);
+      if (cached !== undefined) return reply.send(cached);
+      const { total, items } = await store.assets.listRecordsJson(type, user.id, pageOf(query), recordUrl);
+      const meta = JSON.stringify({ pagination: paginationMeta(query, total, listUrl) });
+      const body = Buffer.from(`{"${plural}":[${items}],"meta":${meta}}`);
+      pages.set(key, version, body);
+      return reply.send(body);
+    },
+  });
+
+  v1Route(app, context, {
+    method: 'GET',
+    url: `/${plural}/:id.json`,
+    auth: 'user',
+    schema: {
+      summary: `One ${type} with its track points`,
+      tags: [plural],
+      params: ID_PARAMS_SCHEMA,
+      response: {
+        200: { type: 'object', required: [type], properties: { [type]: schemaWithPoints } },
+        400: ERRORS_SCHEMA,
+        401: ERRORS_SCHEMA,
+        403: ERRORS_SCHEMA,
+        404: ERRORS_SCHEMA,
+      },
+    },
+    handler: async (request, reply: FastifyReply) => {
+      const { user } = callerOf(request);
+      const { id } = request.params as IdParams;
+      const found = await store.assets.findRecordWithPoints(type, id);
+      if (found === undefined) throw notFound(`${type} ${id} not found`);
+      if (found.userId !== user.id && found.visibility !== 'public') {
+        throw forbidden(`${type} ${id} belongs to another user and is not public`);
+      }
+      // `{"trip":{…record…,"track_points":[…points…]}}`: the record without its closing brace, then
+      // the points' bytes as stored.
+      const record = assetRecordJson(prefix, type, found.json);
+      const head = Buffer.from(`{"${type}":${record.slice(0, -1)},"track_points":`);
+      return reply.type(JSON_CONTENT_TYPE).send(Buffer.concat([head, found.points, CLOSE_RECORD_AND_ROOT]));
+    },
+  });
+
+  v1Route(app, context, {
+    method: 'DELETE',
+    url: `/${plural}/:id.json`,
+    auth: 'user',
+    schema: {
+      summary: `Delete one of the caller's ${plural}`,
+      tags: [plural],
+      params: ID_PARAMS_SCHEMA,
+      response: {
+        204: NO_CONTENT_SCHEMA,
+        400: ERRORS_SCHEMA,
+        401: ERRORS_SCHEMA,
+        403: ERRORS_SCHEMA,
+        404: ERRORS_SCHEMA,
+      },
+    },
+    handler: async (request, reply: FastifyReply) => {
+      const { user } = callerOf(request);
+      const { id } = request.params as IdParams;
+      const row = await store.assets.find(type, id);
+      if (row === undefined) throw notFound(`${type} ${id} not found`);
+      if (row.user_id !== user.id) throw forbidden(`only its owner can delete ${type} ${id}`);
+      await store.assets.delete(type, id, user.id);
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * The v1 record of a route or trip (decisions.md §2), but for `url`, which depends on the configured
+ * public base URL and is spliced in when the record is sent (Assets' recordWithUrl). It is built here,
+ * in the data-access layer, because each row keeps it rendered as JSON, `{"id":…,"name":…,…}` (column
+ * record_json, migration 002): a page of 200 records is then 200 short strings read by one indexed
+ * query, where materialising 200 rows of 45 numeric columns costs more than everything else the request
+ * does (issue 4's benchmark, bench/api.ts).
+ *
+ * The rendered JSON is a cache of the columns, kept in step by every write in Assets. When the record's
+ * shape changes, bump RECORD_FORMAT: rows rendered in an older format are then rendered again from their
+ * columns when read (Assets.listRecords), so no stale shape is ever served.
+ */
+import type { RoutesTable, TripsTable, Visibility } from '../db/schema.js';
+
+/** The format of record_json; rows whose record_format differs are rendered again when read. */
+export const RECORD_FORMAT = 1;
+
+/** The columns a record is built from (a row, or the values about to be inserted). */
+export type RouteRecordSource = Omit<RoutesTable, 'id' | 'record_json' | 'record_format'>;
+export type TripRecordSource = Omit<TripsTable, 'id' | 'record_json' | 'record_format'>;
+
+/** Route record fields (decisions.md §2) but `id` and `url`: every field, null when unknown. */
+export interface RouteRecordFields {
+  name: string;
+  description: string | null;
+  user_id: number;
+  visibility: Visibility;
+  created_at: string;
+  updated_at: string;
+  distance: number | null;
+  elevation_gain: number | null;
+  elevation_loss: number | null;
+  first_lat: number | null;
+  first_lng: number | null;
+  last_lat: number | null;
+  last_lng: number | null;
+  sw_lat: number | null;
+  sw_lng: number | null;
+  ne_lat: number | null;
+  ne_lng: number | null;
+  track_type: string;
+  terrain: string;
+}
+
+/** What decisions.md §2 adds for trips. */
+export interface TripRecordFields extends RouteRecordFields {
+  departed_at: string | null;
+  time_zone: string | null;
+  activity_type: string | null;
+  is_stationary: boolean;
+  duration: number | null;
+  moving_time: number | null;
+  avg_speed: number | null;
+  max_speed: number | null;
+  avg_cad: number | null;
+  min_cad: number | null;
+  max_cad: number | null;
+  avg_hr: number | null;
+  min_hr: number | null;
+  max_hr: number | null;
+  avg_watts: number | null;
+  min_watts: number | null;
+  max_watts: number | null;
+  calories: number | null;
+  device: string | null;
+}
+
+/** ISO 8601 UTC to the second, as every v1 timestamp (api/v1/records.ts isoTime). */
+function isoTime(milliseconds: number): string {
+  return new Date(milliseconds).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {
+  return {
+    name: row.name,
+    description: row.description,
+    user_id: row.user_id,
+    visibility: row.visibility,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    distance: row.distance,
+    elevation_gain: row.elevation_gain,
+    elevation_loss: row.elevation_loss,
+    first_lat: row.first_lat,
+    first_lng: row.first_lng,
+    last_lat: row.last_lat,
+    last_lng: row.last_lng,
+    sw_lat: row.sw_lat,
+    sw_lng: row.sw_lng,
+    ne_lat: row.ne_lat,
+    ne_lng: row.ne_lng,
+    track_type: row.track_type,
+    terrain: row.terrain,
+  };
+}
+
+export function tripRecordFields(row: TripRecordSource): TripRecordFields {
+  return {
+    ...routeRecordFields(row),
+    departed_at: row.departed_at === null ? null : isoTime(row.departed_at),
+    time_zone: row.time_zone,
+    activity_type: row.activity_type,
+    is_stationary: row.is_stationary !== 0,
+    duration: row.duration,
+    moving_time: row.moving_time,
+    avg_speed: row.avg_speed,
+    max_speed: row.max_speed,
+    avg_cad: row.avg_cad,
+    min_cad: row.min_cad,
+    max_cad: row.max_cad,
+    avg_hr: row.avg_hr,
+    min_hr: row.min_hr,
+    max_hr: row.max_hr,
+    avg_watts: row.avg_watts,
+    min_watts: row.min_watts,
+    max_watts: row.max_watts,
+    calories: row.calories,
+    device: row.device,
+  };
+}

@@ -1,0 +1,241 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFixture } from '../../../../test/support/corpus.js';
+import { onlyTrack, storeFile, tracksOf } from '../test-support/assets.js';
+import {
+  createPerson,
+  START_TIME,
+  testServer,
+  type Person,
+  type TestServer,
+} from '../test-support/server.js';
+import { routeRecordFields, tripRecordFields } from './asset-records.js';
+import type { SyncedAsset } from './changes.js';
+
+let server: TestServer;
+let rider: Person;
+
+beforeEach(async () => {
+  server = await testServer();
+  rider = await createPerson(server, 'Anna Rider');
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const sampleRide = () => onlyTrack(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
+/** "Planned loop", the GPX rte of tracks-and-routes.gpx: a route (decisions.md §5). */
+const plannedLoop = () =>
+  tracksOf(readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx').find(
+    (t) => t.kind === 'route' && t.name === 'Planned loop',
+  )!;
+
+/** The changes of the rider's library since `sinceMs` (default: all), as sync.json lists them. */
+const changes = (sinceMs = 0): Promise<SyncedAsset[]> =>
+  server.store.changes.since(rider.id, sinceMs, ['route', 'trip']);
+
+describe('Assets.createFromTrack', () => {
+  it('splits rides and routes (decisions.md §5): each timed trk a trip, untimed trk and rte routes', async () => {
+    const created = await storeFile(server, rider.id, readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx');
+    expect(created.map(({ type, row }) => [type, row.name])).toEqual([
+      ['trip', 'Morning ride'],
+      ['route', 'Untitled route'],
+      ['route', 'Planned loop'],
+    ]);
+  });
+
+  it('fills the row from the summary, keeps the rendered record in step, and logs "created" in the same transaction', async () => {
+    const track = sampleRide();
+    const { type, row } = await server.store.assets.createFromTrack(rider.id, track, {
+      description: '  After work  ',
+      visibility: 'public',
+    });
+    expect(type).toBe('trip');
+    expect(row).toMatchObject({
+      user_id: rider.id,
+      name: track.name,
+      description: 'After work',
+      visibility: 'public',
+      created_at: START_TIME,
+      updated_at: START_TIME,
+      point_count: track.points.length,
+      distance: track.summary.distanceMeters,
+    });
+    if (type !== 'trip') throw new Error('expected a trip');
+    expect(JSON.parse(row.record_json!)).toEqual({ id: row.id, ...tripRecordFields(row) });
+    expect(await changes()).toEqual([
+      { itemType: 'trip', itemId: row.id, itemUserId: rider.id, action: 'created', at: START_TIME },
+    ]);
+    const stored = await server.store.assets.findWithPoints('trip', row.id);
+    expect(JSON.parse(stored!.points)).toEqual(track.points);
+  });
+
+  it('defaults: private; a made-up name when neither the caller nor the file gives one', async () => {
+    const track = { ...sampleRide(), name: null, sport: 'running' };
+    const trip = await server.store.assets.createFromTrack(rider.id, track);
+    // The date where the ride began (Zürich).
+    expect(trip.row).toMatchObject({ name: 'Run on 2024-05-06', visibility: 'private' });
+    const route = await server.store.assets.createFromTrack(rider.id, { ...plannedLoop(), name: '  ' });
+    expect(route.row.name).toBe('Untitled route');
+    const named = await server.store.assets.createFromTrack(rider.id, plannedLoop(), { name: 'Sunday loop' });
+    expect(named.row.name).toBe('Sunday loop');
+  });
+
+  it("joins the caller's transaction: when it fails, no row, no points and no change remain", async () => {
+    const failure = new Error('the task could not be marked');
+    // The upload queue's shape (issue 5): its own transaction around the store's work.
+    await expect(
+      server.store.transaction(async (trx) => {
+        await server.store.assets.createFromTrack(rider.id, sampleRide(), {}, trx);
+        await server.store.assets.createFromTrack(rider.id, plannedLoop(), {}, trx);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect((await server.store.assets.listByOwner('trip', rider.id, { offset: 0, limit: 20 })).total).toBe(0);
+    expect((await server.store.assets.listByOwner('route', rider.id, { offset: 0, limit: 20 })).total).toBe(
+      0,
+    );
+    expect(await changes()).toEqual([]);
+
+    await server.store.transaction(async (trx) => {
+      await server.store.assets.createFromTrack(rider.id, sampleRide(), {}, trx);
+    });
+    expect((await changes()).map((change) => change.action)).toEqual(['created']);
+  });
+
+  it('never hands out the id of a deleted asset again, even the newest one', async () => {
+    const first = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    const second = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    expect(await server.store.assets.delete('route', second.row.id, rider.id)).toBe(true);
+    const third = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    expect(third.row.id).toBe(second.row.id + 1);
+    expect(first.row.id).toBeLessThan(second.row.id);
+  });
+});
+
+describe('Assets.update and Assets.delete', () => {
+  it('update changes the given fields, re-renders the record and logs "updated" as the actor', async () => {
+    const { row } = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    const helper = await createPerson(server, 'Helper');
+    server.clock.advance(60_000);
+    const updated = await server.store.assets.update('route', row.id, helper.id, {
+      name: '  ',
+      description: 'Coffee stop at the lake',
+      visibility: 'friends_only',
+    });
+    expect(updated).toMatchObject({
+      name: 'Planned loop',
+      description: 'Coffee stop at the lake',
+      visibility: 'friends_only',
+      updated_at: START_TIME + 60_000,
+      created_at: START_TIME,
+    });
+    expect(JSON.parse(updated!.record_json!)).toEqual({ id: row.id, ...routeRecordFields(updated!) });
+    expect(await changes(START_TIME + 1)).toEqual([
+      { itemType: 'route', itemId: row.id, itemUserId: rider.id, action: 'updated', at: START_TIME + 60_000 },
+    ]);
+    expect(await server.store.assets.update('route', 999, rider.id, { name: 'x' })).toBeUndefined();
+  });
+
+  it('delete removes the row and its points and logs "deleted"; a second delete finds nothing', async () => {
+    const { row } = await server.store.assets.createFromTrack(rider.id, sampleRide());
+    server.clock.advance(1000);
+    expect(await server.store.assets.delete('trip', row.id, rider.id)).toBe(true);
+    expect(await server.store.assets.find('trip', row.id)).toBeUndefined();
+    expect(await server.store.assets.findWithPoints('trip', row.id)).toBeUndefined();
+    expect(await server.store.assets.findRecordWithPoints('trip', row.id)).toBeUndefined();
+    expect(await changes()).toEqual([
+      { itemType: 'trip', itemId: row.id, itemUserId: rider.id, action: 'deleted', at: START_TIME + 1000 },
+    ]);
+    expect(await server.store.assets.delete('trip', row.id, rider.id)).toBe(false);
+  });
+});
+
+describe('Assets lists', () => {
+  it('orders by updated_at descending, then id descending', async () => {
+    const a = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    const b = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    server.clock.advance(1000);
+    const c = await server.store.assets.createFromTrack(rider.id, plannedLoop());
+    server.clock.advance(1000);
+    await server.store.assets.update('route', a.row.id, rider.id, { name: 'touched' });
+    const { rows, total } = await server.store.assets.listByOwner('route', rider.id, {
+      offset: 0,
+      limit: 10,
+    });
+    expect(total).toBe(3);
+    expect(rows.map((row) => row.id)).toEqual([a.row.id, c.row.id, b.row.id]);
+    const url = { prefix: 'https://x.test/api/v1/routes/', suffix: '.json' };
+    const page = await server.store.assets.listRecordsJson('route', rider.id, { offset: 1, limit: 1 }, url);
+    expect(page.total).toBe(3);
+    expect(JSON.parse(`[${page.items}]`)).toEqual([
+      { id: c.row.id, url: `https://x.test/api/v1/routes/${c.row.id}.json`, ...routeRecordFields(c.row) },
+    ]);
+  });
+});
+
+describe('a database file', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'rideport-assets-'));
+  });
+  afterEach(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('a deleted asset leaves no points behind (foreign-key cascade)', async () => {
+    const databasePath = join(directory, 'rideport.sqlite');
+    const file = await testServer({ databasePath });
+    const owner = await createPerson(file, 'Owner');
+    const trip = await file.store.assets.createFromTrack(owner.id, sampleRide());
+    const route = await file.store.assets.createFromTrack(owner.id, plannedLoop());
+    await file.store.assets.delete('trip', trip.row.id, owner.id);
+    await file.store.assets.delete('route', route.row.id, owner.id);
+    await file.close();
+    const sqlite = new SqliteDatabase(databasePath, { readonly: true });
+    const count = (table: string): unknown => sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+    expect([
+      count('trip_track_points'),
+      count('route_track_points'),
+      count('trips'),
+      count('routes'),
+    ]).toEqual([0, 0, 0, 0]);
+    sqlite.close();
+  });
+
+  it('with records rendered in an older format renders them again from their columns', async () => {
+    const databasePath = join(directory, 'rideport.sqlite');
+    const first = await testServer({ databasePath });
+    const owner = await createPerson(first, 'Owner');
+    const { row } = await first.store.assets.createFromTrack(owner.id, plannedLoop());
+    await first.close();
+    // As a database written before migration 002's record_json, or by an older RECORD_FORMAT, has it.
+    const sqlite = new SqliteDatabase(databasePath);
+    sqlite.prepare('UPDATE routes SET record_json = NULL, record_format = NULL').run();
+    sqlite.close();
+
+    const second = await testServer({ databasePath });
+    try {
+      const url = { prefix: 'https://x.test/api/v1/routes/', suffix: '.json' };
+      const page = await second.store.assets.listRecordsJson(
+        'route',
+        owner.id,
+        { offset: 0, limit: 20 },
+        url,
+      );
+      const expected = {
+        id: row.id,
+        url: `https://x.test/api/v1/routes/${row.id}.json`,
+        ...routeRecordFields(row),
+      };
+      expect(JSON.parse(`[${page.items}]`)).toEqual([expected]);
+      const one = await second.store.assets.findRecordWithPoints('route', row.id);
+      expect(JSON.parse(one!.json)).toEqual({ id: row.id, ...routeRecordFields(row) });
+    } finally {
+      await second.close();
+    }
+  });
+});

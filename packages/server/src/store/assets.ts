@@ -1,0 +1,417 @@
+/**
+ * Routes and trips (decisions.md §2 and §5): created from a parsed track, listed per owner, updated and
+ * deleted. Every write logs its change in asset_changes in the same transaction (store/changes.ts), and
+ * ids are drawn from id_sequences so a deleted asset's id is never handed out again (migration 002).
+ * Each row keeps its v1 record rendered as JSON (store/asset-records.ts) and its points as the JSON
+ * text the API sends (store/track-points.ts); points are written once, when the asset is created.
+ */
+import type { Track } from '@rideport/ridefile';
+import { sql, type Kysely } from 'kysely';
+import type { AssetType, Database, RouteRow, TripRow, Visibility } from '../db/schema.js';
+import {
+  RECORD_FORMAT,
+  routeRecordFields,
+  tripRecordFields,
+  type RouteRecordSource,
+  type TripRecordSource,
+} from './asset-records.js';
+import { logAssetChange } from './changes.js';
+import type { StoreContext } from './context.js';
+import { assetColumns, tripColumns } from './track-columns.js';
+import { trackPointsJson } from './track-points.js';
+
+/** What the uploader (or an update) says about an asset, beside what the file says. */
+export interface AssetMetadata {
+  /** default: the track's own name, else "<Ride|Run|…> on <date>" for trips and "Untitled route" */
+  name?: string | null;
+  description?: string | null;
+  /** default: private (nothing is shown to others unless its owner says so) */
+  visibility?: Visibility;
+}
+
+export type CreatedAsset = { type: 'route'; row: RouteRow } | { type: 'trip'; row: TripRow };
+
+export type AssetRow<T extends AssetType> = T extends 'route' ? RouteRow : TripRow;
+
+export interface Page {
+  /** rows to skip */
+  offset: number;
+  limit: number;
+}
+
+export interface AssetPage<T extends AssetType> {
+  rows: AssetRow<T>[];
+  /** every asset of the owner, not only this page */
+  total: number;
+}
+
+/** How the v1 layer names a record: its URL is `<prefix><id><suffix>`. */
+export interface RecordUrl {
+  prefix: string;
+  suffix: string;
+}
+
+/** One asset with what a single-record response needs: owner and visibility to check, record, points. */
+export interface AssetRecordWithPoints {
+  id: number;
+  userId: number;
+  visibility: Visibility;
+  /** the stored record JSON, `{"id":…,"name":…,…}` (store/asset-records.ts), without `url` */
+  json: string;
+  /** the points' JSON array text as UTF-8 bytes (store/track-points.ts) */
+  points: Buffer;
+}
+
+/** The tables behind each asset type. */
+const TABLES = {
+  route: { assets: 'routes', points: 'route_track_points' },
+  trip: { assets: 'trips', points: 'trip_track_points' },
+} as const;
+
+export const DEFAULT_VISIBILITY: Visibility = 'private';
+
+export class Assets {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  /**
+   * A trip (a track of kind 'ride') or a route (kind 'route', decisions.md §5) owned by `userId`, with
+   * every column of decisions.md §2 filled from the track's summary, its points, and the 'created'
+   * change, in one transaction. Pass `transaction` to make it part of a larger one (the upload queue
+   * writes the task's outcome in the same transaction); otherwise it opens its own.
+   */
+  async createFromTrack(
+    userId: number,
+    track: Track,
+    metadata: AssetMetadata = {},
+    transaction?: Kysely<Database>,
+  ): Promise<CreatedAsset> {
+    const type: AssetType = track.kind === 'ride' ? 'trip' : 'route';
+    // Everything derived from the track is computed before the transaction, which stays short.
+    const trip = type === 'trip' ? tripColumns(track) : null;
+    const pointsJson = trackPointsJson(track.points);
+    const name = assetName(metadata.name, track, trip?.time_zone ?? null);
+    return this.#inTransaction(transaction, async (db) => {
+      // The clock is read inside the transaction, so a change's time never precedes a reader that
+      // already holds the connection (sync.json's "since" boundary, decisions.md §2).
+      const now = this.#context.clock();
+      const id = await nextId(db, TABLES[type].assets);
+      const common: RouteRecordSource = {
+        user_id: userId,
+        name,
+        description: blankToNull(metadata.description),
+        visibility: metadata.visibility ?? DEFAULT_VISIBILITY,
+        created_at: now,
+        updated_at: now,
+        ...assetColumns(track),
+      };
+      let created: CreatedAsset;
+      if (trip === null) {
+        const row = await db
+          .insertInto('routes')
+          .values({ id, ...common, ...renderedRecord('route', id, common) })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await db.insertInto('route_track_points').values({ asset_id: id, points: pointsJson }).execute();
+        created = { type: 'route', row };
+      } else {
+        const values: TripRecordSource = { ...common, ...trip };
+        const row = await db
+          .insertInto('trips')
+          .values({ id, ...values, ...renderedRecord('trip', id, values) })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await db.insertInto('trip_track_points').values({ asset_id: id, points: pointsJson }).execute();
+        created = { type: 'trip', row };
+      }
+      await logAssetChange(db, {
+        itemType: type,
+        itemId: id,
+        itemUserId: userId,
+        userId,
+        action: 'created',
+        at: now,
+      });
+      return created;
+    });
+  }
+
+  async find<T extends AssetType>(type: T, id: number): Promise<AssetRow<T> | undefined> {
+    // Both tables hold AssetColumns; the cast only names one table for Kysely's types.
+    const row = await this.#context.db
+      .selectFrom(TABLES[type].assets as 'trips')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row;
+  }
+
+  /** The asset and its points' JSON text. */
+  async findWithPoints<T extends AssetType>(
+    type: T,
+    id: number,
+  ): Promise<{ row: AssetRow<T>; points: string } | undefined> {
+    const { assets, points } = TABLES[type];
+    const found = await this.#context.db
+      .selectFrom(`${assets as 'trips'} as a`)
+      .leftJoin(`${points as 'trip_track_points'} as p`, 'p.asset_id', 'a.id')
+      .selectAll('a')
+      .select('p.points as points_json')
+      .where('a.id', '=', id)
+      .executeTakeFirst();
+    if (found === undefined) return undefined;
+    const { points_json: pointsJson, ...row } = found;
+    return { row, points: pointsJson ?? '[]' };
+  }
+
+  /**
+   * One page of `ownerId`'s assets as rows, newest change first (decisions.md §2: updated_at
+   * descending, then id descending), and how many there are.
+   */
+  async listByOwner<T extends AssetType>(type: T, ownerId: number, page: Page): Promise<AssetPage<T>> {
+    const table = TABLES[type].assets as 'trips';
+    const total = await this.#count(table, ownerId);
+    if (total <= page.offset) return { rows: [], total };
+    const rows = await this.#context.db
+      .selectFrom(table)
+      .selectAll()
+      .where('user_id', '=', ownerId)
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    return { rows, total };
+  }
+
+  /**
+   * One page of `ownerId`'s assets as their v1 records (recordWithUrl), joined with commas, in list
+   * order; and how many assets the owner has. Two queries on the (user_id, updated_at DESC, id DESC)
+   * index: an index-only count, then one short column per row, the stored JSON, which is spliced, never
+   * parsed or rebuilt. Materialising the 45 numeric columns of 200 rows would cost more than all the
+   * rest of the request (issue 4, bench/api.ts).
+   */
+  async listRecordsJson(
+    type: AssetType,
+    ownerId: number,
+    page: Page,
+    url: RecordUrl,
+  ): Promise<{ total: number; items: string }> {
+    const table = TABLES[type].assets as 'trips';
+    const total = await this.#count(table, ownerId);
+    if (total <= page.offset) return { total, items: '' };
+    const rows = await this.#context.db
+      .selectFrom(table)
+      // null for a row rendered in another format (or before migration 002): rendered again below
+      .select(sql<string | null>`CASE WHEN record_format = ${RECORD_FORMAT} THEN record_json END`.as('json'))
+      .select('id')
+      .where('user_id', '=', ownerId)
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const escaped = escapedUrl(url);
+    const items = new Array<string>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      items[i] = spliceUrl(row.json ?? (await this.#renderAgain(type, row.id)), escaped);
+    }
+    return { total, items: items.join(',') };
+  }
+
+  /**
+   * The asset's record JSON, owner, visibility and points in one query. The points come as bytes
+   * (a CAST in SQL), so the text of 10,000 points is neither decoded into a JavaScript string nor
+   * encoded again on its way to the socket.
+   */
+  async findRecordWithPoints(type: AssetType, id: number): Promise<AssetRecordWithPoints | undefined> {
+    const { assets, points } = TABLES[type];
+    const found = await this.#context.db
+      .selectFrom(`${assets as 'trips'} as a`)
+      .leftJoin(`${points as 'trip_track_points'} as p`, 'p.asset_id', 'a.id')
+      .select(['a.id', 'a.user_id', 'a.visibility'])
+      .select(
+        sql<string | null>`CASE WHEN a.record_format = ${RECORD_FORMAT} THEN a.record_json END`.as('json'),
+      )
+      .select(sql<Buffer | null>`CAST(p.points AS BLOB)`.as('points'))
+      .where('a.id', '=', id)
+      .executeTakeFirst();
+    if (found === undefined) return undefined;
+    return {
+      id: found.id,
+      userId: found.user_id,
+      visibility: found.visibility,
+      json: found.json ?? (await this.#renderAgain(type, found.id)),
+      points: found.points ?? Buffer.from('[]'),
+    };
+  }
+
+  /**
+   * Changes name, description or visibility, as `actorId`; logs 'updated'. Undefined when there is no
+   * such asset. A name that is blank is left as it was.
+   */
+  async update<T extends AssetType>(
+    type: T,
+    id: number,
+    actorId: number,
+    changes: AssetMetadata,
+  ): Promise<AssetRow<T> | undefined> {
+    return this.#context.db.transaction().execute(async (db) => {
+      const now = this.#context.clock();
+      const table = TABLES[type].assets as 'trips';
+      const before = await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst();
+      if (before === undefined) return undefined;
+      const name = changes.name?.trim();
+      const set = {
+        ...(name === undefined || name === '' ? {} : { name }),
+        ...(changes.description === undefined ? {} : { description: blankToNull(changes.description) }),
+        ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
+        updated_at: now,
+      };
+      const row = await db
+        .updateTable(table)
+        .set({ ...set, ...renderedRecord(type, id, { ...before, ...set }) })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await logAssetChange(db, {
+        itemType: type,
+        itemId: id,
+        itemUserId: row.user_id,
+        userId: actorId,
+        action: 'updated',
+        at: now,
+      });
+      return row;
+    });
+  }
+
+  /** Deletes the asset and its points (foreign-key cascade), as `actorId`; logs 'deleted'. */
+  async delete(type: AssetType, id: number, actorId: number): Promise<boolean> {
+    return this.#context.db.transaction().execute(async (db) => {
+      const now = this.#context.clock();
+      const deleted = await db
+        .deleteFrom(TABLES[type].assets as 'trips')
+        .where('id', '=', id)
+        .returning('user_id')
+        .executeTakeFirst();
+      if (deleted === undefined) return false;
+      await logAssetChange(db, {
+        itemType: type,
+        itemId: id,
+        itemUserId: deleted.user_id,
+        userId: actorId,
+        action: 'deleted',
+        at: now,
+      });
+      return true;
+    });
+  }
+
+  async #count(table: 'routes' | 'trips', ownerId: number): Promise<number> {
+    const counted = await this.#context.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('user_id', '=', ownerId)
+      .executeTakeFirstOrThrow();
+    return counted.total;
+  }
+
+  /** The record JSON of a row written in an older format (or before migration 002), from its columns. */
+  async #renderAgain(type: AssetType, id: number): Promise<string> {
+    const row = await this.find(type, id);
+    // The row was just read; only a delete in between can take it away.
+    if (row === undefined) throw new Error(`${type} ${id} disappeared while being read`);
+    return renderedRecord(type, id, row).record_json;
+  }
+
+  #inTransaction<R>(
+    transaction: Kysely<Database> | undefined,
+    work: (db: Kysely<Database>) => Promise<R>,
+  ): Promise<R> {
+    return transaction === undefined ? this.#context.db.transaction().execute(work) : work(transaction);
+  }
+}
+
+/**
+ * The record as the v1 API sends it: the stored JSON (store/asset-records.ts) with `"url":"<prefix>
+ * <id><suffix>"` after the id. The URL is not stored: it depends on the public base URL the server
+ * runs with.
+ */
+export function recordWithUrl(recordJson: string, url: RecordUrl): string {
+  return spliceUrl(recordJson, escapedUrl(url));
+}
+
+function spliceUrl(recordJson: string, url: RecordUrl): string {
+  // The stored JSON begins `{"id":<integer>,`: the first comma ends the id.
+  const comma = recordJson.indexOf(',');
+  const id = recordJson.slice('{"id":'.length, comma);
+  return `${recordJson.slice(0, comma)},"url":"${url.prefix}${id}${url.suffix}"${recordJson.slice(comma)}`;
+}
+
+/** The URL's parts as they appear inside a JSON string. */
+function escapedUrl(url: RecordUrl): RecordUrl {
+  return { prefix: JSON.stringify(url.prefix).slice(1, -1), suffix: JSON.stringify(url.suffix).slice(1, -1) };
+}
+
+/**
+ * The next id of `table`, inside the caller's transaction; the UPDATE takes the write lock at once, so
+ * two writers (the server and an upload worker) cannot draw the same id.
+ */
+export async function nextId(db: Kysely<Database>, table: 'routes' | 'trips' | 'events'): Promise<number> {
+  const row = await db
+    .updateTable('id_sequences')
+    .set((eb) => ({ last_id: eb('last_id', '+', 1) }))
+    .where('name', '=', table)
+    .returning('last_id')
+    .executeTakeFirstOrThrow();
+  return row.last_id;
+}
+
+/** The record_json and record_format columns for a row with these values. */
+function renderedRecord(
+  type: AssetType,
+  id: number,
+  values: RouteRecordSource | TripRecordSource,
+): { record_json: string; record_format: number } {
+  const fields = type === 'trip' ? tripRecordFields(values as TripRecordSource) : routeRecordFields(values);
+  // `id` first: recordWithUrl puts the URL right after it.
+  return { record_json: JSON.stringify({ id, ...fields }), record_format: RECORD_FORMAT };
+}
+
+function blankToNull(text: string | null | undefined): string | null {
+  const trimmed = text?.trim();
+  return trimmed === undefined || trimmed === '' ? null : trimmed;
+}
+
+const ACTIVITY_WORDS: Readonly<Record<string, string>> = {
+  cycling: 'Ride',
+  e_biking: 'Ride',
+  running: 'Run',
+  walking: 'Walk',
+  hiking: 'Hike',
+  swimming: 'Swim',
+};
+
+/**
+ * The uploader's name, else the file's, else one made up so a list never shows an empty name: trips
+ * "Ride on 2024-06-01" (the local date where the trip began), routes "Untitled route".
+ */
+function assetName(given: string | null | undefined, track: Track, timeZone: string | null): string {
+  const name = blankToNull(given) ?? blankToNull(track.name);
+  if (name !== null) return name;
+  if (track.kind === 'route') return 'Untitled route';
+  const word = (track.sport === null ? undefined : ACTIVITY_WORDS[track.sport]) ?? 'Activity';
+  if (track.startTime === null) return word;
+  const date = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timeZone ?? 'UTC',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(track.startTime * 1000));
+  return `${word} on ${date}`;
+}

@@ -1,0 +1,114 @@
+/**
+ * The change log of routes and trips (table asset_changes): one row for every create, update and
+ * delete, written in the transaction of the change itself (design.md, "Storage": one transaction per
+ * change). `GET /api/v1/sync.json` reads it (decisions.md §2), and the webhook outbox of issue 5 is fed
+ * from the same rows (decisions.md §6), so a change can never be made without being announced. The log
+ * is append-only: sync.json with since=1970-01-01 reads all of it, and the v1 list pages
+ * (api/v1/page-cache.ts) rely on the newest id of an owner's changes only ever growing.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { AssetChangesTable, AssetType, ChangeAction, Database } from '../db/schema.js';
+import type { StoreContext } from './context.js';
+
+export type AssetChangeRow = Selectable<AssetChangesTable>;
+
+export interface NewAssetChange {
+  itemType: AssetType;
+  itemId: number;
+  /** the owner of the asset */
+  itemUserId: number;
+  /** who acted */
+  userId: number;
+  action: ChangeAction;
+  /** Unix milliseconds */
+  at: number;
+}
+
+/** Writes one change-log row with `db`, which must be the transaction that makes the change. */
+export async function logAssetChange(db: Kysely<Database>, change: NewAssetChange): Promise<AssetChangeRow> {
+  return db
+    .insertInto('asset_changes')
+    .values({
+      item_type: change.itemType,
+      item_id: change.itemId,
+      item_user_id: change.itemUserId,
+      user_id: change.userId,
+      action: change.action,
+      at: change.at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** One asset that changed in a time window, as sync.json reports it. */
+export interface SyncedAsset {
+  itemType: AssetType;
+  itemId: number;
+  itemUserId: number;
+  /**
+   * 'deleted' when the last change was the deletion; else 'created' when the asset was created inside
+   * the window (the client has never seen it), else 'updated'
+   */
+  action: ChangeAction;
+  /** Unix milliseconds of the asset's last change in the window */
+  at: number;
+}
+
+export class AssetChanges {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  /**
+   * What changed in `ownerId`'s library at or after `sinceMs`, one entry per asset (its last change),
+   * oldest first. The window is inclusive: the next_sync_url of sync.json carries the answer's time cut
+   * to whole seconds, so a change in that same second is reported again rather than lost.
+   */
+  async since(ownerId: number, sinceMs: number, kinds: readonly AssetType[]): Promise<SyncedAsset[]> {
+    if (kinds.length === 0) return [];
+    const rows = await this.#context.db
+      .selectFrom('asset_changes')
+      .select(['item_type', 'item_id', 'item_user_id', 'action', 'at'])
+      .where('item_user_id', '=', ownerId)
+      .where('at', '>=', sinceMs)
+      .where('item_type', 'in', kinds)
+      .orderBy('at')
+      .orderBy('id')
+      .execute();
+    const byAsset = new Map<string, SyncedAsset>();
+    for (const row of rows) {
+      const key = `${row.item_type}:${row.item_id}`;
+      const seen = byAsset.get(key);
+      const createdInWindow = row.action === 'created' || seen?.action === 'created';
+      const action: ChangeAction =
+        row.action === 'deleted' ? 'deleted' : createdInWindow ? 'created' : 'updated';
+      // Re-inserted so the map's order stays the order of each asset's last change.
+      byAsset.delete(key);
+      byAsset.set(key, {
+        itemType: row.item_type,
+        itemId: row.item_id,
+        itemUserId: row.item_user_id,
+        action,
+        at: row.at,
+      });
+    }
+    return [...byAsset.values()];
+  }
+
+  /**
+   * The id of the newest change to `ownerId`'s assets of one kind, 0 when there is none. Every write to
+   * routes and trips logs a change (see Assets), so this number moves whenever a list of them could
+   * read differently: the v1 lists use it to tell whether a rendered page is still current.
+   */
+  async latestChangeId(ownerId: number, kind: AssetType): Promise<number> {
+    const row = await this.#context.db
+      .selectFrom('asset_changes')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('item_user_id', '=', ownerId)
+      .where('item_type', '=', kind)
+      .executeTakeFirst();
+    return row?.id ?? 0;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Routes and trips for tests, made the way the upload queue will make them: a real file parsed by
+ * @rideport/ridefile, each track stored through the data-access layer (issue 4: "tests create routes
+ * and trips through the data layer using @rideport/ridefile on corpus files").
+ */
+import { parseRideFile, type Track } from '@rideport/ridefile';
+import type { AssetMetadata, CreatedAsset } from '../store/index.js';
+import type { TestServer } from './server.js';
+
+export function tracksOf(bytes: Uint8Array, filename: string): Track[] {
+  return parseRideFile(bytes, { filename }).tracks;
+}
+
+/** Every track of the file, as routes and trips of `userId`. */
+export async function storeFile(
+  server: TestServer,
+  userId: number,
+  bytes: Uint8Array,
+  filename: string,
+  metadata: AssetMetadata = {},
+): Promise<CreatedAsset[]> {
+  const created: CreatedAsset[] = [];
+  for (const track of tracksOf(bytes, filename)) {
+    created.push(await server.store.assets.createFromTrack(userId, track, metadata));
+  }
+  return created;
+}
+
+/** The one track of a file that holds exactly one. */
+export function onlyTrack(bytes: Uint8Array, filename: string): Track {
+  const tracks = tracksOf(bytes, filename);
+  if (tracks.length !== 1) throw new Error(`${filename} holds ${tracks.length} tracks, not one`);
+  return tracks[0]!;
+}
