@@ -18,7 +18,11 @@ export async function openPlatform(options: ServerOptions): Promise<Platform> {
   const resolved = resolveOptions(options);
   const database = await openDatabase(resolved.databasePath);
   const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
-  return { store: new Store(database.db, resolved, masterKey), options: resolved, close: database.close };
+  return {
+    store: new Store(database.db, resolved, masterKey),
+    options: resolved,
+    close: () => database.close(),
+  };
 }
 
 /** The database file inside a data directory (`--data`). */
