@@ -3,6 +3,7 @@
  * directory's database, listens, prints the URL, logs as JSON lines with `--log-format json`, and
  * stops cleanly on SIGINT/SIGTERM (design.md, "`rideport` command").
  */
+import { createServer } from 'node:net';
 import { buildServer } from '@rideport/server';
 import { CliError, CliErrorCode } from './errors.js';
 import type { CliIo } from './io.js';
@@ -24,31 +25,53 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Attempts at a free port for `--port 0`, should another process take the one found first. */
+const FREE_PORT_ATTEMPTS = 5;
+
 export async function startServer(settings: ServeSettings): Promise<RunningServer> {
   const displayHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  const app = await buildServer({
-    databasePath: settings.databasePath,
-    baseUrl: settings.baseUrl ?? `http://${displayHost}:${settings.port}`,
-    logger: settings.logFormat === 'json' ? { level: 'info' } : false,
-  });
-  let url: string;
-  try {
-    await app.listen({ host: settings.host, port: settings.port });
-    const address = app.server.address();
-    url = `http://${displayHost}:${typeof address === 'object' && address !== null ? address.port : settings.port}`;
-  } catch (error) {
-    await app.close();
-    throw new CliError(
-      CliErrorCode.LISTEN,
-      `cannot listen on ${displayHost}:${settings.port}: ${(error as Error).message}`,
-      {
+  for (let attempt = 1; ; attempt++) {
+    // The server's absolute URLs (next_page_url, record urls) are fixed when it is built, so with
+    // --port 0 the port is chosen first; if another process takes it before we listen, choose again.
+    const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
+    const url = `http://${displayHost}:${port}`;
+    const app = await buildServer({
+      databasePath: settings.databasePath,
+      baseUrl: settings.baseUrl ?? url,
+      logger: settings.logFormat === 'json' ? { level: 'info' } : false,
+    });
+    try {
+      await app.listen({ host: settings.host, port });
+      return { app, url, close: () => app.close() };
+    } catch (error) {
+      await app.close();
+      const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (settings.port === 0 && taken && attempt < FREE_PORT_ATTEMPTS) continue;
+      throw new CliError(CliErrorCode.LISTEN, `cannot listen on ${url}: ${(error as Error).message}`, {
         cause: error,
-      },
-    );
+      });
+    }
   }
-  // With --port 0 the port is known only now; absolute URLs in responses must name it.
-  if (settings.baseUrl === undefined) app.rideport.options.baseUrl = new URL(url);
-  return { app, url, close: () => app.close() };
+}
+
+/** A port nothing listens on right now, as the system hands them out for port 0. */
+async function freePort(host: string): Promise<number> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port: 0 }, resolve);
+    });
+    const address = probe.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no address for a free port');
+    return address.port;
+  } catch (error) {
+    throw new CliError(CliErrorCode.LISTEN, `cannot listen on ${host}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
+  }
 }
 
 /** Resolves when SIGINT or SIGTERM arrives (and stops listening for them). */

@@ -105,7 +105,7 @@ describe('rideport serve, in a child process', () => {
       const [code] = (await once(second, 'exit')) as [number | null];
       expect(code).toBe(1);
       expect(stderr).toMatch(
-        /^rideport: serve: RIDEPORT_LISTEN: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/,
+        /^rideport: serve: RIDEPORT_LISTEN: cannot listen on http:\/\/127\.0\.0\.1:\d+: .*EADDRINUSE/,
       );
     } finally {
       data.remove();

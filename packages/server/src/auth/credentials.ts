@@ -77,20 +77,25 @@ export async function v1Caller(request: FastifyRequest, store: Store): Promise<C
     );
   }
   if (credentials.kind === 'bearer') {
-    const token = await store.oauth.findLiveToken(credentials.accessToken);
-    if (token === undefined) throw notAuthorized('the access token is invalid or was revoked');
-    const [client, user] = await Promise.all([
-      store.apiClients.findById(token.api_client_id),
-      store.users.findById(token.user_id),
-    ]);
-    if (client === undefined || user === undefined)
-      throw notAuthorized('the access token is invalid or was revoked');
-    return { user, client, via: 'oauth' };
+    const resolved = await store.callers.byAccessToken(credentials.accessToken);
+    if (resolved === undefined) throw notAuthorized('the access token is invalid or was revoked');
+    return { ...resolved, via: 'oauth' };
   }
-  const client = await store.apiClients.findByApiKey(credentials.apiKey);
-  if (client === undefined) throw notAuthorized('unknown API key');
-  if (credentials.authToken === null) throw notAuthorized('an auth token is required with the API key');
+  if (credentials.authToken === null) {
+    await knownClient(store, credentials.apiKey);
+    throw notAuthorized('an auth token is required with the API key');
+  }
+  // One query when all is well; the detailed checks below only say what is wrong.
+  const resolved = await store.callers.byAuthToken(credentials.apiKey, credentials.authToken);
+  if (resolved !== undefined) return { ...resolved, via: 'auth_token' };
+  const client = await knownClient(store, credentials.apiKey);
   return { user: await userOfAuthToken(store, credentials.authToken, client), client, via: 'auth_token' };
+}
+
+async function knownClient(store: Store, apiKey: string): Promise<ApiClient> {
+  const client = await store.apiClients.findByApiKey(apiKey);
+  if (client === undefined) throw notAuthorized('unknown API key');
+  return client;
 }
 
 /** The user an auth token of `client` acts for; 401 saying to log in again when it is not live. */

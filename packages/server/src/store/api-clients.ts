@@ -148,7 +148,7 @@ export class ApiClients {
   }
 }
 
-function toApiClient(row: ApiClientRow): ApiClient {
+export function toApiClient(row: ApiClientRow): ApiClient {
   return {
     id: row.id,
     ownerId: row.owner_id,

@@ -16,7 +16,7 @@ export type AuthTokenCheck =
   { ok: true; row: AuthTokenRow } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'other_client' };
 
 /** Last-use times are written at most this often, so a busy client does not write on every request. */
-const TOUCH_INTERVAL_MS = 60_000;
+export const TOUCH_INTERVAL_MS = 60_000;
 
 export class AuthTokens {
   readonly #context: StoreContext;

@@ -9,6 +9,7 @@ import type { ResolvedOptions } from '../options.js';
 import { ApiClients } from './api-clients.js';
 import { Assets } from './assets.js';
 import { AuthTokens } from './auth-tokens.js';
+import { Callers } from './callers.js';
 import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
@@ -20,6 +21,8 @@ export class Store {
   readonly users: Users;
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
+  /** credential → user and client, in one query (every authenticated request) */
+  readonly callers: Callers;
   readonly oauth: OAuth;
   readonly sessions: Sessions;
   /** routes and trips (issue 4, v1 resources) */
@@ -34,6 +37,7 @@ export class Store {
     this.users = new Users(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
+    this.callers = new Callers(context, options.authTokenLifetimeMs);
     this.oauth = new OAuth(context);
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.assets = new Assets(context);
