@@ -1,65 +1,42 @@
 // One parse in a fresh process, for the memory table of bench/parse.ts:
-//   node --expose-gc bench/parse-memory.js <parser id> <format> <file>
-// prints one JSON line: { "peakGrowthBytes", "retainedBytes" }.
+//   node --expose-gc bench/parse-memory.js rss <parser id> <format> <file>
+//   node --expose-gc --max-semi-space-size=1 bench/parse-memory.js heap <parser id> <format> <file>
+// prints one JSON line. Only this parser is loaded, the file is read and the heap collected before the
+// parse; the result stays referenced until everything is measured.
 //
-// Plain JavaScript on purpose: run through tsx, the loader's own start-up heap leaves committed pages
-// that the parse then reuses, which hid up to a third of its peak. So this file repeats the calls of
-// bench/parsers.ts (keep the two alike) instead of importing it.
-//
-// - peakGrowthBytes: the peak RSS during the parse minus the RSS just before it, with only this parser
-//   loaded, the file read and the heap collected. On Linux the peak is /proc/self/status VmHWM, reset
-//   to the current RSS (clear_refs 5) just before the parse. Not getrusage's maxRSS alone: Linux keeps
-//   ru_maxrss across fork and execve, so a child of the (large) benchmark process starts with its
-//   parent's peak and every parse looked like ~30 MB. Elsewhere maxRSS is the fallback ("source").
-// - retainedBytes: what the result keeps alive: heap plus external memory after a full collection,
-//   with the result still referenced, minus the same before the parse.
+// - rss → { peakGrowthBytes, retainedBytes, source }: the peak RSS during the parse minus the RSS just
+//   before it, with the engine's default settings: what the process really takes, including the code the
+//   JIT compiles during a first parse and garbage the engine has not collected yet (V8 lets its young
+//   generation grow to 16 MB per semi-space before it collects, more eagerly when much survives). On
+//   Linux the peak is /proc/self/status VmHWM, reset to the current RSS (clear_refs 5) just before the
+//   parse. Not getrusage's maxRSS alone: Linux keeps ru_maxrss across fork and execve, so a child of the
+//   (large) benchmark process starts with its parent's peak and every parse looked like ~30 MB.
+//   Elsewhere maxRSS is the fallback ("source").
+// - heap → { peakHeapBytes, retainedBytes, collections }: the most heap and external memory (array
+//   buffers) in use during the parse, over the state after each garbage collection and at the end of
+//   the parse, minus the same before it; run with a 1 MB young generation, so a collection comes at least
+//   every megabyte allocated and short-lived garbage barely counts: what the parse itself holds at its
+//   high-water mark (to within about a megabyte of garbage made since the last collection).
+// - retainedBytes: what the result keeps alive: heap plus external memory after a full collection, with
+//   the result still referenced, minus the same before the parse.
 import { readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
-import { TextDecoder } from 'node:util';
+import v8 from 'node:v8';
+import { loadParser } from './peer-loaders.js';
 
-const LOADERS = {
-  async ours() {
-    const { parseRideFile } = await import('@rideport/ridefile');
-    return (bytes) => parseRideFile(bytes);
-  },
-  async 'fit-file-parser'() {
-    const { default: FitParser } = await import('fit-file-parser');
-    return (bytes) => {
-      let data;
-      let failure;
-      new FitParser({ force: true }).parse(bytes, (error, parsed) => {
-        failure = error;
-        data = parsed;
-      });
-      if (failure !== undefined) throw new Error(failure);
-      return data;
-    };
-  },
-  async fitsdk() {
-    const { Decoder, Stream } = await import('@garmin/fitsdk');
-    return (bytes) => {
-      const { messages, errors } = new Decoder(Stream.fromBuffer(bytes)).read();
-      if (errors.length > 0) throw errors[0];
-      return messages;
-    };
-  },
-  async togeojson(format) {
-    const { DOMParser } = await import('@xmldom/xmldom');
-    const toGeoJson = await import('@tmcw/togeojson');
-    const convert = toGeoJson[format];
-    return (bytes) => convert(new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'text/xml'));
-  },
-};
-
-const [parserId, format, file] = process.argv.slice(2);
-const load = LOADERS[parserId];
-if (load === undefined || format === undefined || file === undefined) {
-  throw new Error(`usage: parse-memory.js <${Object.keys(LOADERS).join('|')}> <format> <file>`);
+const [mode, parserId, format, file] = process.argv.slice(2);
+if (
+  (mode !== 'rss' && mode !== 'heap') ||
+  parserId === undefined ||
+  format === undefined ||
+  file === undefined
+) {
+  throw new Error('usage: parse-memory.js <rss|heap> <parser id> <format> <file>');
 }
 const gc = globalThis.gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
 
-const run = await load(format);
+const run = await loadParser(parserId, format);
 const bytes = readFileSync(file);
 
 function collect() {
@@ -89,18 +66,40 @@ function resetHighWaterMark() {
   }
 }
 
+/** Heap objects plus external memory (array buffers and the like), in bytes. */
+function inUse(heapUsed, external) {
+  return heapUsed + external;
+}
+
 const before = collect();
-const hwmReset = resetHighWaterMark();
-const result = run(bytes);
-const peakRssBytes = (hwmReset ? highWaterMark() : null) ?? process.resourceUsage().maxRSS * 1024;
+let report;
+let result;
+if (mode === 'rss') {
+  const hwmReset = resetHighWaterMark();
+  result = run(bytes);
+  const peakRssBytes = (hwmReset ? highWaterMark() : null) ?? process.resourceUsage().maxRSS * 1024;
+  report = { peakGrowthBytes: peakRssBytes - before.rss, source: hwmReset ? 'VmHWM' : 'maxRSS' };
+} else {
+  const baseline = inUse(before.heapUsed, before.external);
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  result = run(bytes);
+  // The end of the parse, before anything is collected, is a sample too (the peak is often there).
+  const end = process.memoryUsage();
+  const { statistics } = profiler.stop();
+  let peak = inUse(end.heapUsed, end.external);
+  for (const { afterGC } of statistics) {
+    peak = Math.max(peak, inUse(afterGC.heapStatistics.usedHeapSize, afterGC.heapStatistics.externalMemory));
+  }
+  report = { peakHeapBytes: peak - baseline, collections: statistics.length };
+}
 const after = collect();
 
 process.stdout.write(
   `${JSON.stringify({
-    peakGrowthBytes: peakRssBytes - before.rss,
-    source: hwmReset ? 'VmHWM' : 'maxRSS',
-    retainedBytes: after.heapUsed + after.external - (before.heapUsed + before.external),
-    // Reading the result after the second measurement keeps it alive through it.
+    ...report,
+    retainedBytes: inUse(after.heapUsed, after.external) - inUse(before.heapUsed, before.external),
+    // Reading the result after the last measurement keeps it alive through it.
     resultKept: result !== undefined,
   })}\n`,
 );

@@ -41,10 +41,10 @@ export function summarize(columns: PointColumns, context: SummaryContext): Summa
     elevationLossMeters: elevation.loss,
     elevationSource: elevation.source,
     speedMetersPerSecond: speedStat(columns, cumulative.meters, distanceMeters, movingSeconds),
-    heartRateBpm: stat(columns.h, n, { skipZero: true }),
-    cadenceRpm: stat(columns.c, n, { skipZeroInAverage: true }),
+    heartRateBpm: stat(columns.h, n, SKIP_ZERO),
+    cadenceRpm: stat(columns.c, n, SKIP_ZERO_IN_AVERAGE),
     powerWatts: powerStat(columns),
-    temperatureCelsius: stat(columns.T, n, {}),
+    temperatureCelsius: stat(columns.T, n, KEEP_ZERO),
     calories: context.calories,
     device: context.device,
     bounds: positions.bounds,
@@ -294,21 +294,28 @@ export function elevationGainLoss(
   return { gain, loss };
 }
 
+/** How `stat` treats zeros: a heart rate of 0 is no reading; a cadence of 0 (coasting) is no pedalling. */
+const KEEP_ZERO = 0;
+const SKIP_ZERO = 1;
+const SKIP_ZERO_IN_AVERAGE = 2;
+
 function stat(
   values: Float64Array,
   n: number,
-  options: { skipZero?: boolean; skipZeroInAverage?: boolean },
+  zeros: typeof KEEP_ZERO | typeof SKIP_ZERO | typeof SKIP_ZERO_IN_AVERAGE,
 ): Stat | null {
+  const skipZero = zeros === SKIP_ZERO;
+  const skipZeroInAverage = zeros === SKIP_ZERO_IN_AVERAGE;
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
   let count = 0;
   for (let i = 0; i < n; i++) {
     const value = values[i]!;
-    if (Number.isNaN(value) || (options.skipZero === true && value === 0)) continue;
+    if (Number.isNaN(value) || (skipZero && value === 0)) continue;
     if (value < min) min = value;
     if (value > max) max = value;
-    if (options.skipZeroInAverage === true && value === 0) continue;
+    if (skipZeroInAverage && value === 0) continue;
     sum += value;
     count += 1;
   }
@@ -332,7 +339,7 @@ function speedStat(
     distanceMeters !== null && movingSeconds !== null && movingSeconds > 0
       ? distanceMeters / movingSeconds
       : null;
-  const recorded = stat(columns.s, n, {});
+  const recorded = stat(columns.s, n, KEEP_ZERO);
   if (recorded !== null) return { min: recorded.min, avg: average ?? recorded.avg, max: recorded.max };
   if (distanceMeters === null || average === null) return null;
 
@@ -366,7 +373,7 @@ const NORMALIZED_POWER_WINDOW_SECONDS = 30;
 const POWER_HOLD_SECONDS = 30;
 
 function powerStat(columns: PointColumns): (Stat & { normalized: number | null }) | null {
-  const base = stat(columns.p, columns.length, {});
+  const base = stat(columns.p, columns.length, KEEP_ZERO);
   if (base === null) return null;
   return { ...base, normalized: normalizedPower(columns) };
 }
@@ -378,7 +385,9 @@ function powerStat(columns: PointColumns): (Stat & { normalized: number | null }
  */
 export function normalizedPower(columns: PointColumns): number | null {
   const { t, p } = columns;
-  const perSecond: number[] = [];
+  // One value a second; a typed array (grown as needed) rather than an array of boxed numbers.
+  let perSecond = new Float64Array(Math.max(64, columns.length));
+  let seconds = 0;
   let previousTime = NaN;
   let previousPower = 0;
   for (let i = 0; i < columns.length; i++) {
@@ -386,21 +395,27 @@ export function normalizedPower(columns: PointColumns): number | null {
     const power = p[i]!;
     if (Number.isNaN(time) || Number.isNaN(power)) continue;
     const gap = time - previousTime;
+    // At most POWER_HOLD_SECONDS values are added below.
+    if (seconds + POWER_HOLD_SECONDS + 1 > perSecond.length) {
+      const grown = new Float64Array(perSecond.length * 2);
+      grown.set(perSecond);
+      perSecond = grown;
+    }
     if (gap > 0 && gap <= POWER_HOLD_SECONDS) {
-      for (let k = 1; k < gap; k++) perSecond.push(previousPower);
+      for (let k = 1; k < gap; k++) perSecond[seconds++] = previousPower;
     }
     // Several samples in one second (or a clock going back) replace rather than add seconds.
-    if (gap > 0 || Number.isNaN(previousTime)) perSecond.push(power);
-    else perSecond[perSecond.length - 1] = power;
+    if (gap > 0 || Number.isNaN(previousTime)) perSecond[seconds++] = power;
+    else perSecond[seconds - 1] = power;
     if (!(time < previousTime)) previousTime = time;
     previousPower = power;
   }
-  if (perSecond.length < NORMALIZED_POWER_WINDOW_SECONDS) return null;
+  if (seconds < NORMALIZED_POWER_WINDOW_SECONDS) return null;
 
   let windowSum = 0;
   let sumOfFourthPowers = 0;
   let count = 0;
-  for (let k = 0; k < perSecond.length; k++) {
+  for (let k = 0; k < seconds; k++) {
     windowSum += perSecond[k]!;
     if (k >= NORMALIZED_POWER_WINDOW_SECONDS) windowSum -= perSecond[k - NORMALIZED_POWER_WINDOW_SECONDS]!;
     if (k >= NORMALIZED_POWER_WINDOW_SECONDS - 1) {
@@ -457,10 +472,11 @@ const RETRACE_SAMPLES = 300;
  */
 export function trackType(columns: PointColumns, distanceMeters: number | null): TrackType {
   const sample = samplePositions(columns, RETRACE_SAMPLES);
-  if (sample.length < 2) return 'unknown';
-  const [startLat, startLng] = sample[0]!;
-  const [endLat, endLng] = sample[sample.length - 1]!;
-  const gap = haversineMeters(startLat, startLng, endLat, endLng);
+  const { lat, lng, count } = sample;
+  if (count < 2) return 'unknown';
+  const startLat = lat[0]!;
+  const startLng = lng[0]!;
+  const gap = haversineMeters(startLat, startLng, lat[count - 1]!, lng[count - 1]!);
   const length = distanceMeters ?? pathLength(sample);
   if (length <= 0) return 'unknown';
   if (gap > Math.max(LOOP_CLOSE_METERS, 0.05 * length)) return 'point_to_point';
@@ -468,61 +484,77 @@ export function trackType(columns: PointColumns, distanceMeters: number | null):
   // Split at the point farthest from the start; an out-and-back comes back along the same road.
   let farthest = 0;
   let farthestDistance = -1;
-  for (let i = 0; i < sample.length; i++) {
-    const [lat, lng] = sample[i]!;
-    const distance = haversineMeters(startLat, startLng, lat, lng);
+  for (let i = 0; i < count; i++) {
+    const distance = haversineMeters(startLat, startLng, lat[i]!, lng[i]!);
     if (distance > farthestDistance) {
       farthestDistance = distance;
       farthest = i;
     }
   }
-  const out = sample.slice(0, farthest + 1);
-  const back = sample.slice(farthest + 1);
-  if (back.length === 0 || farthestDistance < LOOP_CLOSE_METERS) return 'loop';
+  // The way out is sample[0 … farthest], the way back sample[farthest + 1 …].
+  const backCount = count - farthest - 1;
+  if (backCount === 0 || farthestDistance < LOOP_CLOSE_METERS) return 'loop';
   // Positions this close are compared on a local plane: exact enough at tens of metres, and cheap.
   const metersPerDegreeLat = 111_195;
   const metersPerDegreeLng = metersPerDegreeLat * Math.cos((startLat * Math.PI) / 180);
   const limit = RETRACE_METERS * RETRACE_METERS;
   let retraced = 0;
-  for (const [lat, lng] of back) {
-    for (const [outLat, outLng] of out) {
-      const dy = (lat - outLat) * metersPerDegreeLat;
-      const dx = (lng - outLng) * metersPerDegreeLng;
+  for (let back = farthest + 1; back < count; back++) {
+    for (let out = 0; out <= farthest; out++) {
+      const dy = (lat[back]! - lat[out]!) * metersPerDegreeLat;
+      const dx = (lng[back]! - lng[out]!) * metersPerDegreeLng;
       if (dx * dx + dy * dy <= limit) {
         retraced++;
         break;
       }
     }
   }
-  return retraced / back.length >= RETRACE_SHARE ? 'out_and_back' : 'loop';
+  return retraced / backCount >= RETRACE_SHARE ? 'out_and_back' : 'loop';
+}
+
+interface PositionSample {
+  lat: Float64Array;
+  lng: Float64Array;
+  count: number;
 }
 
 /** About `count` positions spread evenly over the track, always including the last. */
-function samplePositions(columns: PointColumns, count: number): Array<[number, number]> {
+function samplePositions(columns: PointColumns, count: number): PositionSample {
   const { x, y } = columns;
   let total = 0;
   for (let i = 0; i < columns.length; i++) if (!Number.isNaN(y[i]!) && !Number.isNaN(x[i]!)) total++;
   const step = Math.max(1, Math.floor(total / count));
-  const picked: Array<[number, number]> = [];
+  const capacity = Math.ceil(total / step) + 1;
+  const sample: PositionSample = {
+    lat: new Float64Array(capacity),
+    lng: new Float64Array(capacity),
+    count: 0,
+  };
   let seen = 0;
   let lastLat = NaN;
   let lastLng = NaN;
   for (let i = 0; i < columns.length; i++) {
     if (Number.isNaN(y[i]!) || Number.isNaN(x[i]!)) continue;
-    if (seen % step === 0) picked.push([y[i]!, x[i]!]);
+    if (seen % step === 0) {
+      sample.lat[sample.count] = y[i]!;
+      sample.lng[sample.count] = x[i]!;
+      sample.count++;
+    }
     seen++;
     lastLat = y[i]!;
     lastLng = x[i]!;
   }
-  if (total > 0 && (total - 1) % step !== 0) picked.push([lastLat, lastLng]);
-  return picked;
+  if (total > 0 && (total - 1) % step !== 0) {
+    sample.lat[sample.count] = lastLat;
+    sample.lng[sample.count] = lastLng;
+    sample.count++;
+  }
+  return sample;
 }
 
-function pathLength(sample: Array<[number, number]>): number {
+function pathLength({ lat, lng, count }: PositionSample): number {
   let total = 0;
-  for (let i = 1; i < sample.length; i++) {
-    total += haversineMeters(sample[i - 1]![0], sample[i - 1]![1], sample[i]![0], sample[i]![1]);
-  }
+  for (let i = 1; i < count; i++) total += haversineMeters(lat[i - 1]!, lng[i - 1]!, lat[i]!, lng[i]!);
   return total;
 }
 

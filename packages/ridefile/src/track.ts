@@ -6,8 +6,11 @@ import { summarize } from './summary.js';
 /** Turns a reader's draft into the public `Track`: summary from the columns, then the points. */
 export function finishTrack(draft: TrackDraft): Track {
   const { columns } = draft;
+  // The summary first: its working arrays (as long as the columns) can be collected before the points
+  // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
+  const summary = summarize(columns, draft);
   const points = buildPoints(columns);
-  const summary = { ...summarize(columns, draft), pointCount: points.length };
+  summary.pointCount = points.length;
   return {
     kind: draft.kind,
     name: draft.name,
@@ -21,107 +24,187 @@ export function finishTrack(draft: TrackDraft): Track {
   };
 }
 
-type PointFactory = (
-  x: number,
-  y: number,
-  e: number,
-  t: number,
-  c: number,
-  h: number,
-  p: number,
-  s: number,
-  d: number,
-  T: number,
-) => TrackPoint;
+/**
+ * Builds the points of rows [from, to), which all carry exactly the keys of one mask, into `points`
+ * from index `at` on; returns the running wheel distance (updated by the rows that carry `d`).
+ */
+type RunBuilder = (
+  x: Float64Array,
+  y: Float64Array,
+  e: Float64Array,
+  t: Float64Array,
+  c: Float64Array,
+  h: Float64Array,
+  p: Float64Array,
+  s: Float64Array,
+  d: Float64Array,
+  T: Float64Array,
+  from: number,
+  to: number,
+  points: TrackPoint[],
+  at: number,
+  wheelDistance: number,
+) => number;
+
+const BIT_S = 1 << 7;
+const BIT_D = 1 << 8;
 
 /**
  * One `TrackPoint` per row, keys in the specification's order and only where known. `t` is floored to
  * whole seconds. `s` and `d` only on rows a wheel sensor measured, and `d` never goes backwards. A row
  * whose only values are a recorded speed or distance without a wheel sensor makes no point (`{}` says
  * nothing); those values still count in the summary.
+ *
+ * Rows are handed out in runs of the same key set (a recording keeps its channels for long stretches),
+ * each built by a loop made for that key set: one call per run instead of one per point, and no
+ * number passes through a call (a double argument is a heap allocation per value).
  */
 function buildPoints(columns: PointColumns): TrackPoint[] {
   const { x, y, e, t, c, h, p, s, d, T, wheel } = columns;
-  const points: TrackPoint[] = [];
+  const n = columns.length;
+  // First the runs (start row, end row, mask) and the number of points, so the array is allocated once.
+  let runs = new Int32Array(48);
+  let runCount = 0;
+  let pointCount = 0;
+  let runMask = 0;
+  let runStart = 0;
+  for (let i = 0; i <= n; i++) {
+    let mask = -1; // past the last row: ends the last run
+    if (i < n) {
+      const isWheel = wheel[i] === 1;
+      mask =
+        (Number.isNaN(x[i]!) || Number.isNaN(y[i]!) ? 0 : 0b11) |
+        (Number.isNaN(e[i]!) ? 0 : 1 << 2) |
+        (Number.isNaN(t[i]!) ? 0 : 1 << 3) |
+        (Number.isNaN(c[i]!) ? 0 : 1 << 4) |
+        (Number.isNaN(h[i]!) ? 0 : 1 << 5) |
+        (Number.isNaN(p[i]!) ? 0 : 1 << 6) |
+        (isWheel && !Number.isNaN(s[i]!) ? BIT_S : 0) |
+        (isWheel && !Number.isNaN(d[i]!) ? BIT_D : 0) |
+        (Number.isNaN(T[i]!) ? 0 : 1 << 9);
+      if (mask === runMask) continue;
+    }
+    if (runMask !== 0) {
+      if (runCount * 3 === runs.length) {
+        const grown = new Int32Array(runs.length * 2);
+        grown.set(runs);
+        runs = grown;
+      }
+      runs[runCount * 3] = runStart;
+      runs[runCount * 3 + 1] = i;
+      runs[runCount * 3 + 2] = runMask;
+      runCount += 1;
+      pointCount += i - runStart;
+    }
+    runMask = mask;
+    runStart = i;
+  }
+
+  // Sized once and filled in order: no regrowth of a large array while it is built.
+  const points = new Array<TrackPoint>(pointCount);
+  let at = 0;
   let wheelDistance = -Infinity;
-  let lastMask = -1;
-  let factory: PointFactory = incrementalPoint(0);
-  for (let i = 0; i < columns.length; i++) {
-    const lon = x[i]!;
-    const lat = y[i]!;
-    const time = t[i]!;
-    const isWheel = wheel[i] === 1;
-    let distance = d[i]!;
-    if (isWheel && !Number.isNaN(distance)) {
-      if (distance > wheelDistance) wheelDistance = distance;
-      distance = wheelDistance;
-    }
-    const hasPosition = !Number.isNaN(lon) && !Number.isNaN(lat);
-    const mask =
-      (hasPosition ? 0b11 : 0) |
-      (Number.isNaN(e[i]!) ? 0 : 1 << 2) |
-      (Number.isNaN(time) ? 0 : 1 << 3) |
-      (Number.isNaN(c[i]!) ? 0 : 1 << 4) |
-      (Number.isNaN(h[i]!) ? 0 : 1 << 5) |
-      (Number.isNaN(p[i]!) ? 0 : 1 << 6) |
-      (isWheel && !Number.isNaN(s[i]!) ? 1 << 7 : 0) |
-      (isWheel && !Number.isNaN(distance) ? 1 << 8 : 0) |
-      (Number.isNaN(T[i]!) ? 0 : 1 << 9);
-    if (mask === 0) continue;
-    if (mask !== lastMask) {
-      factory = pointFactory(mask);
-      lastMask = mask;
-    }
-    points.push(factory(lon, lat, e[i]!, Math.floor(time), c[i]!, h[i]!, p[i]!, s[i]!, distance, T[i]!));
+  for (let run = 0; run < runCount; run++) {
+    const from = runs[run * 3]!;
+    const to = runs[run * 3 + 1]!;
+    const build = runBuilder(runs[run * 3 + 2]!);
+    wheelDistance = build(x, y, e, t, c, h, p, s, d, T, from, to, points, at, wheelDistance);
+    at += to - from;
   }
   return points;
 }
 
-const factories = new Map<number, PointFactory>();
+const builders = new Map<number, RunBuilder>();
 
 /**
- * A function that builds a point with exactly the keys in `mask`, as one object literal. Creating
- * objects key by key costs 2–3× more (every added key changes the object's hidden class and grows its
- * property store), and points are most of the parse time of a large file. The literal is generated
- * once per key combination from the fixed key list (no input reaches the generated code); where code
- * generation is forbidden (a browser page with a strict CSP), points are built key by key instead.
+ * The loop that builds the points of one key set, each as one object literal. Creating objects key by
+ * key costs 2–3× more (every added key changes the object's hidden class and grows its property
+ * store), and points are most of the parse time of a large file. The loop is generated once per key
+ * combination from the fixed key list (no input reaches the generated code); where code generation is
+ * forbidden (a browser page with a strict CSP), points are built key by key instead.
  */
-function pointFactory(mask: number): PointFactory {
-  let factory = factories.get(mask);
-  if (factory === undefined) {
-    factory = generatedPoint(mask) ?? incrementalPoint(mask);
-    factories.set(mask, factory);
+function runBuilder(mask: number): RunBuilder {
+  let builder = builders.get(mask);
+  if (builder === undefined) {
+    builder = generatedRunBuilder(mask) ?? incrementalRunBuilder(mask);
+    builders.set(mask, builder);
   }
-  return factory;
+  return builder;
 }
 
-function generatedPoint(mask: number): PointFactory | null {
-  const entries = TRACK_POINT_KEYS.filter((_, bit) => (mask & (1 << bit)) !== 0).map(
-    (key) => `${key}: ${key}`,
-  );
+/** Channels that hold whole numbers in most files (FIT stores them as integers). */
+const MOSTLY_INTEGER_KEYS: ReadonlySet<string> = new Set(['c', 'h', 'p', 'T']);
+
+function generatedRunBuilder(mask: number): RunBuilder | null {
+  const keys = TRACK_POINT_KEYS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+  const reads = keys
+    .filter((key) => MOSTLY_INTEGER_KEYS.has(key))
+    .map((key) => `  const ${key}v = ${key}[i];`);
+  const entries = keys.map((key) => {
+    if (key === 't') return 't: Math.floor(t[i])';
+    if (key === 'd') return 'd: wheelDistance';
+    // The same number, as a small integer where it is one (and not -0): see `integerOrSelf`.
+    if (MOSTLY_INTEGER_KEYS.has(key))
+      return `${key}: (${key}v | 0) === ${key}v && (${key}v !== 0 || 1 / ${key}v > 0) ? ${key}v | 0 : ${key}v`;
+    return `${key}: ${key}[i]`;
+  });
+  const body = [
+    'for (let i = from; i < to; i++) {',
+    // d never goes backwards: the running maximum of the wheel distance.
+    (mask & BIT_D) !== 0 ? '  if (d[i] > wheelDistance) wheelDistance = d[i];' : '',
+    ...reads,
+    `  points[at++] = { ${entries.join(', ')} };`,
+    '}',
+    'return wheelDistance;',
+  ].join('\n');
   try {
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- fixed key names only; see pointFactory
-    return new Function(...TRACK_POINT_KEYS, `return { ${entries.join(', ')} };`) as PointFactory;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- fixed key names only; see runBuilder
+    return new Function(
+      ...TRACK_POINT_KEYS,
+      'from',
+      'to',
+      'points',
+      'at',
+      'wheelDistance',
+      body,
+    ) as RunBuilder;
   } catch {
     return null;
   }
 }
 
-function incrementalPoint(mask: number): PointFactory {
-  return (x, y, e, t, c, h, p, s, d, T) => {
-    const point: TrackPoint = {};
-    if (mask & (1 << 0)) point.x = x;
-    if (mask & (1 << 1)) point.y = y;
-    if (mask & (1 << 2)) point.e = e;
-    if (mask & (1 << 3)) point.t = t;
-    if (mask & (1 << 4)) point.c = c;
-    if (mask & (1 << 5)) point.h = h;
-    if (mask & (1 << 6)) point.p = p;
-    if (mask & (1 << 7)) point.s = s;
-    if (mask & (1 << 8)) point.d = d;
-    if (mask & (1 << 9)) point.T = T;
-    return point;
+function incrementalRunBuilder(mask: number): RunBuilder {
+  return (x, y, e, t, c, h, p, s, d, T, from, to, points, at, wheelDistance) => {
+    for (let i = from; i < to; i++) {
+      const point: TrackPoint = {};
+      if (mask & (1 << 0)) point.x = x[i]!;
+      if (mask & (1 << 1)) point.y = y[i]!;
+      if (mask & (1 << 2)) point.e = e[i]!;
+      if (mask & (1 << 3)) point.t = Math.floor(t[i]!);
+      if (mask & (1 << 4)) point.c = integerOrSelf(c[i]!);
+      if (mask & (1 << 5)) point.h = integerOrSelf(h[i]!);
+      if (mask & (1 << 6)) point.p = integerOrSelf(p[i]!);
+      if (mask & BIT_S) point.s = s[i]!;
+      if (mask & BIT_D) {
+        if (d[i]! > wheelDistance) wheelDistance = d[i]!;
+        point.d = wheelDistance;
+      }
+      if (mask & (1 << 9)) point.T = integerOrSelf(T[i]!);
+      points[at++] = point;
+    }
+    return wheelDistance;
   };
+}
+
+/**
+ * `value` itself, produced as a small integer when it is a whole number (other than -0). The number is
+ * the same; what changes is how the engine stores it: a value read from a Float64Array arrives boxed
+ * (a heap object of its own) and makes the property a "double" field, which boxes every later value
+ * too, whole or not. Produced from an int32, cadence, heart rate, power and temperature stay unboxed
+ * in the point: 3 objects per typical point instead of 7, for the allocator and the garbage collector.
+ */
+function integerOrSelf(value: number): number {
+  return (value | 0) === value && (value !== 0 || 1 / value > 0) ? value | 0 : value;
 }
 
 function firstTime(columns: PointColumns): number | null {

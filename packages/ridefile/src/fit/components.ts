@@ -42,7 +42,10 @@ export class Accumulators {
     if (component === undefined) return;
     const units = rawValue / target.scale - target.offset;
     const value = (units + component.offset) * component.scale;
-    this.#values.set((message.num << 8) | target.num, { value, last: value });
+    const key = (message.num << 8) | target.num;
+    const accumulator = this.#values.get(key);
+    if (accumulator === undefined) this.#values.set(key, { value, last: value });
+    else accumulator.value = accumulator.last = value;
   }
 
   #accumulate(key: number, raw: number, bits: number): number {

@@ -9,14 +9,18 @@ import { fieldNum, messageByNum, messageNum } from './profile.js';
 import type { FitComponent, FitProfileMessage } from './profile-types.js';
 import {
   compileRecordSteps,
-  CONVERT_SCALE,
+  CONVERT_NONE,
   CONVERT_SEMICIRCLES,
   RECORD_FIELD_SLOTS,
   RECORD_NUM,
   RECORD_PROFILE,
   SEMICIRCLES_TO_DEGREES,
   SLOT_T,
+  SLOT_X,
+  SLOT_Y,
+  recordReader,
   type FieldDefinition,
+  type RecordReader,
   type RecordStep,
 } from './record-steps.js';
 
@@ -79,9 +83,31 @@ interface Definition extends AlignmentDefinition {
   developerFields: DeveloperFieldDefinition[];
   profile: FitProfileMessage | undefined;
   recordSteps: RecordStep[] | null;
+  /** the record steps compiled (null: interpret them) */
+  recordReader: RecordReader | null;
+  /** whether a record step primes an accumulator */
+  primesAccumulators: boolean;
 }
 
+/** Bytes per record message of a typical activity, to estimate the records of data that cannot be walked. */
 const RECORD_BYTES_ESTIMATE = 24;
+/**
+ * Bytes per record below which the columns are not sized up front but grown as rows are kept (a record of
+ * a timestamp and a heart rate is 6 bytes; real recordings write 20 to 60).
+ */
+const MIN_RECORD_BYTES = 8;
+const NO_DEVELOPER_FIELDS: DeveloperFieldDefinition[] = [];
+/** Distinct definitions remembered per FIT file (real files have a few dozen at most). */
+const MAX_CACHED_DEFINITIONS = 256;
+/** Distinct record layouts compiled per FIT file; real files have a handful, more are read interpreted. */
+const MAX_GENERATED_READERS = 32;
+const POSITION_SLOTS = (1 << SLOT_X) | (1 << SLOT_Y);
+/** Set in a record's filled bits when it expanded components (which columns they filled is not tracked). */
+const EXPANDED = 1 << 16;
+/** Record fields whose running value a component may count on from (record.distance ← compressed_speed_distance). */
+const RECORD_ACCUMULATED_FIELDS = Object.values(RECORD_PROFILE.fields).filter((field) => field.accumulated);
+/** The invalid value of a uint32 date_time (FIT protocol, "Base Types"). */
+const INVALID_TIMESTAMP = 0xffffffff;
 const CUT_SHORT = -1;
 const MISALIGNED = -2;
 /** A damaged file is realigned at most this often before the rest of it is given up. */
@@ -143,7 +169,18 @@ export function decodeFit(bytes: Uint8Array, options: { maxPoints: number }): Fi
     const declaredEnd =
       header.dataSize === 0 ? Math.max(dataStart, bytes.length - 2) : dataStart + header.dataSize;
     const dataEnd = Math.min(declaredEnd, bytes.length);
-    const segmentDecoder = new SegmentDecoder(bytes, view, position, options.maxPoints);
+    const segmentDecoder = new SegmentDecoder(
+      bytes,
+      view,
+      position,
+      options.maxPoints,
+      // Rows for every record, but no more than one per MIN_RECORD_BYTES: a crafted file of one-byte
+      // records that hold nothing must not make the columns (81 bytes a row) many times its size.
+      Math.min(
+        countRecordMessages(bytes, view, dataStart, dataEnd),
+        Math.ceil((dataEnd - dataStart) / MIN_RECORD_BYTES),
+      ),
+    );
     const problems = segmentDecoder.decode(dataStart, dataEnd);
     segments.push(segmentDecoder.finish());
 
@@ -196,6 +233,46 @@ function readHeader(bytes: Uint8Array, view: DataView, position: number): FitHea
   return { size, dataSize, headerCrcMismatch };
 }
 
+/**
+ * How many record messages the data in [start, end) holds, from the message headers and definitions
+ * alone (no field is read): the columns are allocated once at that size. Where the walk cannot go on
+ * (damaged data, which the decoder realigns), the rest is estimated; the columns grow if that is short.
+ */
+function countRecordMessages(bytes: Uint8Array, view: DataView, start: number, end: number): number {
+  const sizes = new Int32Array(16).fill(-1);
+  const isRecord = new Uint8Array(16);
+  let count = 0;
+  let position = start;
+  while (position < end) {
+    const header = bytes[position]!;
+    if ((header & 0xc0) === 0x40) {
+      if (position + 6 > end) break;
+      const architecture = bytes[position + 2]!;
+      if (architecture > 1) break;
+      const fieldCount = bytes[position + 5]!;
+      let length = 6 + fieldCount * 3;
+      let size = 0;
+      for (let i = 0; i < fieldCount; i++) size += bytes[position + 7 + i * 3] ?? 0;
+      if ((header & 0x20) !== 0) {
+        const developerCount = bytes[position + length] ?? 0;
+        for (let i = 0; i < developerCount; i++) size += bytes[position + length + 2 + i * 3] ?? 0;
+        length += 1 + developerCount * 3;
+      }
+      const local = header & 0x0f;
+      sizes[local] = size;
+      isRecord[local] = view.getUint16(position + 3, architecture === 0) === RECORD_NUM ? 1 : 0;
+      position += length;
+    } else {
+      const local = (header & 0x80) !== 0 ? (header >> 5) & 0x03 : header & 0x0f;
+      const size = sizes[local]!;
+      if (size < 0) break;
+      count += isRecord[local]!;
+      position += 1 + size;
+    }
+  }
+  return position < end ? count + Math.ceil((end - position) / RECORD_BYTES_ESTIMATE) : count;
+}
+
 function isZeroPadding(bytes: Uint8Array, from: number): boolean {
   for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
   return true;
@@ -212,6 +289,17 @@ class SegmentDecoder {
   readonly #developerFields = new Map<number, DeveloperFieldDescription>();
   readonly #pendingDeveloperValues: PendingDeveloperValue[] = [];
   readonly #accumulators = new Accumulators();
+  /**
+   * The last raw value of each accumulated record field read in full (NaN: none since the last
+   * expansion), by field number. Priming the accumulator is deferred until a component expansion
+   * needs it: most files never expand a record component, and a prime per record is a map update.
+   */
+  readonly #pendingRecordPrimes = new Float64Array(256).fill(NaN);
+  #hasPendingRecordPrimes = false;
+  /** definitions by their bytes (see #cachedDefinition) */
+  readonly #definitionCache = new Map<string, Definition>();
+  /** record layouts this segment may still compile (each costs a code generation) */
+  readonly #readerBudget = { generations: MAX_GENERATED_READERS };
   #lastTimestamp = NaN;
   /** record timestamps alone tell a misaligned stream (other messages may carry any time, e.g. Zwift's device_info) */
   #lastRecordTimestamp = NaN;
@@ -230,15 +318,18 @@ class SegmentDecoder {
     previousDefinition: undefined,
   };
 
-  constructor(bytes: Uint8Array, view: DataView, byteOffset: number, maxPoints: number) {
+  constructor(
+    bytes: Uint8Array,
+    view: DataView,
+    byteOffset: number,
+    maxPoints: number,
+    recordMessages: number,
+  ) {
     this.#bytes = bytes;
     this.#view = view;
     this.#byteOffset = byteOffset;
-    // About one record per 24 bytes of a typical activity: sizing the columns once saves their regrowth.
-    this.#records = new PointColumns(
-      maxPoints,
-      Math.min(maxPoints, Math.ceil(bytes.length / RECORD_BYTES_ESTIMATE)),
-    );
+    // Sized once for every record the segment holds: no regrowth, and no zero-filled rows to spare.
+    this.#records = new PointColumns(maxPoints, Math.min(maxPoints, recordMessages));
   }
 
   /**
@@ -327,7 +418,7 @@ class SegmentDecoder {
       const size = this.#definitionSize(position, end);
       if (size < 0) return CUT_SHORT;
       const local = recordHeader & 0x0f;
-      const definition = this.#define(position, (recordHeader & 0x20) !== 0);
+      const definition = this.#cachedDefinition(position, size, (recordHeader & 0x20) !== 0);
       if (definition === null) return MISALIGNED;
       last.kind = LastKind.DEFINITION;
       last.start = position;
@@ -348,12 +439,11 @@ class SegmentDecoder {
       this.#partialRecord(definition, position + 1, end, compressed ? recordHeader & 0x1f : -1);
       return CUT_SHORT;
     }
-    if (definition.recordSteps !== null && definition.timestampOffset >= 0) {
-      const timestamp = this.#view.getUint32(
-        position + 1 + definition.timestampOffset,
-        definition.littleEndian,
-      );
-      if (timestamp !== 0xffffffff) {
+    // The message's own timestamp (read once): record times tell a misaligned stream.
+    let timestamp = INVALID_TIMESTAMP;
+    if (definition.timestampOffset >= 0) {
+      timestamp = this.#view.getUint32(position + 1 + definition.timestampOffset, definition.littleEndian);
+      if (timestamp !== INVALID_TIMESTAMP && definition.recordSteps !== null) {
         if (!plausibleNextTimestamp(recordTimestampBefore, timestamp)) return MISALIGNED;
         this.#lastRecordTimestamp = timestamp;
       }
@@ -370,6 +460,7 @@ class SegmentDecoder {
     last.recordTimestampBefore = recordTimestampBefore;
     last.rowsBefore = this.#records.length;
     last.messageName = null;
+    if (timestamp !== INVALID_TIMESTAMP) this.#lastTimestamp = timestamp;
     this.#dataMessage(definition, position + 1, time);
     return next;
   }
@@ -387,7 +478,7 @@ class SegmentDecoder {
       if (timestamp !== 0xffffffff && !plausibleNextTimestamp(this.#lastRecordTimestamp, timestamp)) return;
     }
     const time = timeOffset < 0 ? NaN : compressedTimestamp(this.#lastTimestamp, timeOffset);
-    this.#record({ ...definition, developerFields: [] }, available, payload, time);
+    this.#record(available, null, false, definition.littleEndian, NO_DEVELOPER_FIELDS, payload, time);
   }
 
   /** Takes back the last message read: the stream turned out to be misaligned inside it. */
@@ -419,6 +510,24 @@ class SegmentDecoder {
       size += 1 + bytes[position + size]! * 3;
     }
     return position + size > end ? -1 : size;
+  }
+
+  /**
+   * The definition at `position`, compiled once per distinct content: recorders repeat the same few
+   * definitions hundreds of times (a Wahoo ELEMNT file: 838 definitions, a dozen distinct).
+   */
+  #cachedDefinition(position: number, size: number, hasDeveloperFields: boolean): Definition | null {
+    // Everything after the header and reserved bytes decides the definition (and the header's
+    // developer-data bit, which decides how much of it there is).
+    const bytes = this.#bytes;
+    let key = hasDeveloperFields ? 'd' : 'n';
+    for (let i = position + 2; i < position + size; i++) key += String.fromCharCode(bytes[i]!);
+    const cached = this.#definitionCache.get(key);
+    if (cached !== undefined) return cached;
+    const definition = this.#define(position, hasDeveloperFields);
+    if (definition !== null && this.#definitionCache.size < MAX_CACHED_DEFINITIONS)
+      this.#definitionCache.set(key, definition);
+    return definition;
   }
 
   /** Compiles a definition message; null when its architecture byte is impossible (misaligned data). */
@@ -459,6 +568,7 @@ class SegmentDecoder {
         offset += size;
       }
     }
+    const recordSteps = globalNum === RECORD_NUM ? compileRecordSteps(fields) : null;
     const definition: Definition = {
       globalNum,
       littleEndian,
@@ -468,18 +578,24 @@ class SegmentDecoder {
       profile,
       timestampOffset,
       isRecord: globalNum === RECORD_NUM,
-      recordSteps: globalNum === RECORD_NUM ? compileRecordSteps(fields) : null,
+      recordSteps,
+      recordReader: recordSteps === null ? null : recordReader(recordSteps, littleEndian, this.#readerBudget),
+      primesAccumulators: recordSteps?.some((step) => step.accumulated) ?? false,
     };
     return definition;
   }
 
   #dataMessage(definition: Definition, payload: number, compressedTime: number): void {
-    if (definition.timestampOffset >= 0) {
-      const timestamp = this.#view.getUint32(payload + definition.timestampOffset, definition.littleEndian);
-      if (timestamp !== 0xffffffff) this.#lastTimestamp = timestamp;
-    }
     if (definition.recordSteps !== null) {
-      this.#record(definition, definition.recordSteps, payload, compressedTime);
+      this.#record(
+        definition.recordSteps,
+        definition.recordReader,
+        definition.primesAccumulators,
+        definition.littleEndian,
+        definition.developerFields,
+        payload,
+        compressedTime,
+      );
     } else if (definition.profile !== undefined) {
       const message = this.#genericMessage(definition, definition.profile, payload, compressedTime);
       if (definition.globalNum === FIELD_DESCRIPTION_NUM) this.#describeDeveloperField(message);
@@ -490,37 +606,107 @@ class SegmentDecoder {
     }
   }
 
-  #record(definition: Definition, steps: RecordStep[], payload: number, compressedTime: number): void {
-    const view = this.#view;
-    const littleEndian = definition.littleEndian;
+  #record(
+    steps: RecordStep[],
+    reader: RecordReader | null,
+    primesAccumulators: boolean,
+    littleEndian: boolean,
+    developerFields: DeveloperFieldDefinition[],
+    payload: number,
+    compressedTime: number,
+  ): void {
     const columns = this.#records;
     const row = columns.append();
-    const channels = columns.channels;
+    const { x, y, t } = columns;
+    // A bit per column this record filled, so an empty record is known without reading its row back.
+    let filled: number;
+    if (reader !== null) {
+      filled = reader(
+        this.#view,
+        payload,
+        row,
+        x,
+        y,
+        columns.e,
+        t,
+        columns.c,
+        columns.h,
+        columns.p,
+        columns.s,
+        columns.d,
+        columns.T,
+        this.#pendingRecordPrimes,
+        readValue,
+      );
+      if (primesAccumulators) this.#hasPendingRecordPrimes = true;
+    } else {
+      filled = this.#interpretRecord(steps, littleEndian, payload, row);
+    }
+    const expanded = (filled & EXPANDED) !== 0;
+    if (Number.isNaN(t[row]!) && !Number.isNaN(compressedTime)) {
+      t[row] = compressedTime;
+      filled |= 1 << SLOT_T;
+    }
+    // A position outside the globe is not a position (the rest of the sample is kept).
+    if (!(Math.abs(y[row]!) <= 90) || Number.isNaN(x[row]!)) {
+      x[row] = NaN;
+      y[row] = NaN;
+      filled &= ~POSITION_SLOTS;
+    }
+    if (developerFields.length > 0) this.#recordDeveloperFields(developerFields, littleEndian, payload, row);
+    const holdsValue = expanded || developerFields.length > 0 ? columns.hasAnyValue(row) : filled !== 0;
+    // A row whose only value waits for a developer field's description stays until `finish` knows.
+    if (!holdsValue && !this.#awaitsDescription(row)) columns.dropLast();
+  }
 
+  /**
+   * What a generated record reader does, step by step: the path for layouts with components to expand,
+   * for a cut-off last record, and where code generation is forbidden. Returns a bit per column filled,
+   * and EXPANDED when components were expanded (they fill columns of their own).
+   */
+  #interpretRecord(steps: RecordStep[], littleEndian: boolean, payload: number, row: number): number {
+    const view = this.#view;
+    const channels = this.#records.channels;
+    let filled = 0;
     // Steps are ordered so that enhanced_* fields come last and overwrite the plain ones they extend.
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       const at = payload + step.offset;
       if (step.expands) {
         this.#expandRecordComponents(step, at, littleEndian, row);
+        filled |= EXPANDED;
         if (step.slot < 0) continue;
       }
-      let value = readValue(view, at, step.baseType, littleEndian);
-      if (value !== value) continue; // the base type's invalid value
-      if (step.accumulated) this.#accumulators.prime(RECORD_PROFILE, step.field, value);
-      if (step.conversion === CONVERT_SEMICIRCLES) value *= SEMICIRCLES_TO_DEGREES;
-      else if (step.conversion === CONVERT_SCALE) value = scaled(value, step.scale, step.valueOffset);
-      channels[step.slot]![row] = value;
+      const raw = readValue(view, at, step.baseType, littleEndian);
+      if (raw !== raw) continue; // the base type's invalid value
+      if (step.accumulated) {
+        this.#pendingRecordPrimes[step.field.num] = raw;
+        this.#hasPendingRecordPrimes = true;
+      }
+      channels[step.slot]![row] =
+        step.conversion === CONVERT_NONE
+          ? raw
+          : step.conversion === CONVERT_SEMICIRCLES
+            ? raw * SEMICIRCLES_TO_DEGREES
+            : scaled(raw, step.scale, step.valueOffset);
+      filled |= 1 << step.slot;
     }
-    if (Number.isNaN(columns.t[row]!) && !Number.isNaN(compressedTime)) columns.t[row] = compressedTime;
-    // A position outside the globe is not a position (the rest of the sample is kept).
-    if (!(Math.abs(columns.y[row]!) <= 90) || Number.isNaN(columns.x[row]!)) {
-      columns.x[row] = NaN;
-      columns.y[row] = NaN;
+    return filled;
+  }
+
+  /**
+   * Primes the accumulators with the record fields read in full since the last expansion: only the last
+   * value of each counts, as each prime replaces the running value.
+   */
+  #primeRecordAccumulators(): void {
+    const pending = this.#pendingRecordPrimes;
+    for (const field of RECORD_ACCUMULATED_FIELDS) {
+      const raw = pending[field.num]!;
+      if (Number.isNaN(raw)) continue;
+      this.#accumulators.prime(RECORD_PROFILE, field, raw);
+      pending[field.num] = NaN;
     }
-    if (definition.developerFields.length > 0) this.#recordDeveloperFields(definition, payload, row);
-    // A row whose only value waits for a developer field's description stays until `finish` knows.
-    if (!columns.hasAnyValue(row) && !this.#awaitsDescription(row)) columns.dropLast();
+    this.#hasPendingRecordPrimes = false;
   }
 
   #awaitsDescription(row: number): boolean {
@@ -530,6 +716,7 @@ class SegmentDecoder {
 
   /** Component values fill their columns unless a field read in full already did. */
   #expandRecordComponents(step: RecordStep, at: number, littleEndian: boolean, row: number): void {
+    if (this.#hasPendingRecordPrimes) this.#primeRecordAccumulators();
     const source = componentSource(this.#bytes, at, step.size, step.baseType, littleEndian);
     if (source === null) return;
     const channels = this.#records.channels;
@@ -637,8 +824,13 @@ class SegmentDecoder {
     });
   }
 
-  #recordDeveloperFields(definition: Definition, payload: number, row: number): void {
-    for (const developerField of definition.developerFields) {
+  #recordDeveloperFields(
+    developerFields: DeveloperFieldDefinition[],
+    littleEndian: boolean,
+    payload: number,
+    row: number,
+  ): void {
+    for (const developerField of developerFields) {
       const at = payload + developerField.offset;
       const description = this.#developerFields.get(developerField.key);
       if (description === undefined) {
@@ -648,10 +840,10 @@ class SegmentDecoder {
           key: developerField.key,
           offset: at,
           size: developerField.size,
-          littleEndian: definition.littleEndian,
+          littleEndian,
         });
       } else {
-        this.#applyDeveloperValue(description, row, at, developerField.size, definition.littleEndian);
+        this.#applyDeveloperValue(description, row, at, developerField.size, littleEndian);
       }
     }
   }

@@ -40,12 +40,21 @@ export function typeValue(type: FitTypeName, name: string): number {
   throw new Error(`FIT profile: type ${type} has no value ${name}`);
 }
 
+const snakeCases = new Map<string, string>();
+/** More names than the profile has: a name passed in that is not the profile's is not remembered. */
+const MAX_SNAKE_CASES = 4096;
+
 /** The profile spells names in camelCase (`virtualActivity`); the public model uses snake_case. */
 export function snakeCase(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
+  let snake = snakeCases.get(name);
+  if (snake === undefined) {
+    snake = name
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+      .toLowerCase();
+    if (snakeCases.size < MAX_SNAKE_CASES) snakeCases.set(name, snake);
+  }
+  return snake;
 }
 
 /** Seconds between the Unix epoch and the FIT epoch (1989-12-31T00:00:00Z). */

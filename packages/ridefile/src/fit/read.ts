@@ -44,9 +44,21 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
   // HR messages carry FIT times, so they are merged before times are converted.
   if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
   const toUnix = timeConverter(segment, warnings);
-  for (let row = 0; row < records.length; row++) records.t[row] = toUnix(records.t[row]!);
+  const { t } = records;
+  let timesLost = 0;
+  for (let row = 0; row < records.length; row++) {
+    const fitTime = t[row]!;
+    // Absolute times, nearly all of them, without the call.
+    if (fitTime >= FIT_MIN_ABSOLUTE_TIME) {
+      t[row] = fitTime + FIT_EPOCH_OFFSET_SECONDS;
+      continue;
+    }
+    const unixTime = toUnix(fitTime);
+    if (Number.isNaN(unixTime) && !Number.isNaN(fitTime)) timesLost += 1;
+    t[row] = unixTime;
+  }
   // A record whose only value was a device-relative time now holds nothing.
-  records.compactFrom(0);
+  if (timesLost > 0) records.compactFrom(0);
 
   const sessions = segment.messages.get('session') ?? [];
   const sports = segment.messages.get('sport') ?? [];

@@ -117,19 +117,23 @@ export const COURSE_NAME_CHARACTERS = 15;
 export function courseNames(routes: readonly Track[]): string[] {
   const used = new Set<string>();
   return routes.map((track) => {
-    const base = [...(track.name ?? 'Route')].slice(0, COURSE_NAME_CHARACTERS).join('').trimEnd();
+    const base = firstCharacters(track.name ?? 'Route', COURSE_NAME_CHARACTERS);
     let name = base;
     for (let n = 2; used.has(name); n++) {
       const suffix = ` ${n}`;
-      name =
-        [...base]
-          .slice(0, COURSE_NAME_CHARACTERS - suffix.length)
-          .join('')
-          .trimEnd() + suffix;
+      name = firstCharacters(base, COURSE_NAME_CHARACTERS - suffix.length) + suffix;
     }
     used.add(name);
     return name;
   });
+}
+
+/**
+ * The first `count` characters of `text`, trailing spaces removed. Characters as XML Schema counts
+ * them (code points), so a name is never cut inside a surrogate pair.
+ */
+function firstCharacters(text: string, count: number): string {
+  return Array.from(text).slice(0, count).join('').trimEnd();
 }
 
 function* course(track: Track, name: string, out: ChunkBuilder): Generator<string, void, undefined> {

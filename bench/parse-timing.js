@@ -1,0 +1,61 @@
+// One parser timed on one file in a process of its own, for the speed tables of bench/parse.ts:
+//   node bench/parse-timing.js <parser id> <format> <file> <measure ms>
+// prints one JSON line: { "times": [ms per run, …] } or { "failure": "<the parser's error>" }.
+//
+// A process per parser, so that no parser is charged for another's garbage (a major collection of the
+// old generation a peer filled lands in whoever runs next) and none runs on a heap shaped by another.
+// Warm-up first (the JIT compilers settle, see below), then every run is timed. Each result stays referenced until
+// the next run, as a caller would hold it: its collection is part of what a parse costs.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { loadParser } from './peer-loaders.js';
+
+// Warm-up: at least WARM_UP_MS and WARM_UP_MIN_RUNS, and then WARM_UP_RUNS runs or WARM_UP_MAX_MS,
+// whichever comes first. V8 tiers up by counting calls and loop iterations, not by time: a function
+// whose one long loop was compiled on the fly (on-stack replacement) can deoptimize on leaving that loop
+// for its first dozen or two calls, until it is compiled as a whole. A fast parser gets there within
+// the time; a slow one would need minutes of runs and is given WARM_UP_MAX_MS.
+const WARM_UP_MIN_RUNS = 3;
+const WARM_UP_RUNS = 30;
+const WARM_UP_MS = 500;
+const WARM_UP_MAX_MS = 3000;
+const MIN_RUNS = 3;
+
+const [parserId, format, file, measureArgument] = process.argv.slice(2);
+const measureMs = Number(measureArgument);
+if (parserId === undefined || format === undefined || file === undefined || !(measureMs > 0)) {
+  throw new Error('usage: parse-timing.js <parser id> <format> <file> <measure ms>');
+}
+
+const run = await loadParser(parserId, format);
+const bytes = readFileSync(file);
+
+/** Keeps the last result reachable, so no run can be optimised away. */
+let lastResult;
+
+function report(value) {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+try {
+  const warmUpStart = performance.now();
+  for (let runs = 0; ; runs++) {
+    const spent = performance.now() - warmUpStart;
+    if (runs >= WARM_UP_MIN_RUNS && spent >= WARM_UP_MS && (runs >= WARM_UP_RUNS || spent >= WARM_UP_MAX_MS))
+      break;
+    lastResult = run(bytes);
+  }
+  const times = [];
+  let spent = 0;
+  while (times.length < MIN_RUNS || spent < measureMs) {
+    const start = performance.now();
+    lastResult = run(bytes);
+    const ms = performance.now() - start;
+    times.push(ms);
+    spent += ms;
+  }
+  report({ times, resultKept: lastResult !== undefined });
+} catch (error) {
+  report({ failure: error instanceof Error ? error.message : String(error) });
+}
