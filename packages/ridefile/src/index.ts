@@ -1,4 +1,6 @@
 export { parseRideFile } from './parse.js';
+export { trackFromPoints } from './from-points.js';
+export type { TrackFromPointsOptions } from './from-points.js';
 export type { ParseOptions } from './parse.js';
 export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError } from './errors.js';
 export { TRACK_POINT_KEYS } from './model.js';

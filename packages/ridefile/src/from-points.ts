@@ -1,0 +1,71 @@
+/**
+ * A Track from legacy track points that arrive as data rather than as a file: the legacy interface's
+ * "create a ride from raw points" (platform-api.md, Track point; decisions.md §5), and anyone who has
+ * points and wants the summary the parser would give them.
+ *
+ * The points are taken as the specification defines them: `s` and `d` are sent only when a wheel
+ * sensor measured them, so a point that carries either is a wheel-sensor point. Times are whole Unix
+ * seconds (fractions floored, like every reader's). Checking that the values are plausible (a time in
+ * milliseconds, a latitude of 200) is the caller's part: this builds what it is given.
+ */
+import { PointColumns } from './columns.js';
+import { noWheelSensor } from './draft.js';
+import type { Track, TrackKind, TrackPoint } from './model.js';
+import { finishTrack } from './track.js';
+
+export interface TrackFromPointsOptions {
+  /** default: a ride when any point has a time, else a route */
+  kind?: TrackKind;
+  name?: string | null;
+  /** normalised snake_case sport, e.g. `cycling` */
+  sport?: string | null;
+  subSport?: string | null;
+  device?: string | null;
+}
+
+export function trackFromPoints(points: readonly TrackPoint[], options: TrackFromPointsOptions = {}): Track {
+  const columns = new PointColumns(Math.max(points.length, 1), Math.max(points.length, 1));
+  let timed = false;
+  let wheel = false;
+  for (const point of points) {
+    const row = columns.append();
+    if (point.x !== undefined && point.y !== undefined) {
+      columns.x[row] = point.x;
+      columns.y[row] = point.y;
+    }
+    if (point.e !== undefined) columns.e[row] = point.e;
+    if (point.t !== undefined) {
+      columns.t[row] = point.t;
+      timed = true;
+    }
+    if (point.c !== undefined) columns.c[row] = point.c;
+    if (point.h !== undefined) columns.h[row] = point.h;
+    if (point.p !== undefined) columns.p[row] = point.p;
+    if (point.s !== undefined) columns.s[row] = point.s;
+    if (point.d !== undefined) columns.d[row] = point.d;
+    if (point.T !== undefined) columns.T[row] = point.T;
+    if (point.s !== undefined || point.d !== undefined) {
+      columns.wheel[row] = 1;
+      wheel = true;
+    }
+  }
+  return finishTrack({
+    kind: options.kind ?? (timed ? 'ride' : 'route'),
+    name: options.name ?? null,
+    sport: options.sport ?? null,
+    subSport: options.subSport ?? null,
+    startTime: null,
+    columns,
+    laps: [],
+    sensors: wheel
+      ? {
+          wheelSensor: true,
+          wheelSensorReason: 'the points carry speed or distance, which are sent only from a wheel sensor',
+          devices: [],
+        }
+      : noWheelSensor('the points carry no speed or distance'),
+    recorded: null,
+    calories: null,
+    device: options.device ?? null,
+  });
+}
