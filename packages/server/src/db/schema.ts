@@ -128,6 +128,8 @@ export interface AssetColumns {
   record_json: string | null;
   /** RECORD_FORMAT of record_json when it was rendered */
   record_format: number | null;
+  /** SHA-256 of the upload the asset came from (migration 3): the same user's identical bytes are a duplicate */
+  source_sha256: string | null;
 }
 
 export type RoutesTable = AssetColumns;
@@ -193,6 +195,86 @@ export interface IdSequencesTable {
   last_id: number;
 }
 
+export type TaskStatus = -1 | 0 | 1;
+export type TaskResponseCode = 'pending' | 'success' | 'duplicate' | 'failed';
+
+/** An uploaded file waiting for, being, or done with processing (migration 3; decisions.md §5). */
+export interface QueuedTasksTable {
+  id: Generated<number>;
+  user_id: number;
+  api_client_id: number | null;
+  /** -1 failed, 0 pending, 1 success (platform-api.md, States and transitions) */
+  status: TaskStatus;
+  response_code: TaskResponseCode;
+  message: string;
+  /** 0..100 */
+  progress: number;
+  sha256: string;
+  filename: string | null;
+  byte_length: number;
+  /** JSON: the upload's trip[name], trip[description], trip[visibility] */
+  metadata: string;
+  /** how many times a worker has started on it */
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface TaskUploadsTable {
+  task_id: number;
+  bytes: Buffer;
+}
+
+export interface TaskObjectsTable {
+  task_id: number;
+  asset_type: AssetType;
+  asset_id: number;
+}
+
+export interface ClubRoutesTable {
+  organization_id: number;
+  route_id: number;
+  shared_by: number;
+  created_at: number;
+}
+
+/** One notification for one API client (decisions.md §6), waiting for or done with delivery. */
+export interface WebhookOutboxTable {
+  id: Generated<number>;
+  api_client_id: number;
+  /** who acted */
+  user_id: number;
+  item_type: AssetType;
+  item_id: number;
+  item_user_id: number;
+  action: ChangeAction;
+  created_at: number;
+  /** the delivery (batch) the notification went out in, kept across retries; null until batched */
+  delivery_id: string | null;
+  next_attempt_at: number;
+  attempts: number;
+  delivered_at: number | null;
+  failed_at: number | null;
+  last_error: string | null;
+}
+
+/** One attempt to deliver one batch, for the developer settings page. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  api_client_id: number;
+  delivery_id: string;
+  url: string;
+  notification_count: number;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
@@ -208,6 +290,12 @@ export interface Database {
   events: EventsTable;
   asset_changes: AssetChangesTable;
   id_sequences: IdSequencesTable;
+  queued_tasks: QueuedTasksTable;
+  task_uploads: TaskUploadsTable;
+  task_objects: TaskObjectsTable;
+  club_routes: ClubRoutesTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -27,6 +27,8 @@ export interface AssetMetadata {
   description?: string | null;
   /** default: private (nothing is shown to others unless its owner says so) */
   visibility?: Visibility;
+  /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
+  sourceSha256?: string | null;
 }
 
 export type CreatedAsset = { type: 'route'; row: RouteRow } | { type: 'trip'; row: TripRow };
@@ -106,6 +108,7 @@ export class Assets {
         visibility: metadata.visibility ?? DEFAULT_VISIBILITY,
         created_at: now,
         updated_at: now,
+        source_sha256: metadata.sourceSha256 ?? null,
         ...assetColumns(track),
       };
       let created: CreatedAsset;
