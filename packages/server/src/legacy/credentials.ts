@@ -1,0 +1,67 @@
+/**
+ * Who is calling the legacy interface (decisions.md §1): the `apikey` parameter (query, form or JSON
+ * body; the `x-service-api-key` header too) names the API client on every request; the user comes
+ * from `auth_token` (parameter or `x-service-auth-token` header) or from `email` + `password`, which
+ * older clients send on every request. A failed login or an expired token is a 401 whose message says
+ * to log in again (decisions.md §5), so clients can tell.
+ */
+import type { FastifyRequest } from 'fastify';
+import { LOG_IN_AGAIN, userOfAuthToken, type Caller } from '../auth/credentials.js';
+import type { ServerContext } from '../context.js';
+import { notAuthorized } from '../errors.js';
+import type { ApiClient } from '../store/index.js';
+import type { LegacyParams } from './params.js';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+}
+
+/** The API client named by `apikey`; 401 when it is missing or unknown. */
+export async function legacyClient(
+  request: FastifyRequest,
+  params: LegacyParams,
+  context: ServerContext,
+): Promise<ApiClient> {
+  const apiKey = params.text('apikey') ?? header(request, 'x-service-api-key');
+  if (apiKey === undefined) throw notAuthorized('the apikey parameter is required');
+  const client = await context.store.apiClients.findByApiKey(apiKey);
+  if (client === undefined) throw notAuthorized('unknown apikey');
+  return client;
+}
+
+export interface LegacyUser extends Caller {
+  /** set when the user signed in with email and password on this request */
+  signedInWithPassword: boolean;
+}
+
+/** The user behind the request, or null when it carries no user credentials at all. */
+export async function legacyUser(
+  request: FastifyRequest,
+  params: LegacyParams,
+  context: ServerContext,
+  client: ApiClient,
+): Promise<LegacyUser | null> {
+  const authToken = params.text('auth_token') ?? header(request, 'x-service-auth-token');
+  if (authToken !== undefined) {
+    const user = await userOfAuthToken(context.store, authToken, client);
+    return { user, client, via: 'auth_token', signedInWithPassword: false };
+  }
+  const email = params.text('email');
+  const password = params.raw('password');
+  if (email === undefined && password === undefined) return null;
+  if (email === undefined || typeof password !== 'string' || password === '') {
+    throw notAuthorized(`email and password are both required to log in: ${LOG_IN_AGAIN}`);
+  }
+  const throttle = request.server.signInThrottle;
+  throttle.assertAllowed(email);
+  const user = await context.store.users.authenticate(email, password);
+  if (user === undefined) {
+    throttle.recordFailure(email);
+    // One message for an unknown email and a wrong password (never reveal whether an email exists).
+    throw notAuthorized('invalid email or password: log in again');
+  }
+  throttle.recordSuccess(email);
+  return { user, client, via: 'auth_token', signedInWithPassword: true };
+}

@@ -1,0 +1,49 @@
+/**
+ * Legacy responses (decisions.md §5): JSON, or JSONP with the `.js` extension or a `callback`
+ * parameter: `/**\/<callback>(<json>);` as `application/javascript` with `nosniff`. The callback must
+ * be a plain (dotted) JavaScript name of at most 128 characters: anything else is refused, so nothing
+ * a caller sends can become script around the JSON.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest } from '../errors.js';
+import type { LegacyParams } from './params.js';
+
+const CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+const MAX_CALLBACK_LENGTH = 128;
+/** The callback of a `.js` request that names none. */
+const DEFAULT_CALLBACK = 'callback';
+
+/** How to answer: JSON (null) or JSONP with this callback. Throws 400 for an unsafe callback. */
+export function jsonpCallback(request: FastifyRequest, params: LegacyParams): string | null {
+  const callback = params.raw('callback');
+  const script = request.url.split('?', 1)[0]!.endsWith('.js');
+  if (callback === undefined || callback === '') return script ? DEFAULT_CALLBACK : null;
+  if (
+    typeof callback !== 'string' ||
+    callback.length > MAX_CALLBACK_LENGTH ||
+    !CALLBACK_PATTERN.test(callback)
+  ) {
+    throw badRequest(
+      `callback must be a JavaScript name such as handleTrip or app.handleTrip, of at most ${MAX_CALLBACK_LENGTH} characters`,
+    );
+  }
+  return callback;
+}
+
+/** Sends `body` as JSON or as JSONP, with `status`. */
+export function sendLegacy(
+  reply: FastifyReply,
+  callback: string | null,
+  status: number,
+  body: unknown,
+): FastifyReply {
+  void reply.code(status);
+  const json = JSON.stringify(body);
+  if (callback === null) return reply.type('application/json; charset=utf-8').send(json);
+  // U+2028/2029 are valid in JSON but ended a script string literal before ES2019; escape them.
+  const safeJson = json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  return reply
+    .type('application/javascript; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .send(`/**/${callback}(${safeJson});`);
+}

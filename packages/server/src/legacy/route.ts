@@ -1,0 +1,97 @@
+/**
+ * Registering legacy endpoints (decisions.md §5): paths at the site root, each answering as `.json`
+ * (JSON) and `.js` (JSONP); the API client is checked on every request and the user where the
+ * endpoint needs one; errors are `{"error": "..."}` with the specification's statuses, in JSONP too
+ * when the request asked for JSONP with a safe callback.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import type { ServerContext } from '../context.js';
+import { ApiError, notAuthorized } from '../errors.js';
+import type { ApiClient } from '../store/index.js';
+import { LOG_IN_AGAIN } from '../auth/credentials.js';
+import { legacyClient, legacyUser, type LegacyUser } from './credentials.js';
+import { LegacyParams } from './params.js';
+import { jsonpCallback, sendLegacy } from './respond.js';
+import { legacyVersion, type LegacyVersion } from './version.js';
+
+export interface LegacyCall {
+  params: LegacyParams;
+  client: ApiClient;
+  /** the signed-in user; null only on routes with `auth: 'optional'` called without user credentials */
+  user: LegacyUser | null;
+  version: LegacyVersion;
+}
+
+export interface LegacyAnswer {
+  status?: number;
+  body: unknown;
+}
+
+export interface LegacyRouteOptions {
+  method: HTTPMethods;
+  /** without extension, e.g. `/users/:id` */
+  path: string;
+  /** 'user': user credentials required (401 without); 'optional': used when given */
+  auth: 'user' | 'optional';
+  schema?: FastifySchema;
+  /** Fastify route options passed through (e.g. bodyLimit), for endpoints that need them */
+  bodyLimit?: number;
+  handler(request: FastifyRequest, call: LegacyCall): Promise<LegacyAnswer>;
+}
+
+/** Answers an error thrown in a legacy endpoint: `{"error"}` as JSON or, when asked for, JSONP. */
+export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const { status, message, retryAfterSeconds } = describe(error);
+  if (status >= 500) request.log.error({ err: error }, 'legacy request failed');
+  if (retryAfterSeconds !== null) void reply.header('retry-after', String(retryAfterSeconds));
+  let callback: string | null = null;
+  try {
+    callback = jsonpCallback(request, new LegacyParams(request.query, request.body));
+  } catch {
+    // An unsafe callback is answered as plain JSON.
+  }
+  return sendLegacy(reply, callback, status, { error: message });
+}
+
+function describe(error: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
+  if (error instanceof ApiError) {
+    return {
+      status: error.statusCode,
+      message: error.problems.join('; '),
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
+  }
+  const fastifyError = error as { statusCode?: number; message?: string; validation?: unknown };
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 500) return { status: 500, message: 'internal server error', retryAfterSeconds: null };
+  return { status, message: fastifyError.message ?? 'bad request', retryAfterSeconds: null };
+}
+
+export function legacyRoute(app: FastifyInstance, context: ServerContext, options: LegacyRouteOptions): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const params = new LegacyParams(request.query, request.body);
+    const callback = jsonpCallback(request, params);
+    const client = await legacyClient(request, params, context);
+    const version = legacyVersion(params, client);
+    const user = await legacyUser(request, params, context, client);
+    if (user === null && options.auth === 'user') {
+      throw notAuthorized(
+        `authentication required: send auth_token, or email and password (${LOG_IN_AGAIN})`,
+      );
+    }
+    const answer = await options.handler(request, { params, client, user, version });
+    return sendLegacy(reply, callback, answer.status ?? 200, answer.body);
+  };
+  for (const extension of ['.json', '.js']) {
+    app.route({
+      method: options.method,
+      url: `${options.path}${extension}`,
+      schema: { ...options.schema, hide: true },
+      ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+      handler,
+      errorHandler: (error, request, reply) => {
+        void sendLegacyError(request, reply, error);
+      },
+    });
+  }
+}

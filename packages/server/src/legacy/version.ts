@@ -1,0 +1,29 @@
+/**
+ * The legacy interface version of a request (platform-api.md, Versioning; decisions.md §5): the
+ * `version` parameter, else the API client's own (the version current when it was issued). Version 2
+ * lists are `{"results": [...], "results_count": N}`; version 1 lists are bare arrays.
+ */
+import { badRequest } from '../errors.js';
+import type { ApiClient } from '../store/index.js';
+import type { LegacyParams } from './params.js';
+
+export type LegacyVersion = 1 | 2;
+
+export const SUPPORTED_VERSIONS: readonly LegacyVersion[] = [1, 2];
+
+export function legacyVersion(params: LegacyParams, client: ApiClient): LegacyVersion {
+  const given = params.text('version');
+  const value = given === undefined ? client.legacyVersion : Number(given);
+  if (value === 1 || value === 2) return value;
+  throw badRequest(
+    `unsupported version ${given ?? String(value)}; supported: ${SUPPORTED_VERSIONS.join(', ')}`,
+  );
+}
+
+/** A list in the shape of `version`. */
+export function legacyList<T>(
+  version: LegacyVersion,
+  items: T[],
+): T[] | { results: T[]; results_count: number } {
+  return version === 1 ? items : { results: items, results_count: items.length };
+}
