@@ -35,7 +35,7 @@ import { buildServer } from '@rideport/server';
 import autocannon from 'autocannon';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from '../test/support/corpus.js';
 import { formatTable } from './table.js';
-import { median } from './timing.js';
+import { median } from './child-timing.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

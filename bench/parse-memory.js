@@ -22,7 +22,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import v8 from 'node:v8';
-import { loadParser } from './peer-loaders.js';
+import { load } from './peer-loaders.js';
 
 const [mode, parserId, format, file] = process.argv.slice(2);
 if (
@@ -36,7 +36,7 @@ if (
 const gc = globalThis.gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
 
-const run = await loadParser(parserId, format);
+const run = await load(parserId, format);
 const bytes = readFileSync(file);
 
 function collect() {

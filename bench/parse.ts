@@ -6,7 +6,7 @@
  *   FIT: ≥ 20× fit-file-parser, and ≥ 60 MB/s on the 1 MB Fenix 2 file;
  *   GPX/TCX/KML: ≥ 15× togeojson+xmldom;
  *   memory: our peak ≤ about 3× the file size + the points.
- * Every parser runs in processes of its own (bench/parse-timing.js, bench/parse-memory.js), so none is
+ * Every parser runs in processes of its own (bench/timing-child.js, bench/parse-memory.js), so none is
  * charged for another's garbage; the processes of a file's parsers take turns, so machine noise falls
  * on all of them alike. Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never
  * assert wall-clock times.
@@ -14,14 +14,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
 import { PARSERS, type BenchFormat, type BenchParser } from './parsers.js';
 import { formatTable } from './table.js';
-import { median } from './timing.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+import { childEnvironment, MEASURE_MS, median, ROOT, timeContenders, TIMING_ROUNDS } from './child-timing.js';
 
 interface BenchFile {
   name: string;
@@ -76,53 +74,19 @@ interface SpeedResult {
   speed: Map<string, number | string>;
 }
 
-/** Rounds of timing processes per file: each parser runs once per round, in turn. */
-const TIMING_ROUNDS = 3;
-/** Timed runs per parser and file, over all rounds (after each process's warm-up). */
-const MEASURE_MS = 1500;
-
-/** The environment of a measuring child: without NODE_OPTIONS, or tsx's loader would sit in its heap. */
-function childEnvironment(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env['NODE_OPTIONS'];
-  return env;
-}
-
-type TimingReport = { times: number[] } | { failure: string };
-
-/** One timing process: `parser` warmed up, then timed on the file for about `measureMs`. */
-function timeInChild(parser: BenchParser, file: BenchFile, measureMs: number): TimingReport {
-  try {
-    const output = execFileSync(
-      process.execPath,
-      [join(ROOT, 'bench', 'parse-timing.js'), parser.id, file.format, corpusPath(file), String(measureMs)],
-      { cwd: ROOT, env: childEnvironment(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    return JSON.parse(output) as TimingReport;
-  } catch (error) {
-    return { failure: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 async function timeFile(file: BenchFile): Promise<SpeedResult> {
   const bytes = readFileSync(corpusPath(file));
   const parsers = parsersFor(file.format);
-  /** per parser, the mean run time of each of its processes */
-  const means = parsers.map((): number[] => []);
-  const failures = parsers.map((): string | null => null);
-  for (let round = 0; round < TIMING_ROUNDS; round++) {
-    for (let k = 0; k < parsers.length; k++) {
-      // Who goes first rotates from round to round.
-      const index = (round + k) % parsers.length;
-      if (failures[index] !== null) continue;
-      const report = timeInChild(parsers[index]!, file, MEASURE_MS / TIMING_ROUNDS);
-      if ('failure' in report) failures[index] = report.failure;
-      else means[index]!.push(report.times.reduce((sum, ms) => sum + ms, 0) / report.times.length);
-    }
-  }
+  const times = timeContenders(
+    './peer-loaders.js',
+    parsers.map((parser) => parser.id),
+    file.format,
+    corpusPath(file),
+  );
   const speed = new Map<string, number | string>();
   parsers.forEach((parser, i) => {
-    speed.set(parser.id, failures[i] ?? bytes.length / MB / (median(means[i]!) / 1000));
+    const ms = times[i]!;
+    speed.set(parser.id, typeof ms === 'string' ? ms : bytes.length / MB / (ms / 1000));
   });
   return { file, size: bytes.length, points: await pointCount(file, bytes), speed };
 }

@@ -6,9 +6,6 @@
 
 export type BenchFormat = 'fit' | 'gpx' | 'tcx' | 'kml';
 
-/** Parses one file's bytes; returns the parser's result (kept so the work cannot be optimised away). */
-export type ParseRun = (bytes: Buffer) => unknown;
-
 export interface BenchParser {
   /** the id the measuring children know the parser by (bench/peer-loaders.js) */
   id: ParserId;

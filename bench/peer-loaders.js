@@ -1,5 +1,5 @@
 // The parse calls bench/parse.ts measures, one per parser id, each used the way its README shows. Loaded
-// by the measuring child processes (parse-timing.js, parse-memory.js), which run one parser each.
+// by the measuring child processes (timing-child.js, parse-memory.js), which run one parser each.
 //
 // Plain JavaScript on purpose: run through tsx, the loader's own start-up heap sits in the measured
 // process (and left committed pages that a parse then reused, which hid up to a third of its peak).
@@ -49,8 +49,8 @@ export const LOADERS = {
   },
 };
 
-/** The parse run of `parserId` for `format`; throws on an unknown id. */
-export async function loadParser(parserId, format) {
+/** The parse run of `parserId` for `format`; throws on an unknown id (timing-child.js's `load`). */
+export async function load(parserId, format) {
   const load = LOADERS[parserId];
   if (load === undefined)
     throw new Error(`unknown parser ${parserId}; known: ${Object.keys(LOADERS).join(', ')}`);
