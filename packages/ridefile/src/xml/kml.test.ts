@@ -112,6 +112,28 @@ describe('readKml: MultiTrack and LineString', () => {
       { x: 7.5, y: 46.5 },
     ]);
   });
+
+  it('splits coordinates at any whitespace, also beyond ASCII (no-break space, em space)', () => {
+    const kml =
+      '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>' +
+      '<Placemark><name>Line</name><LineString><coordinates>8.1,47.1,400\u00a08.2,47.2\u2003\n 8.3,47.3,</coordinates>' +
+      '</LineString></Placemark>' +
+      '<Placemark><name>Track</name><gx:Track><when>2024-05-01T08:00:00Z</when><gx:coord>8.1\u00a047.1 400</gx:coord>' +
+      '<when>2024-05-01T08:00:01Z</when><gx:coord>\u2003 8.2,47.2 , 410 </gx:coord></gx:Track></Placemark>' +
+      '</Document></kml>';
+    const tracks = finish(readKml(new TextEncoder().encode(kml), OPTIONS));
+    expect(tracks.map((track) => track.points)).toEqual([
+      [
+        { x: 8.1, y: 47.1, e: 400 },
+        { x: 8.2, y: 47.2 },
+        { x: 8.3, y: 47.3 },
+      ],
+      [
+        { x: 8.1, y: 47.1, e: 400, t: utcSeconds('2024-05-01T08:00:00Z') },
+        { x: 8.2, y: 47.2, e: 410, t: utcSeconds('2024-05-01T08:00:01Z') },
+      ],
+    ]);
+  });
 });
 
 describe('readKml: damaged and unusual files', () => {

@@ -6,13 +6,13 @@ import {
   endRow,
   endRowsFrom,
   hasAnyTime,
-  parseLatitude,
-  parseLongitude,
+  latitudeOrNaN,
+  longitudeOrNaN,
   setValue,
   textOrNull,
 } from './rows.js';
 import { readXml } from './sax.js';
-import { parseIsoSeconds, parseNumber } from './values.js';
+import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
 
 /** design.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
 const KML_WHEEL_REASON = 'KML does not say where speed or distance came from';
@@ -160,18 +160,25 @@ function writeWhen(columns: PointColumns, row: number, text: string): void {
   setValue(columns.t, row, parseIsoSeconds(text));
 }
 
+/** Fields of one `gx:coord` or `coordinates` tuple (lon, lat, alt), reused for every tuple. */
+const fields = new Float64Array(3);
+
 /** `gx:coord` text is "lon lat [alt]"; an empty `<gx:coord/>` still takes its index (OpenTracks writes them). */
 function writeCoord(columns: PointColumns, row: number, text: string): void {
   ensureRow(columns, row);
-  const parts = text.trim().split(/[\s,]+/);
-  if (parts.length < 2) return;
-  const lon = parseLongitude(parts[0]!);
-  const lat = parseLatitude(parts[1]!);
+  if (readNumberFields(text, 0, text.length, true, fields) < 2) return;
+  writePosition(columns, row);
+}
+
+/** Writes the tuple in `fields` into `row`: the position when both halves are readable, the altitude if any. */
+function writePosition(columns: PointColumns, row: number): void {
+  const lon = longitudeOrNaN(fields[0]!);
+  const lat = latitudeOrNaN(fields[1]!);
   if (!Number.isNaN(lon) && !Number.isNaN(lat)) {
     columns.x[row] = lon;
     columns.y[row] = lat;
   }
-  if (parts.length > 2) setValue(columns.e, row, parseNumber(parts[2]!));
+  setValue(columns.e, row, fields[2]!);
 }
 
 /**
@@ -196,19 +203,45 @@ function endTrack(columns: PointColumns, track: OpenTrack, warnings: Warning[]):
 
 /** `coordinates` text: tuples "lon,lat[,alt]" separated by whitespace. */
 function readLineString(columns: PointColumns, text: string): void {
-  for (const tuple of text.split(/\s+/)) {
-    if (tuple === '') continue;
-    const parts = tuple.split(',');
+  if (!isAscii(text)) {
+    readLineStringText(columns, text);
+    return;
+  }
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    while (i < length && isAsciiSpace(text.charCodeAt(i))) i++;
+    if (i === length) break;
+    const start = i;
+    while (i < length && !isAsciiSpace(text.charCodeAt(i))) i++;
+    readNumberFields(text, start, i, false, fields);
     const row = columns.append();
-    const lon = parseLongitude(parts[0] ?? '');
-    const lat = parseLatitude(parts[1] ?? '');
-    if (!Number.isNaN(lon) && !Number.isNaN(lat)) {
-      columns.x[row] = lon;
-      columns.y[row] = lat;
-    }
-    if (parts.length > 2) setValue(columns.e, row, parseNumber(parts[2]!));
+    writePosition(columns, row);
     endRow(columns, row);
   }
+}
+
+/** `readLineString` for text with characters beyond ASCII, which may include other whitespace. */
+function readLineStringText(columns: PointColumns, text: string): void {
+  for (const tuple of text.split(/\s+/)) {
+    if (tuple === '') continue;
+    readNumberFields(tuple, 0, tuple.length, false, fields);
+    const row = columns.append();
+    writePosition(columns, row);
+    endRow(columns, row);
+  }
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) >= 0x80) return false;
+  }
+  return true;
+}
+
+/** The whitespace `\s` matches within ASCII: tab, LF, VT, FF, CR, space. */
+function isAsciiSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
 }
 
 function pushDrafts(drafts: TrackDraft[], group: Group): void {

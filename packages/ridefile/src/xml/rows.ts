@@ -10,13 +10,21 @@ import { parseNumber } from './values.js';
 
 /** Latitude in degrees, or NaN when unreadable or outside -90..90 (the row keeps its other values). */
 export function parseLatitude(text: string): number {
-  const degrees = parseNumber(text);
-  return isValidLatitude(degrees) ? degrees : NaN;
+  return latitudeOrNaN(parseNumber(text));
 }
 
 /** Longitude in degrees, or NaN when unreadable or outside -180..180. */
 export function parseLongitude(text: string): number {
-  const degrees = parseNumber(text);
+  return longitudeOrNaN(parseNumber(text));
+}
+
+/** `degrees` when it is a latitude (-90..90), else NaN. */
+export function latitudeOrNaN(degrees: number): number {
+  return isValidLatitude(degrees) ? degrees : NaN;
+}
+
+/** `degrees` when it is a longitude (-180..180), else NaN. */
+export function longitudeOrNaN(degrees: number): number {
   return isValidLongitude(degrees) ? degrees : NaN;
 }
 

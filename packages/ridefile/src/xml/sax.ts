@@ -1,6 +1,7 @@
 import { SaxesParser } from 'saxes';
 import { RideFileWarningCode } from '../errors.js';
 import type { Warning } from '../model.js';
+import { installSaxesFastPaths } from './saxes-fast.js';
 import { decodeXmlChunks } from './text.js';
 
 /**
@@ -25,8 +26,12 @@ const MAX_XML_ERRORS = 200;
 class TooManyXmlErrors extends Error {}
 
 export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warning[]): void {
+  // position: line and column in error messages (saxes tracks them either way); xmlns off: names are
+  // matched by local name here, and namespace processing would cost on every element.
   const parser = new SaxesParser({ xmlns: false, position: true });
+  /** local names of the open elements, root first; `open[0 .. depth)` is live */
   const open: string[] = [];
+  let depth = 0;
   let text = '';
   let errorCount = 0;
   // Assigned in the error callback, which the checker cannot see running.
@@ -35,7 +40,7 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
 
   parser.on('opentag', (tag) => {
     const name = localName(tag.name);
-    open.push(name);
+    open[depth++] = name;
     text = '';
     visitor.open(name, tag.attributes);
   });
@@ -46,11 +51,10 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
     text += chunk;
   });
   parser.on('closetag', (tag) => {
-    if (STRAY in tag) return;
-    const name = localName(tag.name);
-    // saxes reports a close only for an element it opened; keep our stack in step with it.
-    const index = open.lastIndexOf(name);
-    if (index >= 0) open.length = index;
+    if (tag.attributes === STRAY_ATTRIBUTES) return;
+    // saxes reports a close only for an element it opened, innermost first (a stray closing tag closes only
+    // its stand-in, see ignoreStrayCloseTags), so the element closing is the last one opened.
+    const name = open[--depth]!;
     const closingText = text;
     text = '';
     visitor.close(name, closingText);
@@ -59,6 +63,8 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
     errorCount += 1;
     firstError ??= `a closing tag </${name}> matches no open element; it is ignored`;
   });
+  // After ignoreStrayCloseTags: the fast close path hands every other closing tag to its wrapper.
+  installSaxesFastPaths(parser);
   parser.on('error', (error) => {
     errorCount += 1;
     firstError ??= error.message;
@@ -73,12 +79,9 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
     gaveUp = true;
   }
 
-  const truncated = open.length > 0;
+  const truncated = depth > 0;
   // Close what a truncated or broken file left open, innermost first, so readers keep what they read.
-  while (open.length > 0) {
-    const name = open.pop()!;
-    visitor.close(name, '');
-  }
+  while (depth > 0) visitor.close(open[--depth]!, '');
   if (gaveUp) {
     warnings.push({
       code: RideFileWarningCode.MALFORMED_XML,
@@ -97,7 +100,8 @@ export function readXml(bytes: Uint8Array, visitor: XmlVisitor, warnings: Warnin
   }
 }
 
-const STRAY = Symbol('stray close tag');
+/** The attributes of the stand-in element of a stray closing tag, by which its close is recognised. */
+const STRAY_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The parts of saxes 6 that `ignoreStrayCloseTags` reaches into (saxes is pinned; sax.test.ts checks this). */
 interface SaxesInternals {
@@ -117,10 +121,16 @@ function ignoreStrayCloseTags(parser: SaxesParser, report: (name: string) => voi
   const closeTag = internals.closeTag;
   if (typeof closeTag !== 'function' || !Array.isArray(internals.tags)) return;
   internals.closeTag = function (this: SaxesInternals): void {
-    const name = this.name;
-    if (name !== '' && this.tags.length > 0 && !this.tags.some((tag) => tag.name === name)) {
+    const { name, tags } = this;
+    // The usual case first: the tag closes the innermost element.
+    if (
+      name !== '' &&
+      tags.length > 0 &&
+      tags[tags.length - 1]!.name !== name &&
+      !tags.some((tag) => tag.name === name)
+    ) {
       report(localName(name));
-      this.tags.push({ name, attributes: {}, [STRAY]: true } as { name: string });
+      this.tags.push({ name, attributes: STRAY_ATTRIBUTES } as { name: string });
     }
     closeTag.call(this);
   };

@@ -2,16 +2,38 @@
  * Bytes → text for the XML readers, chunk by chunk, so a large file never exists as one big string.
  * Honours a byte-order mark (UTF-8, UTF-16) and the `encoding` of the XML declaration; invalid bytes
  * become U+FFFD rather than failing the whole file.
+ *
+ * UTF-8 (nearly every file) is cut into chunks at character boundaries and each chunk decoded on its own:
+ * a `TextDecoder` used with `{ stream: true }` gives up its fast path for good (in Node, ICU instead of
+ * simdutf, and a converter set up per decoder), which cost more than the parse of a small file. Cutting
+ * where a streaming decoder would hold bytes back gives the same text (text.test.ts checks it).
  */
 
 const CHUNK_BYTES = 1 << 20;
 
 /** Calls `consume` with successive pieces of the decoded text. The byte-order mark is not passed on. */
-export function decodeXmlChunks(bytes: Uint8Array, consume: (text: string) => void): void {
+export function decodeXmlChunks(
+  bytes: Uint8Array,
+  consume: (text: string) => void,
+  chunkBytes = CHUNK_BYTES,
+): void {
   const { label, skip } = detectEncoding(bytes);
   const decoder = makeDecoder(label);
-  for (let start = skip; start < bytes.length; start += CHUNK_BYTES) {
-    const end = Math.min(start + CHUNK_BYTES, bytes.length);
+  if (decoder.encoding === 'utf-8') {
+    for (let start = skip; start < bytes.length;) {
+      let end = Math.min(start + chunkBytes, bytes.length);
+      if (end < bytes.length) {
+        const pending = utf8PendingStart(bytes, start, end);
+        if (pending > start) end = pending; // always, for chunks of 4 bytes or more
+      }
+      const text = decoder.decode(bytes.subarray(start, end));
+      if (text.length > 0) consume(text);
+      start = end;
+    }
+    return;
+  }
+  for (let start = skip; start < bytes.length; start += chunkBytes) {
+    const end = Math.min(start + chunkBytes, bytes.length);
     const text = decoder.decode(bytes.subarray(start, end), { stream: end < bytes.length });
     if (text.length > 0) consume(text);
   }
@@ -22,7 +44,54 @@ export function decodeXmlChunks(bytes: Uint8Array, consume: (text: string) => vo
 /** The first `maxBytes` of the file as text, for sniffing the root element. */
 export function decodeXmlPrefix(bytes: Uint8Array, maxBytes: number): string {
   const { label, skip } = detectEncoding(bytes);
-  return makeDecoder(label).decode(bytes.subarray(skip, skip + maxBytes), { stream: true });
+  const decoder = makeDecoder(label);
+  const end = Math.min(skip + maxBytes, bytes.length);
+  if (decoder.encoding === 'utf-8') {
+    // What a streaming decoder gives for these bytes: the characters complete within them.
+    return decoder.decode(bytes.subarray(skip, utf8PendingStart(bytes, skip, end)));
+  }
+  return decoder.decode(bytes.subarray(skip, end), { stream: true });
+}
+
+/**
+ * Where a streaming UTF-8 decoder fed `bytes[start, end)` would stop emitting: the start of an
+ * incomplete but so far valid sequence at the end (it waits for the rest), else `end`. Decoding up to
+ * there on its own gives the same characters, and the decoder is in its initial state at that point
+ * (a lead byte always starts afresh), so the next piece can be decoded on its own too (WHATWG Encoding,
+ * UTF-8 decoder). Never returns `start` for a piece of 4 bytes or more.
+ */
+export function utf8PendingStart(bytes: Uint8Array, start: number, end: number): number {
+  // The last byte that is not a continuation byte (10xxxxxx), within the last three.
+  let lead = end - 1;
+  const stop = Math.max(start, end - 3);
+  while (lead >= stop && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  if (lead < stop) return end;
+  const first = bytes[lead]!;
+  let needed: number;
+  let low = 0x80;
+  let high = 0xbf;
+  if (first >= 0xc2 && first <= 0xdf) {
+    needed = 2;
+  } else if (first >= 0xe0 && first <= 0xef) {
+    needed = 3;
+    if (first === 0xe0) low = 0xa0;
+    else if (first === 0xed) high = 0x9f;
+  } else if (first >= 0xf0 && first <= 0xf4) {
+    needed = 4;
+    if (first === 0xf0) low = 0x90;
+    else if (first === 0xf4) high = 0x8f;
+  } else {
+    return end; // ASCII, or a byte that is never a lead: nothing is held back
+  }
+  if (end - lead >= needed) return end;
+  // Held back only while every byte after the lead continues it validly (the second one within its range).
+  for (let i = lead + 1; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte < low || byte > high) return end;
+    low = 0x80;
+    high = 0xbf;
+  }
+  return lead;
 }
 
 function detectEncoding(bytes: Uint8Array): { label: string; skip: number } {
@@ -39,11 +108,8 @@ function detectEncoding(bytes: Uint8Array): { label: string; skip: number } {
 /** The `encoding="…"` of an ASCII-compatible XML declaration, if any. */
 function declaredEncoding(bytes: Uint8Array): string | null {
   const head = bytes.subarray(0, 256);
-  let ascii = '';
-  for (const byte of head) {
-    if (byte === 0x3e /* > */) break;
-    ascii += String.fromCharCode(byte);
-  }
+  const end = head.indexOf(0x3e /* > */);
+  const ascii = String.fromCharCode(...(end < 0 ? head : head.subarray(0, end)));
   if (!ascii.startsWith('<?xml')) return null;
   const match = /encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii);
   return match?.[1]?.toLowerCase() ?? null;
