@@ -24,20 +24,16 @@
  * rounds. Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert
  * wall-clock times.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseRideFile, type Track } from '@rideport/ridefile';
 import { buildServer } from '@rideport/server';
 import autocannon from 'autocannon';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from '../test/support/corpus.js';
+import { startServer, type ServerProcess } from './server-process.js';
 import { formatTable } from './table.js';
 import { median } from './child-timing.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const ROUTES_IN_LIBRARY = 250;
 const PAGE_SIZE = 200;
@@ -151,48 +147,6 @@ async function timeRender(render: () => Promise<void>): Promise<number> {
     if (batch >= 0) batches.push((performance.now() - start) / RUNS);
   }
   return median(batches);
-}
-
-interface ServerProcess {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts bench/api-server.js and waits for the port it listens on. */
-async function startServer(args: string[]): Promise<ServerProcess> {
-  const env = { ...process.env };
-  // Without tsx's loader (NODE_OPTIONS): the server runs from the build, as `rideport serve` does.
-  delete env['NODE_OPTIONS'];
-  const child: ChildProcessByStdio<null, Readable, null> = spawn(
-    process.execPath,
-    [join(ROOT, 'bench', 'api-server.js'), ...args],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const port = await new Promise<number>((resolvePort, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const line = output.split('\n')[0];
-      if (output.includes('\n') && line !== undefined) {
-        const parsed = JSON.parse(line) as { port: number | null };
-        if (parsed.port === null) reject(new Error('the server did not say its port'));
-        else resolvePort(parsed.port);
-      }
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`bench/api-server.js ${args.join(' ')} exited with ${code ?? 'a signal'}`));
-    });
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolveStop) => {
-        child.once('exit', () => {
-          resolveStop();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 interface Target {

@@ -7,6 +7,7 @@ import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { v1Api } from './api/v1/index.js';
+import { legacyApi } from './legacy/index.js';
 import { registerRateLimiting } from './auth/rate-limit.js';
 import type { ServerContext } from './context.js';
 import { openDatabase } from './db/open.js';
@@ -15,6 +16,8 @@ import { oauthApi } from './oauth/index.js';
 import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { Store } from './store/index.js';
+import { registerUploadQueue } from './queue/index.js';
+import { WebhookDispatcher } from './webhooks/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,6 +42,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   app.decorate('rideport', context);
   app.addHook('onClose', () => database.close());
+  // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
+  registerUploadQueue(app, context);
+  // Webhooks (decisions.md §6): delivered while the server is ready; stopped in preClose, which runs
+  // before the onClose hooks, so the dispatcher is done with the database before it closes.
+  const webhooks = new WebhookDispatcher(context, app.log);
+  app.addHook('onReady', () => webhooks.start());
+  app.addHook('preClose', () => webhooks.stop());
   // decisions.md §2: every response says when it was made, in the server's clock.
   app.addHook('onSend', (_request, reply, payload, done) => {
     void reply.header(
@@ -67,5 +77,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(v1Api, { prefix: '/api/v1', context });
   await app.register(oauthApi, { context });
   await app.register(webPages, { context });
+  await app.register(legacyApi, { context });
+  // Outside /api/v1 (which answers its own 404s): a legacy client gets {"error"}, anything else text.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const message = `no such endpoint: ${request.method} ${path}`;
+    return path.endsWith('.json') || path.endsWith('.js')
+      ? reply.code(404).send({ error: message })
+      : reply.code(404).type('text/plain; charset=utf-8').send(`${message}\n`);
+  });
   return app;
 }

@@ -2,6 +2,8 @@
  * What `buildServer` takes (issue 4: "database path, clock, public base URL, limits injected"), with
  * the defaults of decisions.md §1 and §7.
  */
+import type { LookupAddress } from 'node:dns';
+import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions } from 'fastify';
 
 export interface ServerLimits {
@@ -23,6 +25,65 @@ export interface RateLimits {
   windowSeconds: number;
 }
 
+/**
+ * The webhook dispatcher (decisions.md §6; src/webhooks). Times are injectable so tests need not wait
+ * for production backoffs; the defaults are what the decisions ask for.
+ */
+export interface WebhookOptions {
+  /**
+   * Deliver to loopback and private-network targets (127/8, 10/8, 172.16/12, 192.168/16, 100.64/10,
+   * ::1, fc00::/7, …). Off by default; the local desktop setup turns it on. Link-local and cloud-metadata
+   * targets are refused whatever this says.
+   */
+  allowPrivateTargets: boolean;
+  /** how often the dispatcher looks for new notifications, ms (≤ 500 keeps delivery within 2 s) */
+  pollIntervalMs: number;
+  /**
+   * how long a client's oldest waiting notification waits for more to join its batch, ms (a full batch
+   * of 100 goes at once); poll interval + window stays under the 2 s of decisions.md §6
+   */
+  batchWindowMs: number;
+  /** a delivery that has no 2xx answer within this time failed, ms (decisions.md §6: 5 s) */
+  requestTimeoutMs: number;
+  /** the first retry comes about this long after a failed attempt, doubling each time, ms */
+  backoffBaseMs: number;
+  /** retries are never further apart than this, ms */
+  backoffCapMs: number;
+  /** notifications are retried until this long after their change, then marked failed, ms (24 h) */
+  giveUpAfterMs: number;
+  /** delivered and failed notifications are deleted from the outbox this long after, ms */
+  outboxRetentionMs: number;
+  /** delivery-log entries (the developer settings page) are deleted this long after the attempt, ms */
+  deliveryLogRetentionMs: number;
+  /** resolves a target's host name to every address; default: the system resolver (dns.lookup). For tests. */
+  resolveHost: ((hostname: string) => Promise<LookupAddress[]>) | null;
+}
+
+/**
+ * The upload queue (decisions.md §5; src/queue). Injectable so that tests and bench/upload can set the
+ * number of workers and the lease; the defaults are what design.md and the decisions ask for.
+ */
+export interface QueueOptions {
+  /** worker threads parsing uploads (design.md, "Upload queue": one per core) */
+  workers: number;
+  /**
+   * how long a claimed task is its worker's, ms: a running worker renews it; a crashed server's tasks
+   * are claimed again once it runs out
+   */
+  leaseMs: number;
+  /** a parse that takes longer is stopped and counts as a crash of the parser, ms */
+  parseTimeoutMs: number;
+  /**
+   * when the server stops, how long running tasks may still finish, ms; then their parsers are stopped
+   * and the tasks given back, for the next start
+   */
+  stopGraceMs: number;
+  /** local time of day (HH:MM) at which successful tasks are purged; null: never (decisions.md §5: 03:00) */
+  purgeAt: string | null;
+  /** failed tasks are kept this long after they ended, ms (decisions.md §5: 30 days) */
+  failedRetentionMs: number;
+}
+
 export interface ServerOptions {
   /** SQLite file; ':memory:' for a private in-memory database */
   databasePath: string;
@@ -41,6 +102,8 @@ export interface ServerOptions {
   sessionLifetimeSeconds?: number;
   limits?: Partial<ServerLimits>;
   rateLimits?: Partial<RateLimits>;
+  webhooks?: Partial<WebhookOptions>;
+  queue?: Partial<QueueOptions>;
   /** Fastify's logger option (pino); default off */
   logger?: FastifyServerOptions['logger'];
 }
@@ -53,6 +116,8 @@ export interface ResolvedOptions {
   sessionLifetimeMs: number;
   limits: ServerLimits;
   rateLimits: RateLimits;
+  webhooks: WebhookOptions;
+  queue: QueueOptions;
   /** cookies get `Secure` when the public base URL is https */
   secureCookies: boolean;
 }
@@ -68,6 +133,39 @@ export const DEFAULT_LIMITS: ServerLimits = {
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { perIp: 30, failuresPerAccount: 10, windowSeconds: 60 };
 
+export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
+  allowPrivateTargets: false,
+  pollIntervalMs: 250,
+  batchWindowMs: 1000,
+  requestTimeoutMs: 5000,
+  backoffBaseMs: 5000,
+  backoffCapMs: 60 * 60 * 1000,
+  giveUpAfterMs: DAY_SECONDS * 1000,
+  outboxRetentionMs: 7 * DAY_SECONDS * 1000,
+  deliveryLogRetentionMs: 30 * DAY_SECONDS * 1000,
+  resolveHost: null,
+};
+
+/** The upload queue's defaults; `workers` is the number of cores, found when options are resolved. */
+export const DEFAULT_QUEUE_OPTIONS: Omit<QueueOptions, 'workers'> = {
+  leaseMs: 30_000,
+  parseTimeoutMs: 120_000,
+  stopGraceMs: 5000,
+  purgeAt: '03:00',
+  failedRetentionMs: 30 * DAY_SECONDS * 1000,
+};
+
+function resolveQueueOptions(options: Partial<QueueOptions> = {}): QueueOptions {
+  const queue = { workers: availableParallelism(), ...DEFAULT_QUEUE_OPTIONS, ...options };
+  if (!Number.isInteger(queue.workers) || queue.workers < 1) {
+    throw new TypeError(`queue.workers must be a positive integer, got ${queue.workers}`);
+  }
+  if (queue.purgeAt !== null && !/^([01]\d|2[0-3]):[0-5]\d$/.test(queue.purgeAt)) {
+    throw new TypeError(`queue.purgeAt must be a time of day as HH:MM, or null, got ${queue.purgeAt}`);
+  }
+  return queue;
+}
+
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   const baseUrl = new URL(options.baseUrl);
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
@@ -81,6 +179,8 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     sessionLifetimeMs: (options.sessionLifetimeSeconds ?? 14 * DAY_SECONDS) * 1000,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
+    queue: resolveQueueOptions(options.queue),
     secureCookies: baseUrl.protocol === 'https:',
   };
 }

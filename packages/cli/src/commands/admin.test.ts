@@ -150,4 +150,41 @@ describe('rideport admin', () => {
     const { existsSync } = await import('node:fs');
     expect(existsSync(`${directory.path}/fresh/rideport.sqlite`)).toBe(false);
   });
+
+  it('purges finished upload tasks: the successful ones, and failed ones only after 30 days', async () => {
+    const user = await admin('create-user', '--email', 'a@example.com', '--password', 'long enough');
+    const platform = await openPlatform({
+      databasePath: databasePathIn(directory.path),
+      baseUrl: 'http://x',
+    });
+    try {
+      for (const [name, status] of [
+        ['done', 1],
+        ['broken', -1],
+        ['waiting', 0],
+      ] as const) {
+        await platform.store.tasks.create({
+          userId: user['id'] as number,
+          apiClientId: null,
+          sha256: name,
+          filename: name,
+          bytes: Buffer.from(name),
+          metadata: {},
+        });
+        if (status === 0) continue;
+        const task = await platform.store.tasks.claim('admin test', 1000);
+        await platform.store.tasks.finish(task!.id, 'admin test', {
+          status,
+          responseCode: status === 1 ? 'success' : 'failed',
+          message: name,
+          objects: [],
+        });
+      }
+    } finally {
+      await platform.close();
+    }
+    expect(await admin('purge-tasks')).toEqual({ successful: 1, failed: 0 });
+    const again = await rideport(['admin', 'purge-tasks', '--data', directory.path]);
+    expect(again.stdout).toBe('purged 0 successful and 0 failed upload tasks\n');
+  });
 });

@@ -182,6 +182,21 @@ const SUBCOMMANDS: Subcommand[] = [
       };
     },
   },
+  {
+    // decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
+    // older than 30 days.
+    name: 'purge-tasks',
+    synopsis: '',
+    options: {},
+    requires: [],
+    async run(platform) {
+      const { successful, failed } = await platform.store.tasks.purge();
+      return {
+        json: { successful, failed },
+        text: `purged ${successful} successful and ${failed} failed upload tasks`,
+      };
+    },
+  },
 ];
 
 const help = `Usage: rideport admin <subcommand> [options] [--data <dir>] [--json]

@@ -34,6 +34,8 @@ export async function legacyClient(
 export interface LegacyUser extends Caller {
   /** set when the user signed in with email and password on this request */
   signedInWithPassword: boolean;
+  /** the auth token the request presented (parameter or header); null when it signed in by password */
+  authToken: string | null;
 }
 
 /** The user behind the request, or null when it carries no user credentials at all. */
@@ -46,7 +48,7 @@ export async function legacyUser(
   const authToken = params.text('auth_token') ?? header(request, 'x-service-auth-token');
   if (authToken !== undefined) {
     const user = await userOfAuthToken(context.store, authToken, client);
-    return { user, client, via: 'auth_token', signedInWithPassword: false };
+    return { user, client, via: 'auth_token', signedInWithPassword: false, authToken };
   }
   const email = params.text('email');
   const password = params.raw('password');
@@ -63,5 +65,5 @@ export async function legacyUser(
     throw notAuthorized('invalid email or password: log in again');
   }
   throttle.recordSuccess(email);
-  return { user, client, via: 'auth_token', signedInWithPassword: true };
+  return { user, client, via: 'auth_token', signedInWithPassword: true, authToken: null };
 }

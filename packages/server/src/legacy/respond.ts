@@ -30,7 +30,16 @@ export function jsonpCallback(request: FastifyRequest, params: LegacyParams): st
   return callback;
 }
 
-/** Sends `body` as JSON or as JSONP, with `status`. */
+/**
+ * A body already rendered as JSON text: a record spliced with its stored track points (store/assets.ts
+ * findRecordWithPoints), sent as it is rather than parsed and stringified again (a long ride holds
+ * hundreds of thousands of points).
+ */
+export class RenderedJson {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** Sends `body` (a value, or RenderedJson) as JSON or as JSONP, with `status`. */
 export function sendLegacy(
   reply: FastifyReply,
   callback: string | null,
@@ -38,8 +47,11 @@ export function sendLegacy(
   body: unknown,
 ): FastifyReply {
   void reply.code(status);
-  const json = JSON.stringify(body);
-  if (callback === null) return reply.type('application/json; charset=utf-8').send(json);
+  const rendered = body instanceof RenderedJson ? body.bytes : null;
+  if (callback === null) {
+    return reply.type('application/json; charset=utf-8').send(rendered ?? JSON.stringify(body));
+  }
+  const json = rendered === null ? JSON.stringify(body) : rendered.toString('utf8');
   // U+2028/2029 are valid in JSON but ended a script string literal before ES2019; escape them.
   const safeJson = json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
   return reply

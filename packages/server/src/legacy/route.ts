@@ -27,6 +27,20 @@ export interface LegacyAnswer {
   body: unknown;
 }
 
+/**
+ * How an endpoint whose body is a streamed multipart form (the file upload of POST /trips) reads it:
+ * the fields come first, then the handler streams the file.
+ */
+export interface MultipartIntake {
+  /**
+   * Reads the form fields sent before the file; they stand in for request.body, so credentials,
+   * version and callback are looked up among them (and in the query string) before the file is read.
+   */
+  fields(request: FastifyRequest): Promise<Record<string, unknown>>;
+  /** Once the answer is sent: discards whatever of the body the handler did not read. */
+  discard(request: FastifyRequest): void;
+}
+
 export interface LegacyRouteOptions {
   method: HTTPMethods;
   /** without extension, e.g. `/users/:id` */
@@ -36,6 +50,8 @@ export interface LegacyRouteOptions {
   schema?: FastifySchema;
   /** Fastify route options passed through (e.g. bodyLimit), for endpoints that need them */
   bodyLimit?: number;
+  /** for a multipart body that is streamed rather than parsed up front */
+  multipart?: MultipartIntake;
   handler(request: FastifyRequest, call: LegacyCall): Promise<LegacyAnswer>;
 }
 
@@ -68,7 +84,9 @@ function describe(error: unknown): { status: number; message: string; retryAfter
 }
 
 export function legacyRoute(app: FastifyInstance, context: ServerContext, options: LegacyRouteOptions): void {
+  const { multipart } = options;
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    if (multipart !== undefined && request.isMultipart()) request.body = await multipart.fields(request);
     const params = new LegacyParams(request.query, request.body);
     const callback = jsonpCallback(request, params);
     const client = await legacyClient(request, params, context);
@@ -82,12 +100,24 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     const answer = await options.handler(request, { params, client, user, version });
     return sendLegacy(reply, callback, answer.status ?? 200, answer.body);
   };
+  // A POST body may be as large as an upload (decisions.md §7, 64 MB by default): raw track points as
+  // JSON or a form (200,000 points, decisions.md §7) are far past Fastify's own 1 MiB default.
+  const bodyLimit =
+    options.bodyLimit ?? (options.method === 'POST' ? context.options.limits.uploadBytes : undefined);
   for (const extension of ['.json', '.js']) {
     app.route({
       method: options.method,
       url: `${options.path}${extension}`,
       schema: { ...options.schema, hide: true },
-      ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
+      ...(multipart === undefined
+        ? {}
+        : {
+            onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+              multipart.discard(request);
+              done();
+            },
+          }),
       handler,
       errorHandler: (error, request, reply) => {
         void sendLegacyError(request, reply, error);

@@ -20,10 +20,15 @@ export function legacyVersion(params: LegacyParams, client: ApiClient): LegacyVe
   );
 }
 
-/** A list in the shape of `version`. */
+/**
+ * A list in the shape of `version`. `total`: how many items match in all, of which `items` is one page
+ * (limit/offset); version 2's `results_count` is that total, not the page's length, so a client can
+ * tell how many pages there are. Without paging it is the list's length.
+ */
 export function legacyList<T>(
   version: LegacyVersion,
   items: T[],
+  total: number = items.length,
 ): T[] | { results: T[]; results_count: number } {
-  return version === 1 ? items : { results: items, results_count: items.length };
+  return version === 1 ? items : { results: items, results_count: total };
 }

@@ -1,6 +1,16 @@
+import type { Track } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFixture } from '../../../../test/support/corpus.js';
+import type { ApiClient, AttemptRecord } from '../store/index.js';
+import { onlyTrack } from '../test-support/assets.js';
 import { Browser, csrfTokenIn } from '../test-support/browser.js';
-import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
+import {
+  createPerson,
+  START_TIME,
+  testServer,
+  type Person,
+  type TestServer,
+} from '../test-support/server.js';
 import { redirectUriProblem } from './api-client-form.js';
 
 let server: TestServer;
@@ -169,6 +179,87 @@ describe('creating, editing and deleting an API client', () => {
       expect(response.statusCode, url).toBe(403);
     }
     expect(await server.store.apiClients.listByOwner(rider.id)).toEqual([client]);
+  });
+});
+
+describe('the webhook delivery log', () => {
+  const ride = (): Track => onlyTrack(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
+
+  async function logAttempt(client: ApiClient, fields: Partial<AttemptRecord>): Promise<void> {
+    await server.store.webhooks.recordAttempt({
+      apiClientId: client.id,
+      deliveryId: 'delivery-1',
+      outboxIds: [],
+      url: 'https://app.example.com/hooks',
+      attempt: 1,
+      statusCode: null,
+      error: null,
+      durationMs: 0,
+      at: START_TIME,
+      outcome: { kind: 'delivered' },
+      ...fields,
+    });
+  }
+
+  it("lists the client's latest attempts, newest first, escaped, and what is waiting", async () => {
+    await createClient();
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    const path = `/developer/api_clients/${client!.id}`;
+    await logAttempt(client!, {
+      attempt: 1,
+      error: 'refused: <script>alert(1)</script>.example: 10.0.0.1 is a private-network address',
+      at: START_TIME + 1000,
+    });
+    await logAttempt(client!, { attempt: 2, statusCode: 503, durationMs: 41, at: START_TIME + 61_000 });
+    await logAttempt(client!, {
+      deliveryId: 'delivery-2',
+      attempt: 1,
+      statusCode: 200,
+      durationMs: 12,
+      at: START_TIME + 125_000,
+    });
+    const elsewhere = await server.store.apiClients.create(rider.id, { name: 'Another' });
+    await logAttempt(elsewhere, { deliveryId: 'not-this-client', statusCode: 200 });
+    // A change the client is to be told about: one notification waiting.
+    await server.store.authTokens.issue(rider.id, client!.id);
+    await server.store.assets.createFromTrack(rider.id, ride());
+
+    const page = await browser.get(path);
+    expect(page.statusCode).toBe(200);
+    const section = /<section id="webhook-deliveries">[\s\S]*?<\/section>/.exec(page.body)![0];
+    expect(section).toContain('The latest 3 attempts, newest first.');
+    expect(section).toContain('1 notification is waiting to be delivered.');
+    expect(section).not.toContain('<script>');
+    expect(section).toContain('refused: &lt;script&gt;alert(1)&lt;/script&gt;.example');
+    expect(section).not.toContain('not-this-client');
+    const rows = [...section.matchAll(/<tr class="(\w+)">([\s\S]*?)<\/tr>/g)].map(([, outcome, cells]) => [
+      outcome,
+      [...cells!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map(([, cell]) => cell!.replace(/<[^>]+>/g, '').trim()),
+    ]);
+    expect(rows).toEqual([
+      ['delivered', ['2026-03-01 12:02:05', 'delivery-2', '0', '1', 'HTTP 200', '12 ms']],
+      ['failed', ['2026-03-01 12:01:01', 'delivery-1', '0', '2', 'HTTP 503', '41 ms']],
+      [
+        'failed',
+        [
+          '2026-03-01 12:00:01',
+          'delivery-1',
+          '0',
+          '1',
+          'refused: &lt;script&gt;alert(1)&lt;/script&gt;.example: 10.0.0.1 is a private-network address',
+          '0 ms',
+        ],
+      ],
+    ]);
+    expect(section).toContain('<time datetime="2026-03-01T12:02:05.000Z">');
+  });
+
+  it('says when no webhook URL is set', async () => {
+    await createClient({ ...SETTINGS, webhook_url: '' });
+    const [client] = await server.store.apiClients.listByOwner(rider.id);
+    const page = await browser.get(`/developer/api_clients/${client!.id}`);
+    expect(page.body).toContain('No webhook URL is set, so no webhooks are sent.');
+    expect(page.body).not.toContain('waiting to be delivered');
   });
 });
 

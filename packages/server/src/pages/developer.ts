@@ -1,8 +1,8 @@
 /**
  * Developer settings (decisions.md §4; platform-api.md, OAuth 2.0 step 1): the signed-in person's API
  * clients — create, edit (name, redirect URIs, webhook URL and asset kinds), delete — each showing its
- * `api_key` (the OAuth `client_id`) and `client_secret`, with "regenerate secret", and the place where
- * the webhook delivery log goes (filled by the webhooks issue).
+ * `api_key` (the OAuth `client_id`) and `client_secret`, with "regenerate secret", and the webhook
+ * delivery log (issue 5).
  *
  * Routes:
  *   GET  /developer                               list, and the form for a new client
@@ -15,7 +15,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions, ServerContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
-import type { ApiClient } from '../store/index.js';
+import type { ApiClient, DeliveryLogRow } from '../store/index.js';
 import { manageableClient, redirectToSignIn } from './access.js';
 import {
   clientSettingsFields,
@@ -48,20 +48,65 @@ export function clientPath(client: ApiClient): string {
   return `/developer/api_clients/${client.id}`;
 }
 
+/** How many of a client's latest delivery attempts the settings page lists. */
+export const DELIVERY_LOG_LENGTH = 50;
+
 /**
- * The webhook delivery log of a client (decisions.md §4 and §6). Issue 5 (webhooks) replaces the
- * body of this section with the logged attempts; until webhooks are sent there are none to list.
+ * The webhook delivery log of a client (decisions.md §4 and §6: "every attempt is logged and shown on
+ * the developer settings page"): its latest attempts, newest first, each with its time (UTC), the
+ * delivery id (x-service-delivery, the same for every attempt at one batch), how many notifications
+ * it carried, the attempt number, the answer's status or why there was none, and how long it took.
  */
-function webhookDeliveriesSection(client: ApiClient): SafeHtml {
+function webhookDeliveriesSection(
+  client: ApiClient,
+  attempts: readonly DeliveryLogRow[],
+  waiting: number,
+): SafeHtml {
+  const summary =
+    attempts.length === 0
+      ? client.webhookUrl === null
+        ? 'No webhook URL is set, so no webhooks are sent.'
+        : 'No webhook deliveries have been recorded for this client.'
+      : `The latest ${attempts.length === 1 ? 'attempt' : `${attempts.length} attempts`}, newest first.`;
   return html`<section id="webhook-deliveries">
     <h2>Webhook deliveries</h2>
-    <p>
-      ${
-        client.webhookUrl === null
-          ? 'No webhook URL is set, so no webhooks are sent.'
-          : 'No webhook deliveries have been recorded for this client.'
-      }
-    </p>
+    <p>${summary}</p>
+    ${
+      waiting > 0 &&
+      html`<p id="webhook-waiting">
+        ${waiting === 1 ? '1 notification is' : `${waiting} notifications are`} waiting to be delivered.
+      </p>`
+    }
+    ${
+      attempts.length > 0 &&
+      html`<table>
+        <thead>
+          <tr>
+            <th scope="col">Time (UTC)</th>
+            <th scope="col">Delivery</th>
+            <th scope="col">Notifications</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Result</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${attempts.map((attempt) => {
+            const time = new Date(attempt.attempted_at).toISOString();
+            const ok =
+              attempt.status_code !== null && attempt.status_code >= 200 && attempt.status_code < 300;
+            return html`<tr class="${ok ? 'delivered' : 'failed'}">
+              <td><time datetime="${time}">${time.replace('T', ' ').replace(/\.\d{3}Z$/, '')}</time></td>
+              <td><code>${attempt.delivery_id}</code></td>
+              <td>${attempt.notification_count}</td>
+              <td>${attempt.attempt}</td>
+              <td>${attempt.status_code === null ? attempt.error : `HTTP ${attempt.status_code}`}</td>
+              <td>${attempt.duration_ms} ms</td>
+            </tr>`;
+          })}
+        </tbody>
+      </table>`
+    }
   </section>`;
 }
 
@@ -203,6 +248,8 @@ async function clientPage(
 ): Promise<FastifyReply> {
   const token = csrfToken(request, reply);
   const owner = client.ownerId === user.id ? undefined : await context.store.users.findById(client.ownerId);
+  const attempts = await context.store.webhooks.recentAttempts(client.id, DELIVERY_LOG_LENGTH);
+  const waiting = await context.store.webhooks.pendingCount(client.id);
   const path = clientPath(client);
   return sendPage(reply, statusCode, {
     title: `API client ${client.name}`,
@@ -242,7 +289,7 @@ async function clientPage(
           <button type="submit">Save settings</button>
         </form>
       </section>
-      ${webhookDeliveriesSection(client)}
+      ${webhookDeliveriesSection(client, attempts, waiting)}
       <section>
         <h2>Delete</h2>
         <p>Deleting the API client also revokes every auth token and access token issued through it.</p>

@@ -29,6 +29,12 @@ export interface AssetMetadata {
   visibility?: Visibility;
   /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
   sourceSha256?: string | null;
+  /**
+   * The track's points already rendered as trackPointsJson renders them, and how many there are; when
+   * given, `track.points` is not read. The upload queue renders them in its worker threads (issue 5),
+   * so that neither thousands of point objects nor their text are made on the main thread.
+   */
+  renderedPoints?: { json: string; count: number };
 }
 
 export type CreatedAsset = { type: 'route'; row: RouteRow } | { type: 'trip'; row: TripRow };
@@ -94,7 +100,7 @@ export class Assets {
     const type: AssetType = track.kind === 'ride' ? 'trip' : 'route';
     // Everything derived from the track is computed before the transaction, which stays short.
     const trip = type === 'trip' ? tripColumns(track) : null;
-    const pointsJson = trackPointsJson(track.points);
+    const pointsJson = metadata.renderedPoints?.json ?? trackPointsJson(track.points);
     const name = assetName(metadata.name, track, trip?.time_zone ?? null);
     return this.#inTransaction(transaction, async (db) => {
       // The clock is read inside the transaction, so a change's time never precedes a reader that
@@ -110,6 +116,7 @@ export class Assets {
         updated_at: now,
         source_sha256: metadata.sourceSha256 ?? null,
         ...assetColumns(track),
+        ...(metadata.renderedPoints === undefined ? {} : { point_count: metadata.renderedPoints.count }),
       };
       let created: CreatedAsset;
       if (trip === null) {
@@ -313,6 +320,66 @@ export class Assets {
       });
       return true;
     });
+  }
+
+  /**
+   * One page of `ownerId`'s assets that a viewer may see, as record JSON (recordWithUrl) in list order
+   * (updated_at descending, then id descending), and how many the viewer may see in all: every asset
+   * for `'all'` (the owner), only the public ones for `'public'` (anyone else; the legacy lists,
+   * decisions.md §5: "others see only public items").
+   */
+  async listVisibleRecords(
+    type: AssetType,
+    ownerId: number,
+    page: Page,
+    url: RecordUrl,
+    scope: 'all' | 'public',
+  ): Promise<{ total: number; records: string[] }> {
+    const table = TABLES[type].assets as 'trips';
+    const owned = () => {
+      const query = this.#context.db.selectFrom(table).where('user_id', '=', ownerId);
+      return scope === 'public' ? query.where('visibility', '=', 'public') : query;
+    };
+    const counted = await owned()
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    const total = counted.total;
+    if (total <= page.offset) return { total, records: [] };
+    const rows = await owned()
+      .select(sql<string | null>`CASE WHEN record_format = ${RECORD_FORMAT} THEN record_json END`.as('json'))
+      .select('id')
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const escaped = escapedUrl(url);
+    const records: string[] = [];
+    for (const row of rows)
+      records.push(spliceUrl(row.json ?? (await this.#renderAgain(type, row.id)), escaped));
+    return { total, records };
+  }
+
+  /**
+   * The record JSON (recordWithUrl) of each asset in `ids`, in the order given; an id with no asset
+   * (deleted meanwhile) is left out. For lists whose order is decided elsewhere (a club's routes).
+   */
+  async recordsByIds(type: AssetType, ids: readonly number[], url: RecordUrl): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#context.db
+      .selectFrom(TABLES[type].assets as 'trips')
+      .select(sql<string | null>`CASE WHEN record_format = ${RECORD_FORMAT} THEN record_json END`.as('json'))
+      .select('id')
+      .where('id', 'in', ids)
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row.json]));
+    const escaped = escapedUrl(url);
+    const records: string[] = [];
+    for (const id of ids) {
+      if (!byId.has(id)) continue;
+      records.push(spliceUrl(byId.get(id) ?? (await this.#renderAgain(type, id)), escaped));
+    }
+    return records;
   }
 
   async #count(table: 'routes' | 'trips', ownerId: number): Promise<number> {

@@ -1,14 +1,15 @@
 /**
  * The change log of routes and trips (table asset_changes): one row for every create, update and
  * delete, written in the transaction of the change itself (design.md, "Storage": one transaction per
- * change). `GET /api/v1/sync.json` reads it (decisions.md §2), and the webhook outbox of issue 5 is fed
- * from the same rows (decisions.md §6), so a change can never be made without being announced. The log
- * is append-only: sync.json with since=1970-01-01 reads all of it, and the v1 list pages
- * (api/v1/page-cache.ts) rely on the newest id of an owner's changes only ever growing.
+ * change). `GET /api/v1/sync.json` reads it (decisions.md §2), and the webhook outbox of issue 5 is
+ * written beside it in the same transaction (decisions.md §6), so a change can never be made without
+ * being announced. The log is append-only: sync.json with since=1970-01-01 reads all of it, and the
+ * v1 list pages (api/v1/page-cache.ts) rely on the newest id of an owner's changes only ever growing.
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { AssetChangesTable, AssetType, ChangeAction, Database } from '../db/schema.js';
 import type { StoreContext } from './context.js';
+import { queueWebhookNotifications } from './webhooks.js';
 
 export type AssetChangeRow = Selectable<AssetChangesTable>;
 
@@ -24,9 +25,13 @@ export interface NewAssetChange {
   at: number;
 }
 
-/** Writes one change-log row with `db`, which must be the transaction that makes the change. */
+/**
+ * Writes one change-log row with `db`, which must be the transaction that makes the change, and the
+ * change's webhook notifications, one outbox row per API client to notify (decisions.md §6: "an outbox
+ * in the database, written in the same transaction as the change"; store/webhooks.ts says who).
+ */
 export async function logAssetChange(db: Kysely<Database>, change: NewAssetChange): Promise<AssetChangeRow> {
-  return db
+  const row = await db
     .insertInto('asset_changes')
     .values({
       item_type: change.itemType,
@@ -38,6 +43,8 @@ export async function logAssetChange(db: Kysely<Database>, change: NewAssetChang
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await queueWebhookNotifications(db, change);
+  return row;
 }
 
 /** One asset that changed in a time window, as sync.json reports it. */

@@ -10,11 +10,14 @@ import { ApiClients } from './api-clients.js';
 import { Assets } from './assets.js';
 import { AuthTokens } from './auth-tokens.js';
 import { Callers } from './callers.js';
+import { Clubs } from './clubs.js';
 import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
 import { Sessions } from './sessions.js';
+import { Tasks } from './tasks.js';
 import { Users } from './users.js';
+import { Webhooks } from './webhooks.js';
 
 export class Store {
   readonly #db: Kysely<Database>;
@@ -30,6 +33,12 @@ export class Store {
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
   readonly changes: AssetChanges;
   readonly events: Events;
+  /** clubs (organizations) and the routes their members share with them (decisions.md §5) */
+  readonly clubs: Clubs;
+  /** the upload queue's tasks, their bytes and objects (decisions.md §5; src/queue) */
+  readonly tasks: Tasks;
+  /** the webhook outbox and delivery log (decisions.md §6; src/webhooks) */
+  readonly webhooks: Webhooks;
 
   constructor(db: Kysely<Database>, options: ResolvedOptions, masterKey: Buffer) {
     this.#db = db;
@@ -43,6 +52,9 @@ export class Store {
     this.assets = new Assets(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);
+    this.clubs = new Clubs(context);
+    this.tasks = new Tasks(context, options.queue.failedRetentionMs);
+    this.webhooks = new Webhooks(context);
   }
 
   /**
@@ -70,5 +82,19 @@ export { recordWithUrl } from './assets.js';
 export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
 export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
+export type { ClubRouteScope, ClubRow, ShareOutcome } from './clubs.js';
+export { TaskLeaseLostError } from './tasks.js';
+export type {
+  ClaimedTask,
+  NewTask,
+  PurgedTasks,
+  TaskMetadata,
+  TaskObject,
+  TaskObjectRecord,
+  TaskOutcome,
+  TaskRow,
+  TaskStatusRow,
+} from './tasks.js';
+export type { AttemptOutcome, AttemptRecord, DeliveryLogRow, OutboxRow } from './webhooks.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
 export type { OAuthAccessToken, OAuthGrant } from './oauth.js';

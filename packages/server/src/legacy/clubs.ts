@@ -1,0 +1,79 @@
+/**
+ * Legacy clubs (platform-api.md, legacy endpoints; decisions.md §5: "A club is an organization; its
+ * routes are those its members share with it"). Who sees what:
+ *
+ * - `GET /clubs/{id}.json` (name, description, member count) and `GET /users/{id}/clubs.json` are open
+ *   to every API client, with or without a user: a club is an organization account, whose public
+ *   profile `/users/{id}.json` already shows to anyone, and the specification lists "clubs a user
+ *   belongs to" for any user id. The membership list answers every club (a person belongs to few), by
+ *   name, in the version's list shape; it takes no limit or offset.
+ * - `GET /clubs/{id}/routes.json`: members (and the club's own account) see every route the club's
+ *   members share with it, whatever its visibility; anyone else, signed in or not, sees only the public
+ *   ones. decisions.md §5 says so of every legacy list ("others see only public items"), and that rule,
+ *   written for these lists, is taken over the general 403 of §1 ("a club the user is not in"): a
+ *   non-member is not refused, they are shown less. Most recently shared first; `offset`/`limit` as the
+ *   other lists; version 2's `results_count` counts every route the caller may see, not the page.
+ * - An unknown club, or the id of a person, is 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PluginOptions } from '../context.js';
+import { notFound } from '../errors.js';
+import { legacyPage, pathId } from './inputs.js';
+import { legacyAssetUrl, legacyClubRecord, legacyUrlPrefix, parsedRecord } from './records.js';
+import { legacyRoute } from './route.js';
+import { viewerId } from './users.js';
+import { legacyList } from './version.js';
+
+export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+  const { store } = context;
+  const prefix = legacyUrlPrefix(context.options.baseUrl);
+  const routeUrl = legacyAssetUrl(prefix, 'route');
+
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/users/:id/clubs',
+    auth: 'optional',
+    handler: async (request, call) => {
+      const userId = pathId(request, 'user');
+      const user = await store.users.findById(userId);
+      if (user === undefined) throw notFound(`user ${userId} not found`);
+      const clubs = await store.clubs.ofMember(userId);
+      return {
+        body: legacyList(
+          call.version,
+          clubs.map((club) => legacyClubRecord(club, prefix)),
+        ),
+      };
+    },
+  });
+
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/clubs/:id',
+    auth: 'optional',
+    handler: async (request) => {
+      const clubId = pathId(request, 'club');
+      const club = await store.clubs.find(clubId);
+      if (club === undefined) throw notFound(`club ${clubId} not found`);
+      return { body: { club: legacyClubRecord(club, prefix) } };
+    },
+  });
+
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/clubs/:id/routes',
+    auth: 'optional',
+    handler: async (request, call) => {
+      const clubId = pathId(request, 'club');
+      const page = legacyPage(call.params);
+      const club = await store.clubs.find(clubId);
+      if (club === undefined) throw notFound(`club ${clubId} not found`);
+      const viewer = viewerId(call);
+      const member = viewer !== null && (await store.clubs.seesAsMember(clubId, viewer));
+      const { ids, total } = await store.clubs.listRouteIds(clubId, page, member ? 'members' : 'public');
+      const records = await store.assets.recordsByIds('route', ids, routeUrl);
+      return { body: legacyList(call.version, records.map(parsedRecord), total) };
+    },
+  });
+  return Promise.resolve();
+}

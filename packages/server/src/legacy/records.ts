@@ -1,0 +1,63 @@
+/**
+ * Legacy record shapes. The specification shows few legacy fields (platform-api.md: the user object
+ * carries `auth_token` at login; "other fields … not shown"), so the legacy records are the v1 records
+ * of decisions.md §2, field for field, and the same on every legacy endpoint:
+ *
+ * - user: `id, name, display_name, first_name, last_name, created_at, updated_at`, plus `email` only
+ *   when the caller is that user (decisions.md §5); the login answer adds `auth_token`.
+ * - route and trip: every field of the v1 record (decisions.md §2), with `url` naming the record on
+ *   this interface (`<base>/routes/<id>.json`) rather than on v1. Single-record answers add
+ *   `track_points`; lists and the created trip leave them out, as v1 lists do.
+ * - club: `id, url, name, description, member_count, created_at, updated_at` (decisions.md §5: "name,
+ *   description, member count").
+ *
+ * `visibility` stays in v1 words (`public`, `private`, `friends_only`) in every answer; only the
+ * `trip[visibility]` input of a new ride also takes the legacy numbers (0, 1, 2).
+ */
+import { isoTime, userRecord, type UserRecord } from '../api/v1/records.js';
+import type { AssetType, UserRow } from '../db/schema.js';
+import type { ClubRow, RecordUrl } from '../store/index.js';
+
+/** The site root of the public base URL, where the legacy paths hang (decisions.md §5). */
+export function legacyUrlPrefix(baseUrl: URL): string {
+  return `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}`;
+}
+
+/** How legacy route and trip records name their URL: `<prefix>/routes/<id>.json`. */
+export function legacyAssetUrl(prefix: string, type: AssetType): RecordUrl {
+  return { prefix: `${prefix}/${type}s/`, suffix: '.json' };
+}
+
+export type LegacyUserRecord = UserRecord;
+
+/** A user as the legacy interface shows them to `viewerId` (null: a caller without a user). */
+export function legacyUserRecord(user: UserRow, viewerId: number | null): LegacyUserRecord {
+  return userRecord(user, viewerId);
+}
+
+export interface LegacyClubRecord {
+  id: number;
+  url: string;
+  name: string;
+  description: string | null;
+  member_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function legacyClubRecord(club: ClubRow, prefix: string): LegacyClubRecord {
+  return {
+    id: club.id,
+    url: `${prefix}/clubs/${club.id}.json`,
+    name: club.name,
+    description: club.description,
+    member_count: club.member_count,
+    created_at: isoTime(club.created_at),
+    updated_at: isoTime(club.updated_at),
+  };
+}
+
+/** A route or trip record, from its JSON as the data-access layer renders it (with `url`). */
+export function parsedRecord(recordJson: string): Record<string, unknown> {
+  return JSON.parse(recordJson) as Record<string, unknown>;
+}

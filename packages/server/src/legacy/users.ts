@@ -1,0 +1,62 @@
+/**
+ * Legacy users (platform-api.md, legacy endpoints and "Legacy authentication"; decisions.md §5):
+ *
+ * - `GET /users/current.json`: the login. With `email` and `password` it answers the user with a NEW
+ *   auth token (bound to the calling API client, decisions.md §1); with `auth_token` it answers the
+ *   same user object with the token that was sent. A failed login or an expired token is the 401 of
+ *   legacy/credentials.ts, whose message says to log in again.
+ * - `GET /users/{id}.json`: any user's public profile, to any API client, with or without a user;
+ *   `email` only when the caller is that user.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PluginOptions } from '../context.js';
+import { notAuthorized, notFound } from '../errors.js';
+import { LOG_IN_AGAIN } from '../auth/credentials.js';
+import { pathId } from './inputs.js';
+import { legacyUserRecord } from './records.js';
+import { legacyRoute, type LegacyCall } from './route.js';
+import type { LegacyUser } from './credentials.js';
+
+/** The signed-in user of a route registered with `auth: 'user'`. */
+export function signedIn(call: LegacyCall): LegacyUser {
+  if (call.user === null) throw new Error('signedIn used on a legacy route without auth: user');
+  return call.user;
+}
+
+/** The id of the calling user, or null when the request carries no user credentials. */
+export function viewerId(call: LegacyCall): number | null {
+  return call.user === null ? null : call.user.user.id;
+}
+
+export function legacyUsers(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+  const { store } = context;
+
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/users/current',
+    auth: 'user',
+    handler: async (_request, call) => {
+      const caller = signedIn(call);
+      let authToken = caller.authToken;
+      if (caller.signedInWithPassword) {
+        authToken = (await store.authTokens.issue(caller.user.id, call.client.id)).token;
+      }
+      // Every signed-in request has one or the other; this only keeps the types honest.
+      if (authToken === null) throw notAuthorized(`no auth token: ${LOG_IN_AGAIN}`);
+      return { body: { user: { ...legacyUserRecord(caller.user, caller.user.id), auth_token: authToken } } };
+    },
+  });
+
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/users/:id',
+    auth: 'optional',
+    handler: async (request, call) => {
+      const id = pathId(request, 'user');
+      const user = await store.users.findById(id);
+      if (user === undefined) throw notFound(`user ${id} not found`);
+      return { body: { user: legacyUserRecord(user, viewerId(call)) } };
+    },
+  });
+  return Promise.resolve();
+}

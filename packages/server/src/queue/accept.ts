@@ -1,0 +1,257 @@
+/**
+ * Accepting a ride file (decisions.md §5, "Create rides from a file"; issue 5): `POST /trips.json` (or
+ * `.js`) as multipart, the file in the field `file` (or `data_file`), with optional `trip[name]`,
+ * `trip[description]` and `trip[visibility]`. The answer, `{"success": 1, "task_id": N}`, comes as soon
+ * as the bytes and their task are committed, in one transaction; parsing happens later, in the queue.
+ *
+ * The body is streamed, never parsed up front: the fields before the file are read first, so that the
+ * credentials among them (`apikey`, `auth_token`, or `email` and `password`) are checked before a byte
+ * of the file is read, and an unauthenticated upload is never stored. Credentials therefore go in the
+ * query string, in headers, or in fields sent before the file, which is the order browsers and curl
+ * send a form's fields in; fields after the file may still carry the trip's name, description and
+ * visibility. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
+ * the moment it passes the upload limit (decisions.md §7), or at once when Content-Length says it will.
+ */
+import { createHash } from 'node:crypto';
+import type { MultipartFile, Multipart } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import type { ServerContext } from '../context.js';
+import type { Visibility } from '../db/schema.js';
+import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
+import { LegacyParams } from '../legacy/params.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../legacy/point-input.js';
+import type { LegacyAnswer, LegacyCall, MultipartIntake } from '../legacy/route.js';
+import type { TaskMetadata } from '../store/index.js';
+
+/** The names of the file field (decisions.md §5). */
+const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
+
+/** Room beside the file for the other fields and the multipart framing, when judging Content-Length. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+const MAX_FILENAME_LENGTH = 255;
+
+/** `trip[visibility]`: the legacy numbers (decisions.md §5), and the words the records show. */
+const VISIBILITIES: Readonly<Record<string, Visibility>> = {
+  '0': 'public',
+  '1': 'private',
+  '2': 'friends_only',
+  public: 'public',
+  private: 'private',
+  friends_only: 'friends_only',
+};
+
+/** An upload between reading its fields and storing its file. */
+interface PendingUpload {
+  parts: AsyncIterator<Multipart>;
+  file: MultipartFile | null;
+  /** the form's fields, by name: a repeated field's values in order */
+  fields: Record<string, string | string[]>;
+  stored: boolean;
+}
+
+const pendingUploads = new WeakMap<FastifyRequest, PendingUpload>();
+
+/** How POST /trips reads a multipart body (legacy/route.ts, MultipartIntake). */
+export function uploadIntake(context: ServerContext): MultipartIntake {
+  return {
+    fields: (request) => readFieldsBeforeFile(request, context),
+    discard: discardUnreadBody,
+  };
+}
+
+/** The fields before the file, and the file part itself kept for queueUpload. */
+async function readFieldsBeforeFile(
+  request: FastifyRequest,
+  context: ServerContext,
+): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > context.options.limits.uploadBytes + FORM_OVERHEAD_BYTES) {
+    throw tooLarge(context);
+  }
+  const upload: PendingUpload = {
+    parts: request.parts()[Symbol.asyncIterator](),
+    file: null,
+    fields: {},
+    stored: false,
+  };
+  pendingUploads.set(request, upload);
+  upload.file = await readFieldsUntilFile(upload).catch(asBadForm);
+  return upload.fields;
+}
+
+/** Reads parts into `upload.fields` up to the file part, which it returns (null: none came). */
+async function readFieldsUntilFile(upload: PendingUpload): Promise<MultipartFile | null> {
+  for (;;) {
+    const next = await upload.parts.next();
+    if (next.done === true) return null;
+    const part = next.value;
+    if (part.type === 'field') {
+      addField(upload.fields, part.fieldname, part.value);
+    } else if (FILE_FIELDS.has(part.fieldname) && upload.file === null) {
+      return part;
+    } else {
+      // A file under another name is not the ride: read past it.
+      part.file.resume();
+    }
+  }
+}
+
+function addField(fields: Record<string, string | string[]>, name: string, value: unknown): void {
+  const text = typeof value === 'string' ? value : String(value);
+  const before = fields[name];
+  if (before === undefined) fields[name] = text;
+  else if (Array.isArray(before)) before.push(text);
+  else fields[name] = [before, text];
+}
+
+async function readRestOfForm(upload: PendingUpload): Promise<void> {
+  for (let next = await upload.parts.next(); next.done !== true; next = await upload.parts.next()) {
+    const part = next.value;
+    if (part.type === 'field') addField(upload.fields, part.fieldname, part.value);
+    else part.file.resume();
+  }
+}
+
+/**
+ * A failure while reading the form: our own errors and @fastify/multipart's limits (413) as they are;
+ * anything else (busboy's "Unexpected end of form", a malformed part) is the body's fault: 400.
+ */
+function asBadForm(error: unknown): never {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (error instanceof ApiError || (typeof status === 'number' && status < 500)) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  throw badRequest(`the multipart form could not be read: ${message}`);
+}
+
+/**
+ * After the answer: whatever of the body nobody read (the sender was refused, or the file was too
+ * large) is read and dropped, so the connection can carry the next request and the sender, who may be
+ * waiting to finish sending before it reads the answer, is not left hanging.
+ */
+function discardUnreadBody(request: FastifyRequest): void {
+  const upload = pendingUploads.get(request);
+  pendingUploads.delete(request);
+  if (upload?.stored === true) return;
+  const raw = request.raw;
+  if (raw.readableEnded || raw.destroyed) return;
+  raw.unpipe();
+  raw.resume();
+}
+
+/**
+ * Stores the upload of an authenticated request (legacy/create-trip.ts): streams the file into memory,
+ * hashing it, up to the limit; reads the rest of the form; then commits the task and its bytes.
+ */
+export async function queueUpload(
+  request: FastifyRequest,
+  call: LegacyCall,
+  context: ServerContext,
+): Promise<LegacyAnswer> {
+  const upload = pendingUploads.get(request);
+  if (upload?.file == null) {
+    throw badRequest('no file: send the ride file in the multipart field "file" (or "data_file")');
+  }
+  const user = call.user!.user;
+  const file = upload.file;
+  const { bytes, sha256 } = await receiveFile(file, context).catch(asBadForm);
+  // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
+  await readRestOfForm(upload).catch(asBadForm);
+  const metadata = uploadMetadata(new LegacyParams(request.query, upload.fields));
+  const taskId = await context.store.tasks.create({
+    userId: user.id,
+    apiClientId: call.client.id,
+    sha256,
+    filename: uploadFilename(file.filename),
+    bytes,
+    metadata,
+  });
+  upload.stored = true;
+  request.server.uploadQueue.wake();
+  return { body: { success: 1, task_id: taskId } };
+}
+
+/**
+ * The file's bytes and SHA-256; 413 as soon as it passes the upload limit. busboy stops passing on the
+ * file's data at the limit (the multipart limits, legacy/index.ts) and says so with 'limit'; the rest
+ * of the body is then read and dropped after the answer (discardUnreadBody).
+ */
+function receiveFile(
+  file: MultipartFile,
+  context: ServerContext,
+): Promise<{ bytes: Buffer; sha256: string }> {
+  const limit = context.options.limits.uploadBytes;
+  const stream = file.file;
+  const hash = createHash('sha256');
+  const chunks: Buffer[] = [];
+  let length = 0;
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown): void => {
+      stream.off('data', onData);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onData = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (length > limit) {
+        fail(tooLarge(context));
+        return;
+      }
+      hash.update(chunk);
+      chunks.push(chunk);
+    };
+    stream.on('data', onData);
+    stream.once('limit', () => {
+      fail(tooLarge(context));
+    });
+    stream.once('error', fail);
+    stream.once('end', () => {
+      if (stream.truncated || length > limit) fail(tooLarge(context));
+      else if (length === 0) fail(badRequest('the file is empty'));
+      else resolve({ bytes: Buffer.concat(chunks, length), sha256: hash.digest('hex') });
+    });
+  });
+}
+
+function tooLarge(context: ServerContext): ApiError {
+  const limit = context.options.limits.uploadBytes;
+  const size =
+    limit >= 1024 * 1024
+      ? `${Math.round(limit / (1024 * 1024))} MB`
+      : limit >= 1024
+        ? `${Math.round(limit / 1024)} KB`
+        : `${limit} bytes`;
+  return new ApiError(ApiErrorCode.PAYLOAD_TOO_LARGE, `the file is larger than the upload limit of ${size}`);
+}
+
+/** `trip[name]`, `trip[description]`, `trip[visibility]`; 400 naming every bad one. */
+function uploadMetadata(params: LegacyParams): TaskMetadata {
+  const problems: string[] = [];
+  const metadata: TaskMetadata = {};
+  const name = params.text('trip[name]');
+  if (name !== undefined && name.length > MAX_NAME_LENGTH) {
+    problems.push(`trip[name] must be at most ${MAX_NAME_LENGTH} characters`);
+  } else if (name !== undefined) {
+    metadata.name = name;
+  }
+  const description = params.text('trip[description]');
+  if (description !== undefined && description.length > MAX_DESCRIPTION_LENGTH) {
+    problems.push(`trip[description] must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  } else if (description !== undefined) {
+    metadata.description = description;
+  }
+  const visibilityText = params.text('trip[visibility]');
+  if (visibilityText !== undefined) {
+    const visibility = VISIBILITIES[visibilityText];
+    if (visibility === undefined)
+      problems.push('trip[visibility] must be 0 (public), 1 (private) or 2 (friends)');
+    else metadata.visibility = visibility;
+  }
+  if (problems.length > 0) throw badRequest(problems);
+  return metadata;
+}
+
+/** The name the client gave the file, without any folder, as a hint for the format. */
+function uploadFilename(filename: string): string | null {
+  const base = filename.split(/[/\\]/).pop()?.trim() ?? '';
+  return base === '' ? null : base.slice(0, MAX_FILENAME_LENGTH);
+}

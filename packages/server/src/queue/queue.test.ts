@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFixture } from '../../../../test/support/corpus.js';
+import { buildServer } from '../app.js';
+import { openPlatform } from '../platform.js';
+import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
+import {
+  taskEnded,
+  taskIdOf,
+  taskStatuses,
+  upload,
+  type LegacyCredentials,
+} from '../test-support/uploads.js';
+
+const LEASE_MS = 200;
+
+let servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const server of servers.reverse()) await server.close();
+  servers = [];
+});
+
+async function queueServer(queue: Parameters<typeof testServer>[0] = {}): Promise<{
+  server: TestServer;
+  userId: number;
+  credentials: LegacyCredentials;
+}> {
+  const server = await testServer(queue);
+  servers.push(server);
+  const person = await createPerson(server);
+  return { server, userId: person.id, credentials: await credentialsFor(server, person) };
+}
+
+/** A task stored as an upload stores it, before the server is ready (so its queue has not started). */
+async function storedTask(
+  server: TestServer,
+  userId: number,
+  bytes: Uint8Array,
+  filename: string,
+): Promise<number> {
+  return server.store.tasks.create({
+    userId,
+    apiClientId: null,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    filename,
+    bytes: Buffer.from(bytes),
+    metadata: {},
+  });
+}
+
+describe('leases and attempts', () => {
+  it("a crashed server's lease runs out and the task is claimed again", async () => {
+    const { server, userId, credentials } = await queueServer({ queue: { workers: 1, leaseMs: LEASE_MS } });
+    const taskId = await storedTask(server, userId, readFixture('gpx', 'sample-ride.gpx'), 'ride.gpx');
+    // A server that died while reading it: its lease is held, and still running.
+    expect(await server.store.tasks.claim('dead server', LEASE_MS)).toMatchObject({
+      id: taskId,
+      attempts: 1,
+    });
+    await server.app.ready();
+    expect((await taskStatuses(server, credentials, [taskId]))[0]).toMatchObject({ status: 0 });
+    server.clock.advance(LEASE_MS);
+    const task = await taskEnded(server, credentials, taskId);
+    expect(task).toMatchObject({ status: 1, response_code: 'success' });
+    expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 2, lease_owner: null });
+  });
+
+  it('a file whose reading stopped the server twice fails instead of being read a third time', async () => {
+    const { server, userId, credentials } = await queueServer({ queue: { workers: 1, leaseMs: LEASE_MS } });
+    const taskId = await storedTask(server, userId, readFixture('gpx', 'sample-ride.gpx'), 'ride.gpx');
+    for (const owner of ['dead server', 'dead again']) {
+      expect(await server.store.tasks.claim(owner, LEASE_MS)).toMatchObject({ id: taskId });
+      server.clock.advance(LEASE_MS);
+    }
+    const task = await taskEnded(server, credentials, taskId);
+    expect(task).toMatchObject({
+      status: -1,
+      response_code: 'failed',
+      message: 'Could not read the file: the server stopped while reading it 2 times',
+    });
+    expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 3 });
+  });
+
+  it('a parser that runs out of time is stopped; the second time the task fails with a message', async () => {
+    const { server, credentials } = await queueServer({ queue: { workers: 1, parseTimeoutMs: 1 } });
+    const taskId = taskIdOf(
+      await upload(server, credentials, { name: 'ride.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') }),
+    );
+    const task = await taskEnded(server, credentials, taskId);
+    expect(task).toMatchObject({
+      status: -1,
+      response_code: 'failed',
+      message: 'Could not read the file: the parser took longer than 1 ms on it 2 times',
+    });
+    expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 2 });
+  });
+
+  it('a worker that lost its lease stores nothing', async () => {
+    const { server, userId } = await queueServer();
+    const taskId = await storedTask(server, userId, readFixture('gpx', 'sample-ride.gpx'), 'ride.gpx');
+    await server.store.tasks.claim('first', LEASE_MS);
+    server.clock.advance(LEASE_MS);
+    await server.store.tasks.claim('second', LEASE_MS);
+    await expect(
+      server.store.tasks.finish(taskId, 'first', {
+        status: 1,
+        responseCode: 'success',
+        message: 'x',
+        objects: [],
+      }),
+    ).rejects.toThrow(/no longer leased/);
+    expect(await server.store.tasks.release(taskId, 'first', true)).toBe(false);
+    expect(await server.store.tasks.find(taskId)).toMatchObject({ status: 0, lease_owner: 'second' });
+  });
+});
+
+describe('stopping', () => {
+  it('gives a running task back, attempt not counted, and the next start finishes it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'rideport-queue-'));
+    try {
+      const databasePath = join(directory, 'rideport.sqlite');
+      const options = { databasePath, baseUrl: 'http://127.0.0.1', queue: { workers: 1, stopGraceMs: 0 } };
+      const first = await buildServer(options);
+      const person = await first.rideport.store.users.createPerson({
+        email: 'stop@example.com',
+        password: 'long enough',
+        name: 'Stop',
+      });
+      const client = await first.rideport.store.apiClients.create(person.id, { name: 'c', redirectUris: [] });
+      const { token } = await first.rideport.store.authTokens.issue(person.id, client.id);
+      const credentials = { apiKey: client.apiKey, authToken: token };
+      const asTestServer = (app: typeof first): TestServer => ({
+        app,
+        store: app.rideport.store,
+        clock: { now: 0, advance: () => undefined },
+        close: () => app.close(),
+      });
+      // A gzip bomb keeps a worker busy long enough to stop the server under it.
+      const bomb = gzipSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
+      const taskId = taskIdOf(
+        await upload(asTestServer(first), credentials, { name: 'bomb.gz', bytes: bomb }),
+      );
+      for (;;) {
+        const row = await first.rideport.store.tasks.find(taskId);
+        if (row!.lease_owner !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await first.close();
+
+      const platform = await openPlatform(options);
+      expect(await platform.store.tasks.find(taskId)).toMatchObject({
+        status: 0,
+        attempts: 0,
+        lease_owner: null,
+        lease_expires_at: null,
+        progress: 0,
+      });
+      expect(await platform.store.tasks.uploadBytes(taskId)).toHaveLength(bomb.length);
+      await platform.close();
+
+      const second = await buildServer(options);
+      servers.push(second);
+      const task = await taskEnded(asTestServer(second), credentials, taskId);
+      expect(task).toMatchObject({ status: -1, response_code: 'failed' });
+      expect(task.message).toMatch(/^RIDEFILE_TOO_LARGE/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('purging finished tasks', () => {
+  /** A task ended as `status` at the server clock's now. */
+  async function endedTask(
+    server: TestServer,
+    userId: number,
+    status: 1 | -1,
+    name: string,
+  ): Promise<number> {
+    const taskId = await storedTask(server, userId, new TextEncoder().encode(name), name);
+    const claimed = await server.store.tasks.claim(`owner of ${name}`, LEASE_MS);
+    expect(claimed?.id).toBe(taskId);
+    await server.store.tasks.finish(taskId, `owner of ${name}`, {
+      status,
+      responseCode: status === 1 ? 'success' : 'failed',
+      message: name,
+      objects: [],
+    });
+    return taskId;
+  }
+
+  it('purges every successful task and the failed ones older than 30 days', async () => {
+    const { server, userId } = await queueServer({ queue: { purgeAt: null } });
+    const oldFailure = await endedTask(server, userId, -1, 'old failure');
+    const oldSuccess = await endedTask(server, userId, 1, 'old success');
+    server.clock.advance(31 * 24 * 60 * 60 * 1000);
+    const failure = await endedTask(server, userId, -1, 'failure');
+    const success = await endedTask(server, userId, 1, 'success');
+    const pending = await storedTask(server, userId, new TextEncoder().encode('pending'), 'pending');
+    expect(await server.store.tasks.purge()).toEqual({ successful: 2, failed: 1 });
+    const credentials = await credentialsFor(server, { id: userId, email: '', password: '' });
+    const left = await taskStatuses(server, credentials, [oldFailure, oldSuccess, failure, success, pending]);
+    expect(left.map((task) => task.id)).toEqual([failure, pending]);
+  });
+
+  it('purges nightly at the configured local time', async () => {
+    const { server, userId } = await queueServer();
+    const nearlyThree = new Date(2026, 2, 2, 2, 59, 59, 950).getTime();
+    server.clock.advance(nearlyThree - server.clock.now);
+    const success = await endedTask(server, userId, 1, 'success');
+    const failure = await endedTask(server, userId, -1, 'failure');
+    await server.app.ready();
+    for (let waited = 0; (await server.store.tasks.find(success)) !== undefined; waited += 10) {
+      if (waited > 20_000) throw new Error('the nightly purge did not run');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await server.store.tasks.find(failure)).toBeDefined();
+  });
+});

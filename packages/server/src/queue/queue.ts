@@ -1,0 +1,366 @@
+/**
+ * The upload queue (design.md, "Upload queue"; decisions.md §5; issue 5): takes the waiting tasks from
+ * the database one per free worker, each under a lease, and carries each to its end.
+ *
+ * For each task: identical bytes the same user uploaded before are a duplicate, decided by SHA-256
+ * before any parsing; otherwise a worker thread parses the file, and the main thread writes every ride
+ * and route it holds, their change-log and webhook rows (store/changes.ts), the task's objects and its
+ * outcome in one transaction. A parser that crashes or runs out of time gives the task back; the second
+ * time, the task fails with a message instead of looping. A crashed server's leases run out and its
+ * tasks are claimed again (a running worker renews its lease, so the lease can stay short). Stopping
+ * lets running tasks finish for a moment, then stops their parsers and gives the tasks back without
+ * counting the attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerContext } from '../context.js';
+import type { AssetMetadata, ClaimedTask, TaskObject, TaskOutcome } from '../store/index.js';
+import { TaskLeaseLostError } from '../store/index.js';
+import type { ParsedTrack, ParseOutcome } from './parse-worker.js';
+import { createParsePool, type ParsePool } from './pool.js';
+import { millisecondsUntil } from './purge.js';
+
+/** attempts at parsing one file: a file that stops the parser this often fails (design.md) */
+export const MAX_PARSE_ATTEMPTS = 2;
+
+/** the longest the queue waits before looking for work it was not told of (expired leases) */
+const MAX_POLL_INTERVAL_MS = 1000;
+
+type StopReason = 'timeout' | 'stopping' | 'lease lost';
+
+/** What reading a task came to. */
+type Reading =
+  | { kind: 'ended'; outcome: TaskOutcome }
+  | { kind: 'parsed'; outcome: ParseOutcome }
+  | { kind: 'parser stopped'; error: unknown };
+
+interface RunningTask {
+  task: ClaimedTask;
+  owner: string;
+  abort: AbortController;
+  /** why the queue stopped the parser itself, if it did */
+  stopReason: StopReason | null;
+  done: Promise<void>;
+}
+
+export class UploadQueue {
+  readonly #context: ServerContext;
+  readonly #log: FastifyBaseLogger;
+  /** names this process's leases; each claim adds a counter */
+  readonly #instance = randomUUID();
+  #claims = 0;
+  #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  #pool: ParsePool | null = null;
+  /** by lease owner: a task whose lease ran out while it ran may be claimed again meanwhile */
+  readonly #running = new Map<string, RunningTask>();
+  /**
+   * tasks claimed and not yet parsed: at most one per worker. A parsed task's rides are written while
+   * the next file is parsed, so a worker does not wait for the main thread's transaction.
+   */
+  #reading = 0;
+  #pumping = false;
+  #pumpAgain = false;
+  #pollTimer: NodeJS.Timeout | null = null;
+  #purgeTimer: NodeJS.Timeout | null = null;
+
+  constructor(context: ServerContext, log: FastifyBaseLogger) {
+    this.#context = context;
+    this.#log = log;
+  }
+
+  /** Starts taking tasks (the server is ready), and the nightly purge. */
+  start(): void {
+    if (this.#state !== 'new') return;
+    this.#state = 'running';
+    const { leaseMs } = this.#context.options.queue;
+    const pollMs = Math.max(10, Math.min(MAX_POLL_INTERVAL_MS, Math.floor(leaseMs / 4)));
+    this.#pollTimer = setInterval(() => {
+      this.wake();
+    }, pollMs).unref();
+    this.#schedulePurge();
+    this.wake();
+  }
+
+  /** Looks for waiting tasks now (a task was just stored). */
+  wake(): void {
+    if (this.#state !== 'running') return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    void this.#pump().finally(() => {
+      this.#pumping = false;
+    });
+  }
+
+  /**
+   * Stops taking tasks; running ones get a moment to finish, then their parsers are stopped and the
+   * tasks given back (their leases released), for the next start to take.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped' || this.#state === 'stopping') return;
+    this.#state = 'stopping';
+    if (this.#pollTimer !== null) clearInterval(this.#pollTimer);
+    if (this.#purgeTimer !== null) clearTimeout(this.#purgeTimer);
+    const allDone = (): Promise<unknown> =>
+      Promise.allSettled([...this.#running.values()].map((run) => run.done));
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      allDone(),
+      new Promise((resolve) => (grace = setTimeout(resolve, this.#context.options.queue.stopGraceMs))),
+    ]);
+    clearTimeout(grace);
+    for (const run of this.#running.values()) this.#stopParser(run, 'stopping');
+    await allDone();
+    await this.#pool?.destroy();
+    this.#pool = null;
+    this.#state = 'stopped';
+  }
+
+  async #pump(): Promise<void> {
+    const { workers, leaseMs } = this.#context.options.queue;
+    do {
+      this.#pumpAgain = false;
+      while (this.#state === 'running' && this.#reading < workers) {
+        const owner = `${this.#instance}/${++this.#claims}`;
+        let task: ClaimedTask | undefined;
+        try {
+          task = await this.#context.store.tasks.claim(owner, leaseMs);
+        } catch (error) {
+          this.#log.error({ err: error }, 'upload queue: claiming a task failed');
+          return;
+        }
+        if (task === undefined) break;
+        this.#begin(task, owner);
+      }
+    } while (this.#wokenWhilePumping());
+  }
+
+  /** (A method, so the checker does not take the fields for what they were before the awaits.) */
+  #wokenWhilePumping(): boolean {
+    return this.#pumpAgain && this.#state === 'running';
+  }
+
+  #begin(task: ClaimedTask, owner: string): void {
+    const run: RunningTask = {
+      task,
+      owner,
+      abort: new AbortController(),
+      stopReason: null,
+      done: Promise.resolve(),
+    };
+    this.#running.set(owner, run);
+    this.#reading++;
+    run.done = this.#process(run)
+      .catch((error: unknown) => {
+        this.#log.error({ err: error, taskId: task.id }, 'upload queue: processing a task failed');
+      })
+      .finally(() => {
+        this.#running.delete(owner);
+        this.wake();
+      });
+  }
+
+  async #process(run: RunningTask): Promise<void> {
+    let reading: Reading;
+    try {
+      reading = await this.#read(run);
+    } finally {
+      this.#reading--;
+      this.wake();
+    }
+    if (reading.kind === 'ended') await this.#end(run, reading.outcome);
+    else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
+    else if (!reading.outcome.ok)
+      await this.#end(run, failed(`${reading.outcome.code}: ${reading.outcome.message}`));
+    else await this.#store(run, reading.outcome.tracks);
+  }
+
+  /** Everything up to the parser's answer: attempts, the duplicate check, the bytes, the parse. */
+  async #read(run: RunningTask): Promise<Reading> {
+    const { task, owner } = run;
+    const { store, options } = this.#context;
+    if (task.attempts > MAX_PARSE_ATTEMPTS) {
+      // The server running the earlier attempts died while they parsed (their leases ran out).
+      const message = `Could not read the file: the server stopped while reading it ${MAX_PARSE_ATTEMPTS} times`;
+      return { kind: 'ended', outcome: failed(message) };
+    }
+    // decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
+    const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256);
+    if (existing.length > 0) return { kind: 'ended', outcome: duplicate(existing) };
+    const bytes = await store.tasks.uploadBytes(task.id);
+    if (bytes === undefined) {
+      return { kind: 'ended', outcome: failed('Could not read the file: the upload was lost') };
+    }
+
+    const { leaseMs, parseTimeoutMs } = options.queue;
+    const renewal = setInterval(
+      () => {
+        void store.tasks.renewLease(task.id, owner, leaseMs).then(
+          (held) => {
+            if (!held) this.#stopParser(run, 'lease lost');
+          },
+          (error: unknown) => {
+            this.#log.warn({ err: error, taskId: task.id }, 'upload queue: renewing a lease failed');
+          },
+        );
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    const timeout = setTimeout(() => {
+      this.#stopParser(run, 'timeout');
+    }, parseTimeoutMs);
+    try {
+      this.#pool ??= createParsePool(options.queue.workers);
+      const request = {
+        bytes,
+        filename: task.filename,
+        maxBytes: options.limits.gunzipBytes,
+        maxPoints: options.limits.trackPoints,
+      };
+      return { kind: 'parsed', outcome: await this.#pool.parse(request, run.abort.signal) };
+    } catch (error) {
+      return { kind: 'parser stopped', error };
+    } finally {
+      clearInterval(renewal);
+      clearTimeout(timeout);
+    }
+  }
+
+  /** The parser did not answer: a crash, a time-out, or the queue stopped it. */
+  async #parserStopped(run: RunningTask, error: unknown): Promise<void> {
+    const { task, owner, stopReason } = run;
+    if (stopReason === 'lease lost') return;
+    if (stopReason === 'stopping') {
+      await this.#context.store.tasks.release(task.id, owner, false);
+      return;
+    }
+    const what =
+      stopReason === 'timeout'
+        ? `took longer than ${duration(this.#context.options.queue.parseTimeoutMs)}`
+        : 'crashed';
+    this.#log.warn(
+      { err: error, taskId: task.id, attempt: task.attempts },
+      `upload queue: the parser ${what}`,
+    );
+    if (task.attempts >= MAX_PARSE_ATTEMPTS) {
+      await this.#end(
+        run,
+        failed(`Could not read the file: the parser ${what} on it ${task.attempts} times`),
+      );
+    } else {
+      await this.#context.store.tasks.release(task.id, owner, true);
+    }
+  }
+
+  /** Every ride and route of the file, their objects and the task's outcome, in one transaction. */
+  async #store(run: RunningTask, tracks: ParsedTrack[]): Promise<void> {
+    const { task, owner } = run;
+    const { store } = this.#context;
+    const metadata: AssetMetadata = {
+      ...(task.metadata.name === undefined ? {} : { name: task.metadata.name }),
+      ...(task.metadata.description === undefined ? {} : { description: task.metadata.description }),
+      ...(task.metadata.visibility === undefined ? {} : { visibility: task.metadata.visibility }),
+      sourceSha256: task.sha256,
+    };
+    try {
+      await store.transaction(async (trx) => {
+        // The same bytes may have been stored since the check before parsing (two uploads at once).
+        const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256, trx);
+        if (existing.length > 0) return store.tasks.finish(task.id, owner, duplicate(existing), trx);
+        const objects: TaskObject[] = [];
+        for (const parsed of tracks) {
+          const created = await store.assets.createFromTrack(
+            task.userId,
+            parsed.track,
+            { ...metadata, renderedPoints: { json: parsed.pointsJson, count: parsed.pointCount } },
+            trx,
+          );
+          objects.push({ type: created.type, id: created.row.id });
+        }
+        return store.tasks.finish(task.id, owner, succeeded(objects), trx);
+      });
+    } catch (error) {
+      if (error instanceof TaskLeaseLostError) {
+        this.#log.warn({ taskId: task.id }, 'upload queue: the lease ran out before the rides were stored');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  async #end(run: RunningTask, outcome: TaskOutcome): Promise<void> {
+    try {
+      await this.#context.store.tasks.finish(run.task.id, run.owner, outcome);
+    } catch (error) {
+      if (!(error instanceof TaskLeaseLostError)) throw error;
+    }
+  }
+
+  #stopParser(run: RunningTask, reason: StopReason): void {
+    if (run.stopReason !== null) return;
+    run.stopReason = reason;
+    run.abort.abort(new Error(`parser stopped: ${reason}`));
+  }
+
+  /**
+   * decisions.md §5: successful tasks are purged nightly at `purgeAt`, server local time. `after`: the
+   * time of the purge that just ran, so a clock that stands still (tests) does not purge again at once.
+   */
+  #schedulePurge(after?: number): void {
+    const { purgeAt } = this.#context.options.queue;
+    if (purgeAt === null || this.#state !== 'running') return;
+    const now = this.#context.options.clock();
+    const from = Math.max(now, after ?? now);
+    const at = from + millisecondsUntil(purgeAt, from);
+    this.#purgeTimer = setTimeout(() => {
+      this.#context.store.tasks
+        .purge()
+        .then(
+          (purged) => {
+            this.#log.info(purged, 'upload queue: purged finished tasks');
+          },
+          (error: unknown) => {
+            this.#log.error({ err: error }, 'upload queue: purging tasks failed');
+          },
+        )
+        .finally(() => {
+          this.#schedulePurge(at);
+        });
+    }, at - now).unref();
+  }
+}
+
+function duration(milliseconds: number): string {
+  return milliseconds < 10_000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 1000)} s`;
+}
+
+function failed(message: string): TaskOutcome {
+  return { status: -1, responseCode: 'failed', message, objects: [] };
+}
+
+function duplicate(objects: TaskObject[]): TaskOutcome {
+  const verb = objects.length === 1 ? 'exists' : 'exist';
+  return {
+    status: 1,
+    responseCode: 'duplicate',
+    message: `Duplicate upload: ${count(objects)} from the same file ${verb} already`,
+    objects,
+  };
+}
+
+function succeeded(objects: TaskObject[]): TaskOutcome {
+  return { status: 1, responseCode: 'success', message: `Created ${count(objects)} from upload`, objects };
+}
+
+/** "2 rides", "1 ride and 1 route", "3 routes". */
+export function count(objects: readonly TaskObject[]): string {
+  const rides = objects.filter((object) => object.type === 'trip').length;
+  const routes = objects.length - rides;
+  const words = [
+    rides > 0 ? `${rides} ${rides === 1 ? 'ride' : 'rides'}` : null,
+    routes > 0 ? `${routes} ${routes === 1 ? 'route' : 'routes'}` : null,
+  ].filter((word) => word !== null);
+  return words.join(' and ');
+}

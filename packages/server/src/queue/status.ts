@@ -1,0 +1,90 @@
+/**
+ * `GET /queued_tasks/status.json` (or `.js`) `?ids=1,2,3[&include_objects=true]` (decisions.md §5,
+ * "Queued task status"): the caller's own tasks among the ids, in the order asked; others' tasks,
+ * unknown and purged ids are left out. `associated_objects` is filled only with include_objects=true,
+ * each route or trip as the legacy interface shows it (legacy/records.ts: the v1 record, with its
+ * legacy URL).
+ */
+import type { FastifyInstance } from 'fastify';
+import { isoTime } from '../api/v1/records.js';
+import type { PluginOptions, ServerContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from '../legacy/records.js';
+import { legacyRoute, type LegacyAnswer, type LegacyCall } from '../legacy/route.js';
+import { recordWithUrl, type TaskStatusRow } from '../store/index.js';
+
+/** ids in one request */
+export const MAX_TASK_IDS = 200;
+
+const WHOLE_NUMBER = /^\d{1,15}$/;
+
+export interface QueuedTaskRecord {
+  id: number;
+  status: number;
+  message: string;
+  response_code: string;
+  progress: number;
+  created_at: string;
+  updated_at: string;
+  user_id: number;
+  associated_objects: { type: 'trip' | 'route'; trip?: unknown; route?: unknown }[];
+}
+
+export function queuedTaskRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+  legacyRoute(app, context, {
+    method: 'GET',
+    path: '/queued_tasks/status',
+    auth: 'user',
+    handler: (_request, call) => taskStatuses(call, context),
+  });
+  return Promise.resolve();
+}
+
+async function taskStatuses(call: LegacyCall, context: ServerContext): Promise<LegacyAnswer> {
+  const ids = taskIds(call.params.raw('ids'));
+  const includeObjects = ['true', '1'].includes(call.params.text('include_objects')?.toLowerCase() ?? '');
+  const rows = await context.store.tasks.statuses(call.user!.user.id, ids);
+  const byId = new Map(rows.map((row) => [row.id, record(row)]));
+  if (includeObjects && rows.length > 0) {
+    const prefix = legacyUrlPrefix(context.options.baseUrl);
+    for (const object of await context.store.tasks.objectRecords(rows.map((row) => row.id))) {
+      // A record stored in an older format is rendered again by the assets repository.
+      const json =
+        object.recordJson ?? (await context.store.assets.findRecordWithPoints(object.type, object.id))?.json;
+      if (json === undefined) continue;
+      const asset = parsedRecord(recordWithUrl(json, legacyAssetUrl(prefix, object.type)));
+      byId.get(object.taskId)?.associated_objects.push({ type: object.type, [object.type]: asset });
+    }
+  }
+  const tasks = ids.flatMap((id) => byId.get(id) ?? []);
+  return { body: { queued_tasks: tasks } };
+}
+
+/** `ids`: "1,2,3", or repeated; each a positive integer, at most MAX_TASK_IDS of them, else 400. */
+function taskIds(value: unknown): number[] {
+  const texts = (Array.isArray(value) ? value : [value])
+    .filter((item) => item !== undefined && item !== null)
+    .flatMap((item) => String(item).split(','))
+    .map((text) => text.trim())
+    .filter((text) => text !== '');
+  if (texts.length === 0) throw badRequest('ids is required: the task ids, separated by commas');
+  const bad = texts.filter((text) => !WHOLE_NUMBER.test(text) || Number(text) < 1);
+  if (bad.length > 0) throw badRequest('ids must be task ids (positive integers) separated by commas');
+  const ids = [...new Set(texts.map(Number))];
+  if (ids.length > MAX_TASK_IDS) throw badRequest(`ids may name at most ${MAX_TASK_IDS} tasks`);
+  return ids;
+}
+
+function record(row: TaskStatusRow): QueuedTaskRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    message: row.message,
+    response_code: row.response_code,
+    progress: row.progress,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    user_id: row.user_id,
+    associated_objects: [],
+  };
+}

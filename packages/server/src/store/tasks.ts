@@ -1,0 +1,374 @@
+/**
+ * The upload queue's records (decisions.md §5; migration 3): queued_tasks, the uploaded bytes in
+ * task_uploads, and the routes and trips each task made or found in task_objects.
+ *
+ * A task moves from pending (status 0) to success or duplicate (1) or failed (-1), never back. While a
+ * worker processes it, the task carries a lease (owner and expiry): claiming takes the oldest task that
+ * is pending and not leased, or whose lease ran out (its server crashed), and counts the attempt, all in
+ * one UPDATE; every later change names the owner, so a worker that lost its lease can change nothing.
+ * The bytes are written with the task, in one transaction (the upload is durable before it is
+ * answered), and dropped when the task ends.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  AssetType,
+  Database,
+  QueuedTasksTable,
+  TaskResponseCode,
+  TaskStatus,
+  Visibility,
+} from '../db/schema.js';
+import { RECORD_FORMAT } from './asset-records.js';
+import type { StoreContext } from './context.js';
+
+export type TaskRow = Selectable<QueuedTasksTable>;
+
+/** What the uploader said about the upload's rides and routes (trip[name], trip[description], …). */
+export interface TaskMetadata {
+  name?: string;
+  description?: string;
+  visibility?: Visibility;
+}
+
+export interface NewTask {
+  userId: number;
+  apiClientId: number | null;
+  /** lower-case hex SHA-256 of the bytes */
+  sha256: string;
+  filename: string | null;
+  bytes: Buffer;
+  metadata: TaskMetadata;
+}
+
+/** A task a worker has just claimed. */
+export interface ClaimedTask {
+  id: number;
+  userId: number;
+  sha256: string;
+  filename: string | null;
+  metadata: TaskMetadata;
+  /** attempts so far, this one included */
+  attempts: number;
+}
+
+export interface TaskObject {
+  type: AssetType;
+  id: number;
+}
+
+/** How a task ended. */
+export interface TaskOutcome {
+  status: Exclude<TaskStatus, 0>;
+  responseCode: Exclude<TaskResponseCode, 'pending'>;
+  message: string;
+  /** the routes and trips made (success) or found (duplicate) */
+  objects: TaskObject[];
+}
+
+/** The fields of a task that the status endpoint shows. */
+export type TaskStatusRow = Pick<
+  TaskRow,
+  'id' | 'user_id' | 'status' | 'response_code' | 'message' | 'progress' | 'created_at' | 'updated_at'
+>;
+
+/** One route or trip of a task, with its stored record (null: rendered in an older format). */
+export interface TaskObjectRecord extends TaskObject {
+  taskId: number;
+  recordJson: string | null;
+}
+
+export interface PurgedTasks {
+  successful: number;
+  failed: number;
+}
+
+/** A change to a task whose lease its worker no longer holds (another worker claimed it). */
+export class TaskLeaseLostError extends Error {
+  override readonly name = 'TaskLeaseLostError';
+
+  constructor(taskId: number) {
+    super(`task ${taskId} is no longer leased by this worker`);
+  }
+}
+
+export const TASK_MESSAGES = {
+  waiting: 'Waiting to be processed',
+  processing: 'Reading the file',
+} as const;
+
+/** progress (0..100) of a task a worker is reading */
+const PROGRESS_PROCESSING = 10;
+
+export class Tasks {
+  readonly #context: StoreContext;
+  readonly #failedRetentionMs: number;
+
+  constructor(context: StoreContext, failedRetentionMs: number) {
+    this.#context = context;
+    this.#failedRetentionMs = failedRetentionMs;
+  }
+
+  /** Stores the task and its bytes in one transaction; the task's id. */
+  async create(task: NewTask): Promise<number> {
+    return this.#context.db.transaction().execute(async (db) => {
+      const now = this.#context.clock();
+      const { id } = await db
+        .insertInto('queued_tasks')
+        .values({
+          user_id: task.userId,
+          api_client_id: task.apiClientId,
+          status: 0,
+          response_code: 'pending',
+          message: TASK_MESSAGES.waiting,
+          progress: 0,
+          sha256: task.sha256,
+          filename: task.filename,
+          byte_length: task.bytes.length,
+          metadata: JSON.stringify(task.metadata),
+          attempts: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db.insertInto('task_uploads').values({ task_id: id, bytes: task.bytes }).execute();
+      return id;
+    });
+  }
+
+  /**
+   * Leases the oldest claimable task to `owner` for `leaseMs` and counts the attempt, in one UPDATE
+   * (so two workers, even of two processes, never claim the same task); undefined when none waits.
+   */
+  async claim(owner: string, leaseMs: number): Promise<ClaimedTask | undefined> {
+    const now = this.#context.clock();
+    const row = await this.#context.db
+      .updateTable('queued_tasks')
+      .set((eb) => ({
+        lease_owner: owner,
+        lease_expires_at: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+        progress: PROGRESS_PROCESSING,
+        message: TASK_MESSAGES.processing,
+        updated_at: now,
+      }))
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('queued_tasks')
+          .select('id')
+          .where('status', '=', 0)
+          .where((where) =>
+            where.or([where('lease_expires_at', 'is', null), where('lease_expires_at', '<=', now)]),
+          )
+          .orderBy('id')
+          .limit(1),
+      )
+      .returning(['id', 'user_id', 'sha256', 'filename', 'metadata', 'attempts'])
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      sha256: row.sha256,
+      filename: row.filename,
+      metadata: JSON.parse(row.metadata) as TaskMetadata,
+      attempts: row.attempts,
+    };
+  }
+
+  /** Extends the lease `owner` holds; false when it holds it no more. */
+  async renewLease(taskId: number, owner: string, leaseMs: number): Promise<boolean> {
+    const result = await this.#context.db
+      .updateTable('queued_tasks')
+      .set({ lease_expires_at: this.#context.clock() + leaseMs })
+      .where('id', '=', taskId)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 0)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Gives the task back, pending, for any worker to claim. `countAttempt` false takes the attempt back
+   * (the server is stopping: the file is not to blame); true keeps it (the parser crashed or ran out of
+   * time on it).
+   */
+  async release(taskId: number, owner: string, countAttempt: boolean): Promise<boolean> {
+    const result = await this.#context.db
+      .updateTable('queued_tasks')
+      .set((eb) => ({
+        lease_owner: null,
+        lease_expires_at: null,
+        progress: 0,
+        message: TASK_MESSAGES.waiting,
+        updated_at: this.#context.clock(),
+        ...(countAttempt ? {} : { attempts: eb('attempts', '-', 1) }),
+      }))
+      .where('id', '=', taskId)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 0)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** The uploaded bytes of a task that has not ended. */
+  async uploadBytes(taskId: number): Promise<Buffer | undefined> {
+    const row = await this.#context.db
+      .selectFrom('task_uploads')
+      .select('bytes')
+      .where('task_id', '=', taskId)
+      .executeTakeFirst();
+    return row?.bytes;
+  }
+
+  /**
+   * The routes and trips of `userId` made from an upload with these bytes (decisions.md §5,
+   * duplicates), trips first, each by id. Pass the transaction that is about to create more.
+   */
+  async assetsFromUpload(
+    userId: number,
+    sha256: string,
+    transaction: Kysely<Database> = this.#context.db,
+  ): Promise<TaskObject[]> {
+    const found = await transaction
+      .selectFrom('trips')
+      .select([sql<AssetType>`'trip'`.as('type'), 'id'])
+      .where('user_id', '=', userId)
+      .where('source_sha256', '=', sha256)
+      .unionAll((eb) =>
+        eb
+          .selectFrom('routes')
+          .select([sql<AssetType>`'route'`.as('type'), 'id'])
+          .where('user_id', '=', userId)
+          .where('source_sha256', '=', sha256),
+      )
+      .execute();
+    return found
+      .map((row) => ({ type: row.type, id: row.id }))
+      .sort((a, b) => (a.type === b.type ? a.id - b.id : a.type === 'trip' ? -1 : 1));
+  }
+
+  /**
+   * Ends the task as `outcome` says, associates its objects and drops its bytes, in `transaction`
+   * (the one that created the objects) or one of its own. Throws TaskLeaseLostError, which rolls the
+   * transaction back, when `owner` no longer holds the task.
+   */
+  async finish(
+    taskId: number,
+    owner: string,
+    outcome: TaskOutcome,
+    transaction?: Kysely<Database>,
+  ): Promise<void> {
+    const work = async (db: Kysely<Database>): Promise<void> => {
+      const now = this.#context.clock();
+      const ended = await db
+        .updateTable('queued_tasks')
+        .set({
+          status: outcome.status,
+          response_code: outcome.responseCode,
+          message: outcome.message,
+          progress: 100,
+          lease_owner: null,
+          lease_expires_at: null,
+          updated_at: now,
+          finished_at: now,
+        })
+        .where('id', '=', taskId)
+        .where('lease_owner', '=', owner)
+        .where('status', '=', 0)
+        .returning('id')
+        .executeTakeFirst();
+      if (ended === undefined) throw new TaskLeaseLostError(taskId);
+      if (outcome.objects.length > 0) {
+        await db
+          .insertInto('task_objects')
+          .values(
+            outcome.objects.map((object) => ({
+              task_id: taskId,
+              asset_type: object.type,
+              asset_id: object.id,
+            })),
+          )
+          .execute();
+      }
+      await db.deleteFrom('task_uploads').where('task_id', '=', taskId).execute();
+    };
+    if (transaction !== undefined) return work(transaction);
+    return this.#context.db.transaction().execute(work);
+  }
+
+  /** The tasks of `userId` among `ids`; others' tasks, unknown and purged ids are left out. */
+  async statuses(userId: number, ids: readonly number[]): Promise<TaskStatusRow[]> {
+    if (ids.length === 0) return [];
+    return this.#context.db
+      .selectFrom('queued_tasks')
+      .select(['id', 'user_id', 'status', 'response_code', 'message', 'progress', 'created_at', 'updated_at'])
+      .where('user_id', '=', userId)
+      .where('id', 'in', ids)
+      .execute();
+  }
+
+  /**
+   * The routes and trips associated with these tasks that still exist, with their stored records,
+   * in the order they were associated.
+   */
+  async objectRecords(taskIds: readonly number[]): Promise<TaskObjectRecord[]> {
+    if (taskIds.length === 0) return [];
+    const rows = await this.#context.db
+      .selectFrom('task_objects as o')
+      .leftJoin('trips as t', (join) => join.onRef('t.id', '=', 'o.asset_id').on('o.asset_type', '=', 'trip'))
+      .leftJoin('routes as r', (join) =>
+        join.onRef('r.id', '=', 'o.asset_id').on('o.asset_type', '=', 'route'),
+      )
+      .select(['o.task_id', 'o.asset_type', 'o.asset_id'])
+      .select(sql<number | null>`coalesce(t.id, r.id)`.as('found'))
+      .select(
+        sql<string | null>`CASE
+          WHEN t.record_format = ${RECORD_FORMAT} THEN t.record_json
+          WHEN r.record_format = ${RECORD_FORMAT} THEN r.record_json
+        END`.as('record_json'),
+      )
+      .where('o.task_id', 'in', taskIds)
+      .orderBy(sql`o.rowid`)
+      .execute();
+    return rows
+      .filter((row) => row.found !== null)
+      .map((row) => ({
+        taskId: row.task_id,
+        type: row.asset_type,
+        id: row.asset_id,
+        recordJson: row.record_json,
+      }));
+  }
+
+  /** One task (not its bytes), for tests and tools. */
+  find(taskId: number): Promise<TaskRow | undefined> {
+    return this.#context.db
+      .selectFrom('queued_tasks')
+      .selectAll()
+      .where('id', '=', taskId)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Deletes every successful task (duplicates too) and the failed ones that ended longer ago than the
+   * retention (decisions.md §5: successful tasks nightly, failed ones after 30 days); their objects
+   * and any bytes go with them (foreign-key cascade).
+   */
+  async purge(): Promise<PurgedTasks> {
+    return this.#context.db.transaction().execute(async (db) => {
+      const now = this.#context.clock();
+      const successful = await db
+        .deleteFrom('queued_tasks')
+        .where('status', '=', 1)
+        .where('finished_at', '<=', now)
+        .executeTakeFirst();
+      const failed = await db
+        .deleteFrom('queued_tasks')
+        .where('status', '=', -1)
+        .where('finished_at', '<=', now - this.#failedRetentionMs)
+        .executeTakeFirst();
+      return { successful: Number(successful.numDeletedRows), failed: Number(failed.numDeletedRows) };
+    });
+  }
+}

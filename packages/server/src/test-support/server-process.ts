@@ -1,0 +1,28 @@
+/**
+ * A Rideport server in a process of its own, for tests that kill it (issue 5: "server killed with
+ * undelivered outbox rows → delivered after restart"). Run from TypeScript:
+ *
+ *   node --import tsx --conditions=@rideport/source server-process.ts <database file> [<options JSON>]
+ *
+ * The JSON holds ServerOptions fields besides the database (baseUrl, webhooks, …). Prints one line,
+ * `{"url": "<where it listens>"}`, once listening on a free port of 127.0.0.1; closes cleanly on
+ * SIGTERM and SIGINT.
+ */
+import process from 'node:process';
+import { buildServer } from '../app.js';
+import type { ServerOptions } from '../options.js';
+
+const [databasePath, optionsJson] = process.argv.slice(2);
+if (databasePath === undefined) {
+  process.stderr.write('usage: server-process.ts <database file> [<options JSON>]\n');
+  process.exit(2);
+}
+const options = JSON.parse(optionsJson ?? '{}') as Partial<ServerOptions>;
+const app = await buildServer({ baseUrl: 'http://rideport.test', ...options, databasePath });
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`${JSON.stringify({ url })}\n`);
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void app.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * When a failed delivery is tried again (decisions.md §6: "retried with exponential backoff and jitter
+ * for up to 24 hours, then marked failed").
+ */
+
+export interface RetryPolicy {
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  giveUpAfterMs: number;
+}
+
+/**
+ * The wait after failed attempt number `attempt` (1 for the first): base · 2^(attempt−1), capped, with
+ * "equal jitter" (a random point in its upper half), so deliveries that failed together (a receiver
+ * that went down) do not all come back at the same instant, and no retry comes much sooner than the
+ * schedule says.
+ */
+export function retryDelayMs(
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
+  const exponential = Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential / 2 + (random() * exponential) / 2);
+}
+
+/**
+ * After failed attempt `attempt` at `nowMs` of a delivery whose oldest change was at `oldestChangeMs`:
+ * the time of the next attempt, or null when the delivery is to be marked failed. The last retry is
+ * made at the deadline itself (24 hours after the oldest change), so the give-up age is used in full.
+ */
+export function nextAttemptAt(
+  attempt: number,
+  nowMs: number,
+  oldestChangeMs: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number | null {
+  const deadline = oldestChangeMs + policy.giveUpAfterMs;
+  if (nowMs >= deadline) return null;
+  return Math.min(nowMs + retryDelayMs(attempt, policy, random), deadline);
+}

@@ -1,0 +1,176 @@
+/**
+ * Durability for real (issue 5: "server killed with undelivered outbox rows → delivered after
+ * restart"): a server in a child process on a database file, its receiver down, is SIGKILLed with
+ * notifications undelivered; a new server on the same file, with the receiver up, delivers them all,
+ * in order, in the same deliveries (the same x-service-delivery) the first one had begun.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { Track } from '@rideport/ridefile';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { readFixture } from '../../../../test/support/corpus.js';
+import type { WebhookOptions } from '../options.js';
+import { databasePathIn, openPlatform, type Platform } from '../platform.js';
+import { onlyTrack } from '../test-support/assets.js';
+import {
+  notificationsOf,
+  waitUntil,
+  WebhookReceiver,
+  type ReceivedRequest,
+} from '../test-support/webhook-receiver.js';
+
+const SERVER_SCRIPT = fileURLToPath(new URL('../test-support/server-process.ts', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BASE_URL = 'http://rideport.test';
+
+const WEBHOOKS: Partial<WebhookOptions> = {
+  allowPrivateTargets: true,
+  pollIntervalMs: 20,
+  batchWindowMs: 100,
+  backoffBaseMs: 100,
+  backoffCapMs: 300,
+};
+
+type ServerProcess = ChildProcessByStdio<null, Readable, Readable>;
+
+let directory: string;
+let receiver: WebhookReceiver;
+const children: ServerProcess[] = [];
+
+beforeEach(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'rideport-durability-'));
+  receiver = await WebhookReceiver.start();
+});
+afterEach(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  children.length = 0;
+  await receiver.down();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** Starts the server script on `databasePath`; resolves with its URL once it listens. */
+async function startServerProcess(databasePath: string): Promise<{ child: ServerProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=@rideport/source',
+      SERVER_SCRIPT,
+      databasePath,
+      JSON.stringify({ baseUrl: BASE_URL, webhooks: WEBHOOKS }),
+    ],
+    { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split('\n', 2);
+      if (line.length === 2) resolve((JSON.parse(line[0]!) as { url: string }).url);
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
+    });
+  });
+  return { child, url };
+}
+
+function exited(child: ServerProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
+}
+
+// Two servers start from TypeScript sources (tsx): allow for a slow machine.
+it(
+  'delivers after a restart what a killed server left undelivered, in order, in the same deliveries',
+  { timeout: 120_000 },
+  async () => {
+    const databasePath = databasePathIn(directory);
+    const ride = (): Track => onlyTrack(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
+    // Arranged through the data-access layer on the same file (WAL: the servers run beside it).
+    const platform: Platform = await openPlatform({ databasePath, baseUrl: BASE_URL });
+    try {
+      const { store } = platform;
+      const rider = await store.users.createPerson({
+        email: 'anna@example.com',
+        password: 'correct horse',
+        name: 'Anna',
+      });
+      const client = await store.apiClients.create(rider.id, { name: 'Hooked', webhookUrl: receiver.url() });
+      const { token } = await store.authTokens.issue(rider.id, client.id);
+      const trips: number[] = [];
+      for (let i = 0; i < 3; i++) trips.push((await store.assets.createFromTrack(rider.id, ride())).row.id);
+      await receiver.down();
+
+      // The first server: the receiver is down, so nothing can be delivered.
+      const first = await startServerProcess(databasePath);
+      // A change through the first server's own API: its outbox row is written by that process.
+      const deleted = await fetch(`${first.url}/api/v1/trips/${trips[0]}.json`, {
+        method: 'DELETE',
+        headers: { 'x-service-api-key': client.apiKey, 'x-service-auth-token': token },
+      });
+      expect(deleted.status).toBe(204);
+      await waitUntil(
+        async () => (await store.webhooks.recentAttempts(client.id, 10)).length >= 2,
+        'failed attempts by the first server',
+      );
+      first.child.kill('SIGKILL');
+      await exited(first.child);
+      expect(first.child.signalCode).toBe('SIGKILL');
+
+      const outbox = await store.webhooks.outboxOf(client.id);
+      expect(outbox).toHaveLength(4);
+      expect(outbox.every((row) => row.delivered_at === null && row.failed_at === null)).toBe(true);
+      const begun = outbox[0]!.delivery_id;
+      expect(begun).not.toBeNull();
+      const failedAttempts = await store.webhooks.recentAttempts(client.id, 100);
+      expect(failedAttempts.every((attempt) => attempt.error?.includes('ECONNREFUSED'))).toBe(true);
+
+      // The second server, on the same file, with the receiver up.
+      await receiver.up();
+      const second = await startServerProcess(databasePath);
+      await waitUntil(
+        async () => (await store.webhooks.pendingCount(client.id)) === 0,
+        'everything delivered',
+      );
+      second.child.kill('SIGTERM');
+      await exited(second.child);
+
+      const deliveries = new Map<string, ReceivedRequest>();
+      for (const request of receiver.requests) {
+        const id = request.headers['x-service-delivery'] as string;
+        // A delivery id always stands for the same notifications: repeats can be dropped by it.
+        expect(request.body.equals(deliveries.get(id)?.body ?? request.body)).toBe(true);
+        if (!deliveries.has(id)) deliveries.set(id, request);
+      }
+      // The batch the killed server had begun went out under its id.
+      expect(receiver.requests[0]!.headers['x-service-delivery']).toBe(begun);
+      const received = [...deliveries.values()]
+        .flatMap(notificationsOf)
+        .map((each) => `${each.item_type} ${each.item_id} ${each.action}`);
+      expect(received).toEqual([
+        `trip ${trips[0]} created`,
+        `trip ${trips[1]} created`,
+        `trip ${trips[2]} created`,
+        `trip ${trips[0]} deleted`,
+      ]);
+      expect((await store.webhooks.outboxOf(client.id)).every((row) => row.delivered_at !== null)).toBe(true);
+    } finally {
+      await platform.close();
+    }
+  },
+);

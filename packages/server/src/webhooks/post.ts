@@ -1,0 +1,129 @@
+/**
+ * One webhook request (decisions.md §6): a POST with undici through an Agent whose connections are
+ * made only to addresses the target policy allows (targets.ts), bounded by the request timeout from
+ * the first byte sent to the status line and body received, never following redirects (undici's
+ * `request` follows none unless a redirect interceptor is composed in; none is). Only a 2xx is
+ * success; the caller decides what a failure means.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import {
+  guardedLookup,
+  refusalOfUrl,
+  TARGET_REFUSED,
+  type ResolveHost,
+  type TargetPolicy,
+} from './targets.js';
+
+export interface PostResult {
+  /** a 2xx arrived in time */
+  ok: boolean;
+  /** the answer's status, null when there was none */
+  statusCode: number | null;
+  /** why there was no answer (refused target, timeout, connection error), null when there was one */
+  error: string | null;
+  durationMs: number;
+  /** the attempt was cut short because the dispatcher is stopping: it says nothing about the target */
+  interrupted: boolean;
+}
+
+export interface PosterOptions extends TargetPolicy {
+  requestTimeoutMs: number;
+  /** resolves target names; default the system resolver */
+  resolveHost: ResolveHost | null;
+}
+
+/** At most this much of an answer's body is read (and thrown away); a longer one closes the connection. */
+const ANSWER_BYTES_READ = 64 * 1024;
+
+/** Errors are logged and shown on the developer settings page; they stay one short line. */
+const ERROR_MAX_LENGTH = 300;
+
+export class WebhookPoster {
+  readonly #options: PosterOptions;
+  readonly #agent: Agent;
+
+  constructor(options: PosterOptions) {
+    this.#options = options;
+    const lookup =
+      options.resolveHost === null ? guardedLookup(options) : guardedLookup(options, options.resolveHost);
+    this.#agent = new Agent({
+      connect: { lookup, timeout: options.requestTimeoutMs },
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+    });
+  }
+
+  /** POSTs `body`; `stop` aborts it (the result is then `interrupted`). Never throws. */
+  async post(
+    url: string,
+    body: Buffer,
+    headers: Record<string, string>,
+    stop: AbortSignal,
+  ): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    const failed = (error: string): PostResult => ({
+      ok: false,
+      statusCode: null,
+      error: error.slice(0, ERROR_MAX_LENGTH),
+      durationMs: elapsed(),
+      interrupted: stop.aborted,
+    });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return failed(`refused: not an absolute URL: ${url}`);
+    }
+    const refusal = refusalOfUrl(target, this.#options);
+    if (refusal !== null) return failed(`refused: ${refusal}`);
+
+    const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs);
+    const signal = AbortSignal.any([stop, timeout]);
+    try {
+      const response = await request(target, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.#agent,
+        signal,
+      });
+      // The answer's body is not needed; reading it frees the connection for the next delivery.
+      await response.body.dump({ limit: ANSWER_BYTES_READ, signal }).catch(() => undefined);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return {
+        ok,
+        statusCode: response.statusCode,
+        error: null,
+        durationMs: elapsed(),
+        interrupted: stop.aborted,
+      };
+    } catch (error) {
+      if (stop.aborted) return failed('interrupted: the server is stopping');
+      if (timeout.aborted) return failed(`timed out after ${this.#options.requestTimeoutMs} ms`);
+      return failed(describeError(error));
+    }
+  }
+
+  /** Drops every connection and aborts what is still running. */
+  async close(): Promise<void> {
+    await this.#agent.destroy();
+  }
+}
+
+/** One line about a failed request: a refused target says so; else the innermost cause, with its code. */
+function describeError(error: unknown): string {
+  const chain: unknown[] = [];
+  for (let current = error; current instanceof Error && chain.length < 5; current = current.cause) {
+    chain.push(current);
+  }
+  const refused = chain.find((entry) => (entry as NodeJS.ErrnoException).code === TARGET_REFUSED);
+  if (refused instanceof Error) return `refused: ${refused.message}`;
+  const innermost = chain.at(-1);
+  if (!(innermost instanceof Error)) return String(error);
+  const code = (innermost as NodeJS.ErrnoException).code;
+  return code === undefined || innermost.message.includes(code)
+    ? innermost.message
+    : `${code}: ${innermost.message}`;
+}
