@@ -28,7 +28,7 @@ declare module 'fastify' {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const resolved = resolveOptions(options);
-  const database = await openDatabase(resolved.databasePath);
+  const database = await openDatabase(resolved.databasePath, { backgroundCheckpoints: true });
   const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
   const context: ServerContext = { store: new Store(database.db, resolved, masterKey), options: resolved };
 
@@ -50,11 +50,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onReady', () => webhooks.start());
   app.addHook('preClose', () => webhooks.stop());
   // decisions.md §2: every response says when it was made, in the server's clock.
+  const serviceDateTime = secondsStamp(resolved.clock);
   app.addHook('onSend', (_request, reply, payload, done) => {
-    void reply.header(
-      'x-service-datetime',
-      new Date(resolved.clock()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    );
+    void reply.header('x-service-datetime', serviceDateTime());
     done(null, payload);
   });
 
@@ -87,4 +85,21 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       : reply.code(404).type('text/plain; charset=utf-8').send(`${message}\n`);
   });
   return app;
+}
+
+/**
+ * The clock's time in ISO 8601 UTC to the second, formatted once per second rather than for every
+ * response (issue 4's bench/api: the hook runs on every request).
+ */
+function secondsStamp(clock: () => number): () => string {
+  let second = Number.NaN;
+  let stamp = '';
+  return () => {
+    const now = Math.floor(clock() / 1000);
+    if (now !== second) {
+      second = now;
+      stamp = new Date(now * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
+    return stamp;
+  };
 }

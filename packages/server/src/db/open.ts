@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -16,8 +17,16 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /**
+   * Checkpoint the write-ahead log in a thread of its own (db/checkpointer.ts): for the server, whose
+   * requests should not wait for checkpoints; short-lived users (`rideport admin`) leave it to SQLite.
+   */
+  backgroundCheckpoints?: boolean;
+}
+
 /** `path` ':memory:' gives a private in-memory database (tests). */
-export async function openDatabase(path: string): Promise<OpenDatabase> {
+export async function openDatabase(path: string, options: OpenOptions = {}): Promise<OpenDatabase> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
@@ -33,10 +42,15 @@ export async function openDatabase(path: string): Promise<OpenDatabase> {
     await db.destroy();
     throw error;
   }
+  const checkpointer: Checkpointer | null =
+    options.backgroundCheckpoints === true && path !== ':memory:' ? startCheckpointer(path, sqlite) : null;
   return {
     db,
     sqlite,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 

@@ -157,9 +157,13 @@ export interface TripsTable extends AssetColumns {
 }
 
 /** The legacy track points of one route or trip, as the JSON array text the API sends. */
+/** A row holds `points`, `packed`, or both (migration 004; store/track-points.ts). */
 export interface TrackPointsTable {
   asset_id: number;
-  points: string;
+  /** the points' JSON array text, rendered from `packed` when first read */
+  points: string | null;
+  /** the points packed as binary columns, as stored when the asset was created */
+  packed: Buffer | null;
 }
 
 export interface EventsTable {

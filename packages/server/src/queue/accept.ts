@@ -167,7 +167,7 @@ export async function queueUpload(
     metadata,
   });
   upload.stored = true;
-  request.server.uploadQueue.wake();
+  request.server.uploadQueue.accepted(taskId, bytes);
   return { body: { success: 1, task_id: taskId } };
 }
 

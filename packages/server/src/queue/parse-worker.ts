@@ -2,11 +2,13 @@
  * The upload queue's worker thread (issue 5; design.md, "Upload queue"): parses one uploaded file with
  * @rideport/ridefile and hands back what the main thread stores, in a form that crosses threads
  * cheaply. A track's points would be cloned object by object (longer than parsing them); they come
- * back as the JSON text the store keeps (store/track-points.ts), which crosses as one string, and the
- * track itself without them. Nothing runs at import but the imports: piscina calls `parseUpload`.
+ * back packed (store/track-points.ts), in one ArrayBuffer per track that moves to the main thread
+ * without a copy, and the track itself without them. Nothing runs at import but the imports: piscina
+ * calls `parseUpload`.
  */
 import { isRideFileError, parseRideFile, type Track } from '@rideport/ridefile';
-import { renderPointsJson } from './points-json.js';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { packTrackPoints } from '../store/track-points.js';
 
 export interface ParseRequest {
   bytes: Uint8Array;
@@ -18,11 +20,11 @@ export interface ParseRequest {
   maxPoints: number;
 }
 
-/** A track of the file: `track.points` is empty, its points are `pointsJson`. */
+/** A track of the file: `track.points` is empty, its points are `packedPoints`. */
 export interface ParsedTrack {
   track: Track;
   pointCount: number;
-  pointsJson: string;
+  packedPoints: Uint8Array;
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
@@ -42,12 +44,16 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     if (isRideFileError(error)) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
-  return {
-    ok: true,
-    tracks: tracks.map((track) => ({
-      track: { ...track, points: [] },
-      pointCount: track.points.length,
-      pointsJson: renderPointsJson(track.points),
-    })),
+  const parsed = tracks.map((track) => ({
+    track: { ...track, points: [] },
+    pointCount: track.points.length,
+    packedPoints: packTrackPoints(track.points),
+  }));
+  // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
+  // a top-level Transferable (`move` only marks a value at the top of the answer).
+  const answer = {
+    [transferableSymbol]: parsed.map((track) => track.packedPoints.buffer),
+    [valueSymbol]: { ok: true, tracks: parsed } satisfies ParseOutcome,
   };
+  return move(answer) as unknown as ParseOutcome;
 }

@@ -3,9 +3,8 @@
  * core), over piscina. Threads start with the first task and are kept while the queue runs, so the
  * server pays for them only once it has uploads to read.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { workerScript } from '../worker-script.js';
 import type { ParseOutcome, ParseRequest } from './parse-worker.js';
 
 export interface ParsePool {
@@ -19,7 +18,7 @@ export interface ParsePool {
 
 export function createParsePool(threads: number): ParsePool {
   const pool = new Piscina<ParseRequest, ParseOutcome>({
-    ...workerScript(),
+    ...workerScript('parse-worker', import.meta.url),
     name: 'parseUpload',
     minThreads: 0,
     maxThreads: threads,
@@ -38,21 +37,5 @@ export function createParsePool(threads: number): ParsePool {
       return pool.run({ ...request, bytes: moved }, { transferList: [moved.buffer], signal });
     },
     destroy: () => pool.destroy(),
-  };
-}
-
-/**
- * The worker's module. Built, it is parse-worker.js beside this file. Run from the TypeScript sources
- * (vitest, tsx), the worker is TypeScript too: it is loaded through tsx, with @rideport/ridefile from
- * its sources as the parent thread has it (the `@rideport/source` export condition).
- */
-function workerScript(): { filename: string; execArgv?: string[] } {
-  if (import.meta.url.endsWith('.js')) {
-    return { filename: new URL('./parse-worker.js', import.meta.url).href };
-  }
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return {
-    filename: new URL('./parse-worker.ts', import.meta.url).href,
-    execArgv: ['--import', tsx, '--conditions=@rideport/source'],
   };
 }

@@ -26,6 +26,9 @@ export const MAX_PARSE_ATTEMPTS = 2;
 /** the longest the queue waits before looking for work it was not told of (expired leases) */
 const MAX_POLL_INTERVAL_MS = 1000;
 
+/** the most bytes of just-accepted uploads kept in memory for the workers (see `accepted`) */
+const MAX_FRESH_UPLOAD_BYTES = 64 * 1024 * 1024;
+
 type StopReason = 'timeout' | 'stopping' | 'lease lost';
 
 /** What reading a task came to. */
@@ -60,6 +63,9 @@ export class UploadQueue {
   #reading = 0;
   #pumping = false;
   #pumpAgain = false;
+  /** the bytes of uploads accepted and not yet claimed, by task id, at most MAX_FRESH_UPLOAD_BYTES */
+  readonly #freshUploads = new Map<number, Buffer>();
+  #freshUploadBytes = 0;
   #pollTimer: NodeJS.Timeout | null = null;
   #purgeTimer: NodeJS.Timeout | null = null;
 
@@ -81,7 +87,29 @@ export class UploadQueue {
     this.wake();
   }
 
-  /** Looks for waiting tasks now (a task was just stored). */
+  /**
+   * A task was just stored (queue/accept.ts): its bytes, already committed with it, are kept for the
+   * worker that claims it, which then need not read them back from the database. After a restart, or
+   * past the memory bound, the worker reads them from the database as ever.
+   */
+  accepted(taskId: number, bytes: Buffer): void {
+    if (this.#state === 'running' && this.#freshUploadBytes + bytes.length <= MAX_FRESH_UPLOAD_BYTES) {
+      this.#freshUploads.set(taskId, bytes);
+      this.#freshUploadBytes += bytes.length;
+    }
+    this.wake();
+  }
+
+  #takeFreshUpload(taskId: number): Buffer | undefined {
+    const bytes = this.#freshUploads.get(taskId);
+    if (bytes !== undefined) {
+      this.#freshUploads.delete(taskId);
+      this.#freshUploadBytes -= bytes.length;
+    }
+    return bytes;
+  }
+
+  /** Looks for waiting tasks now. */
   wake(): void {
     if (this.#state !== 'running') return;
     if (this.#pumping) {
@@ -102,6 +130,8 @@ export class UploadQueue {
     if (this.#state === 'stopped' || this.#state === 'stopping') return;
     this.#state = 'stopping';
     if (this.#pollTimer !== null) clearInterval(this.#pollTimer);
+    this.#freshUploads.clear();
+    this.#freshUploadBytes = 0;
     if (this.#purgeTimer !== null) clearTimeout(this.#purgeTimer);
     const allDone = (): Promise<unknown> =>
       Promise.allSettled([...this.#running.values()].map((run) => run.done));
@@ -186,10 +216,11 @@ export class UploadQueue {
       const message = `Could not read the file: the server stopped while reading it ${MAX_PARSE_ATTEMPTS} times`;
       return { kind: 'ended', outcome: failed(message) };
     }
+    const fresh = this.#takeFreshUpload(task.id);
     // decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
     const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256);
     if (existing.length > 0) return { kind: 'ended', outcome: duplicate(existing) };
-    const bytes = await store.tasks.uploadBytes(task.id);
+    const bytes = fresh ?? (await store.tasks.uploadBytes(task.id));
     if (bytes === undefined) {
       return { kind: 'ended', outcome: failed('Could not read the file: the upload was lost') };
     }
@@ -274,7 +305,7 @@ export class UploadQueue {
           const created = await store.assets.createFromTrack(
             task.userId,
             parsed.track,
-            { ...metadata, renderedPoints: { json: parsed.pointsJson, count: parsed.pointCount } },
+            { ...metadata, packedPoints: { bytes: parsed.packedPoints, count: parsed.pointCount } },
             trx,
           );
           objects.push({ type: created.type, id: created.row.id });

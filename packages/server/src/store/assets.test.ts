@@ -206,6 +206,68 @@ describe('a database file', () => {
     sqlite.close();
   });
 
+  it('stores points packed, renders their JSON at the first read and keeps it in place of them', async () => {
+    const databasePath = join(directory, 'rideport.sqlite');
+    const file = await testServer({ databasePath });
+    const owner = await createPerson(file, 'Owner');
+    const track = sampleRide();
+    const { row } = await file.store.assets.createFromTrack(owner.id, track);
+    const stored = (): { points: string | null; packed: Buffer | null } => {
+      const sqlite = new SqliteDatabase(databasePath, { readonly: true });
+      try {
+        return sqlite
+          .prepare('SELECT points, packed FROM trip_track_points WHERE asset_id = ?')
+          .get(row.id) as {
+          points: string | null;
+          packed: Buffer | null;
+        };
+      } finally {
+        sqlite.close();
+      }
+    };
+    try {
+      expect(stored().points).toBeNull();
+      expect(stored().packed).toBeInstanceOf(Buffer);
+      const first = await file.store.assets.findRecordWithPoints('trip', row.id);
+      expect(JSON.parse(first!.points.toString('utf8'))).toEqual(track.points);
+      expect(stored()).toEqual({ points: first!.points.toString('utf8'), packed: null });
+      const again = await file.store.assets.findRecordWithPoints('trip', row.id);
+      expect(again!.points.equals(first!.points)).toBe(true);
+    } finally {
+      await file.close();
+    }
+  });
+
+  it('keeps the JSON of points written before migration 004', async () => {
+    const databasePath = join(directory, 'rideport.sqlite');
+    const first = await testServer({ databasePath });
+    const owner = await createPerson(first, 'Owner');
+    const track = sampleRide();
+    const { row } = await first.store.assets.createFromTrack(owner.id, track);
+    const json = (await first.store.assets.findWithPoints('trip', row.id))!.points;
+    await first.close();
+    // The points table as migration 001 made it, holding that text, and 004 not yet applied.
+    const sqlite = new SqliteDatabase(databasePath);
+    sqlite.exec(`
+      DROP TABLE trip_track_points;
+      CREATE TABLE trip_track_points (
+        asset_id INTEGER PRIMARY KEY REFERENCES trips(id) ON DELETE CASCADE,
+        points TEXT NOT NULL
+      ) STRICT;
+      DELETE FROM kysely_migration WHERE name = '004-packed-track-points';`);
+    sqlite.prepare('INSERT INTO trip_track_points (asset_id, points) VALUES (?, ?)').run(row.id, json);
+    sqlite.close();
+
+    const second = await testServer({ databasePath });
+    try {
+      const found = await second.store.assets.findRecordWithPoints('trip', row.id);
+      expect(found!.points.toString('utf8')).toBe(json);
+      expect(JSON.parse(json)).toEqual(track.points);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('with records rendered in an older format renders them again from their columns', async () => {
     const databasePath = join(directory, 'rideport.sqlite');
     const first = await testServer({ databasePath });

@@ -18,7 +18,7 @@ import {
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
 import { assetColumns, tripColumns } from './track-columns.js';
-import { trackPointsJson } from './track-points.js';
+import { packedPointsJson, packTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
@@ -30,11 +30,11 @@ export interface AssetMetadata {
   /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
   sourceSha256?: string | null;
   /**
-   * The track's points already rendered as trackPointsJson renders them, and how many there are; when
-   * given, `track.points` is not read. The upload queue renders them in its worker threads (issue 5),
-   * so that neither thousands of point objects nor their text are made on the main thread.
+   * The track's points already packed (packTrackPoints), and how many there are; when given,
+   * `track.points` is not read. The upload queue packs them in its worker threads (issue 5), so that
+   * thousands of point objects are neither cloned between threads nor read on the main thread.
    */
-  renderedPoints?: { json: string; count: number };
+  packedPoints?: { bytes: Uint8Array; count: number };
 }
 
 export type CreatedAsset = { type: 'route'; row: RouteRow } | { type: 'trip'; row: TripRow };
@@ -100,7 +100,7 @@ export class Assets {
     const type: AssetType = track.kind === 'ride' ? 'trip' : 'route';
     // Everything derived from the track is computed before the transaction, which stays short.
     const trip = type === 'trip' ? tripColumns(track) : null;
-    const pointsJson = metadata.renderedPoints?.json ?? trackPointsJson(track.points);
+    const packed = asBuffer(metadata.packedPoints?.bytes ?? packTrackPoints(track.points));
     const name = assetName(metadata.name, track, trip?.time_zone ?? null);
     return this.#inTransaction(transaction, async (db) => {
       // The clock is read inside the transaction, so a change's time never precedes a reader that
@@ -116,7 +116,7 @@ export class Assets {
         updated_at: now,
         source_sha256: metadata.sourceSha256 ?? null,
         ...assetColumns(track),
-        ...(metadata.renderedPoints === undefined ? {} : { point_count: metadata.renderedPoints.count }),
+        ...(metadata.packedPoints === undefined ? {} : { point_count: metadata.packedPoints.count }),
       };
       let created: CreatedAsset;
       if (trip === null) {
@@ -125,7 +125,7 @@ export class Assets {
           .values({ id, ...common, ...renderedRecord('route', id, common) })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await db.insertInto('route_track_points').values({ asset_id: id, points: pointsJson }).execute();
+        await db.insertInto('route_track_points').values({ asset_id: id, packed }).execute();
         created = { type: 'route', row };
       } else {
         const values: TripRecordSource = { ...common, ...trip };
@@ -134,7 +134,7 @@ export class Assets {
           .values({ id, ...values, ...renderedRecord('trip', id, values) })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await db.insertInto('trip_track_points').values({ asset_id: id, points: pointsJson }).execute();
+        await db.insertInto('trip_track_points').values({ asset_id: id, packed }).execute();
         created = { type: 'trip', row };
       }
       await logAssetChange(db, {
@@ -169,12 +169,12 @@ export class Assets {
       .selectFrom(`${assets as 'trips'} as a`)
       .leftJoin(`${points as 'trip_track_points'} as p`, 'p.asset_id', 'a.id')
       .selectAll('a')
-      .select('p.points as points_json')
+      .select(['p.points as points_json', 'p.packed as points_packed'])
       .where('a.id', '=', id)
       .executeTakeFirst();
     if (found === undefined) return undefined;
-    const { points_json: pointsJson, ...row } = found;
-    return { row, points: pointsJson ?? '[]' };
+    const { points_json: pointsJson, points_packed: packed, ...row } = found;
+    return { row, points: pointsJson ?? (packed === null ? '[]' : await this.#keepJson(type, id, packed)) };
   }
 
   /**
@@ -248,6 +248,7 @@ export class Assets {
         sql<string | null>`CASE WHEN a.record_format = ${RECORD_FORMAT} THEN a.record_json END`.as('json'),
       )
       .select(sql<Buffer | null>`CAST(p.points AS BLOB)`.as('points'))
+      .select('p.packed')
       .where('a.id', '=', id)
       .executeTakeFirst();
     if (found === undefined) return undefined;
@@ -256,8 +257,26 @@ export class Assets {
       userId: found.user_id,
       visibility: found.visibility,
       json: found.json ?? (await this.#renderAgain(type, found.id)),
-      points: found.points ?? Buffer.from('[]'),
+      points:
+        found.points ??
+        Buffer.from(found.packed === null ? '[]' : await this.#keepJson(type, id, found.packed)),
     };
+  }
+
+  /**
+   * The JSON of points stored packed, the first time they are read (migration 004): rendered, and
+   * kept in place of the packed form, so every later read sends the text as it is. A reader that
+   * renders the same points meanwhile writes the same text; the second write changes nothing.
+   */
+  async #keepJson(type: AssetType, id: number, packed: Buffer): Promise<string> {
+    const json = packedPointsJson(packed);
+    await this.#context.db
+      .updateTable(TABLES[type].points as 'trip_track_points')
+      .set({ points: json, packed: null })
+      .where('asset_id', '=', id)
+      .where('points', 'is', null)
+      .execute();
+    return json;
   }
 
   /**
@@ -477,11 +496,28 @@ function assetName(given: string | null | undefined, track: Track, timeZone: str
   if (track.kind === 'route') return 'Untitled route';
   const word = (track.sport === null ? undefined : ACTIVITY_WORDS[track.sport]) ?? 'Activity';
   if (track.startTime === null) return word;
-  const date = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timeZone ?? 'UTC',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date(track.startTime * 1000));
+  const date = dateFormat(timeZone ?? 'UTC').format(new Date(track.startTime * 1000));
   return `${word} on ${date}`;
+}
+
+/** YYYY-MM-DD formats by time zone: making one costs about a millisecond, using one microseconds. */
+const DATE_FORMATS = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = DATE_FORMATS.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    DATE_FORMATS.set(timeZone, format);
+  }
+  return format;
+}
+
+/** A Buffer over the same memory: better-sqlite3 binds BLOBs from Buffers. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -1,11 +1,25 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../../test/support/corpus.js';
+import { corpusFiles, readFixture } from '../../../../test/support/corpus.js';
 import { tracksOf } from '../test-support/assets.js';
-import { trackPointsJson } from './track-points.js';
+import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
-describe('trackPointsJson', () => {
+/** The stored JSON by its definition: each point's finite values, keys in the specification's order. */
+function referenceJson(points: readonly TrackPoint[]): string {
+  return JSON.stringify(
+    points.map((point) =>
+      Object.fromEntries(
+        TRACK_POINT_KEYS.filter((key) => Number.isFinite(point[key])).map((key) => [key, point[key]]),
+      ),
+    ),
+  );
+}
+
+const storedJson = (points: readonly TrackPoint[]): string => packedPointsJson(packTrackPoints(points));
+
+describe('packed track points and their JSON', () => {
   it("writes each point's keys in the specification's order, whatever order the object has", () => {
     const point: TrackPoint = {
       T: 21,
@@ -19,35 +33,73 @@ describe('trackPointsJson', () => {
       y: 46.2,
       x: 7.1,
     };
-    expect(trackPointsJson([point])).toBe(
+    expect(storedJson([point])).toBe(
       '[{"x":7.1,"y":46.2,"e":510,"t":1717232400,"c":90,"h":140,"p":200,"s":3.5,"d":12.5,"T":21}]',
     );
   });
 
   it('leaves out keys without a finite value; an empty track is an empty array', () => {
-    expect(trackPointsJson([{ x: 7, y: Number.NaN, e: Number.POSITIVE_INFINITY }, {}])).toBe('[{"x":7},{}]');
-    expect(trackPointsJson([])).toBe('[]');
+    expect(storedJson([{ x: 7, y: Number.NaN, e: Number.POSITIVE_INFINITY }, {}])).toBe('[{"x":7},{}]');
+    expect(storedJson([])).toBe('[]');
   });
 
-  it('is the JSON of the points of a real file', () => {
-    const [track] = tracksOf(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
-    expect(JSON.parse(trackPointsJson(track!.points))).toEqual(track!.points);
-  });
-
-  it('is JSON.stringify of the same points, keys sorted the specification way (property)', () => {
-    const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
-    const point = fc.record(Object.fromEntries(TRACK_POINT_KEYS.map((key) => [key, value])), {
-      requiredKeys: [],
-    }) as fc.Arbitrary<TrackPoint>;
+  it('keeps every value exactly, for any points whatever the order of their keys (property)', () => {
+    const value = fc.oneof(
+      fc.double(),
+      fc.integer({ min: -1e9, max: 1e9 }),
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 5e-324),
+    );
+    const key = fc.constantFrom(...TRACK_POINT_KEYS, 'extra');
+    // Entries in any order: a point's keys are inserted as they come (later repeats win).
+    const point = fc
+      .array(fc.tuple(key, value), { maxLength: 12 })
+      .map((entries) => Object.fromEntries(entries) as TrackPoint);
     fc.assert(
-      fc.property(fc.array(point, { maxLength: 20 }), (points) => {
-        const ordered = points.map((p) =>
-          Object.fromEntries(
-            TRACK_POINT_KEYS.filter((key) => p[key] !== undefined).map((key) => [key, p[key]]),
-          ),
-        );
-        expect(trackPointsJson(points)).toBe(JSON.stringify(ordered));
+      fc.property(fc.array(point, { maxLength: 40 }), (points) => {
+        expect(storedJson(points)).toBe(referenceJson(points));
       }),
     );
+  });
+
+  it('keeps every point of every track of the fixtures and the corpus', () => {
+    const files = [
+      { name: 'sample-ride.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') },
+      { name: 'tracks-and-routes.gpx', bytes: readFixture('gpx', 'tracks-and-routes.gpx') },
+      { name: 'multisport-wheel.fit', bytes: readFixture('fit', 'multisport-wheel.fit') },
+      ...corpusFiles().map((file) => ({ name: file.name, bytes: new Uint8Array(readFileSync(file.path)) })),
+    ];
+    let tracks = 0;
+    for (const file of files) {
+      let read;
+      try {
+        read = tracksOf(file.bytes, file.name);
+      } catch {
+        continue;
+      }
+      for (const track of read) {
+        tracks++;
+        expect(storedJson(track.points), file.name).toBe(referenceJson(track.points));
+      }
+    }
+    expect(tracks).toBeGreaterThan(3);
+  });
+
+  it('reads packed points from a view at any offset, as SQLite hands them back', () => {
+    const points: TrackPoint[] = [
+      { x: 7.1, y: 46.2, t: 1 },
+      { t: 2, h: 130 },
+      { x: 7.2, y: 46.3, t: 3 },
+    ];
+    const packed = packTrackPoints(points);
+    const shifted = new Uint8Array(packed.byteLength + 3);
+    shifted.set(packed, 3);
+    expect(unpackTrackPoints(shifted.subarray(3))).toEqual(points);
+  });
+
+  it('refuses damaged bytes instead of inventing points', () => {
+    const packed = packTrackPoints([{ x: 7.1, y: 46.2, t: 1 }, { t: 2 }]);
+    expect(() => unpackTrackPoints(packed.subarray(0, packed.byteLength - 8))).toThrow(/damaged/);
+    expect(() => unpackTrackPoints(new Uint8Array([2, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
+    expect(() => unpackTrackPoints(new Uint8Array(3))).toThrow(/damaged/);
   });
 });

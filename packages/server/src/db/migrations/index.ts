@@ -6,11 +6,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as platform from './001-platform.js';
 import * as assetRecords from './002-asset-records.js';
 import * as queueClubsWebhooks from './003-queue-clubs-webhooks.js';
+import * as packedTrackPoints from './004-packed-track-points.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
   '002-asset-records': assetRecords,
   '003-queue-clubs-webhooks': queueClubsWebhooks,
+  '004-packed-track-points': packedTrackPoints,
 };
 
 export const migrationProvider: MigrationProvider = {

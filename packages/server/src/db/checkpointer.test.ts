@@ -1,0 +1,67 @@
+/**
+ * The background checkpointer (db/checkpointer.ts): the server's connection never checkpoints, its
+ * thread does; should the thread stop, the connection checkpoints again by itself.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCheckpointer } from './checkpointer.js';
+import { openDatabase, type OpenDatabase } from './open.js';
+
+let directory: string;
+let database: OpenDatabase | undefined;
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'rideport-checkpoint-'));
+});
+afterEach(async () => {
+  await database?.close();
+  database = undefined;
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const pages = (sqlite: OpenDatabase['sqlite']): number =>
+  sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
+
+/** Writes `megabytes` of rows into a scratch table, a megabyte per commit. */
+function write(sqlite: OpenDatabase['sqlite'], megabytes: number): void {
+  sqlite.exec('CREATE TABLE IF NOT EXISTS scratch (data BLOB NOT NULL)');
+  const insert = sqlite.prepare('INSERT INTO scratch (data) VALUES (?)');
+  for (let i = 0; i < megabytes; i++) insert.run(Buffer.alloc(1024 * 1024, i));
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 10_000) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('background checkpoints', () => {
+  it('copy the log into the database from another thread; the connection never checkpoints itself', async () => {
+    const path = join(directory, 'rideport.sqlite');
+    database = await openDatabase(path, { backgroundCheckpoints: true });
+    expect(pages(database.sqlite)).toBe(0);
+    const before = statSync(path).size;
+    write(database.sqlite, 8);
+    // Only a checkpoint moves pages from the log into the database file.
+    await until(() => statSync(path).size >= before + 8 * 1024 * 1024, 'the database file holds the rows');
+  });
+
+  it('are left to SQLite when not asked for, and for in-memory databases', async () => {
+    database = await openDatabase(join(directory, 'admin.sqlite'));
+    expect(pages(database.sqlite)).toBe(1000);
+    await database.close();
+    database = await openDatabase(':memory:', { backgroundCheckpoints: true });
+    expect(pages(database.sqlite)).not.toBe(0);
+  });
+
+  it('fall back to the connection itself when the thread stops', async () => {
+    database = await openDatabase(join(directory, 'rideport.sqlite'));
+    // A checkpointer that cannot open its database (here: a file that is not there) fails at once.
+    startCheckpointer(join(directory, 'missing.sqlite'), database.sqlite);
+    expect(pages(database.sqlite)).toBe(0);
+    await until(() => pages(database!.sqlite) === 1000, 'the connection checkpoints again');
+  });
+});

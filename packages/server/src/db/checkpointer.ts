@@ -1,0 +1,81 @@
+/**
+ * Checkpoints of the write-ahead log in a thread of their own (issue 5, bench/upload). SQLite's
+ * automatic checkpoint runs inside the commit that fills the log past 1000 pages, on the committing
+ * connection: with uploads of a megabyte that was every other upload, and each one copies the log into
+ * the database and syncs both files, on the main thread, while every request waits. Here the main
+ * connection never checkpoints (wal_autocheckpoint = 0) while db/checkpoint-worker.ts does, a few
+ * times a second, from its own connection in a worker thread (piscina, as the upload queue's parsers).
+ * Should a checkpoint there fail, the main connection goes back to checkpointing automatically, so the
+ * log never grows without bound.
+ */
+import type SqliteDatabase from 'better-sqlite3';
+import { Piscina } from 'piscina';
+import { workerScript } from '../worker-script.js';
+import type { CheckpointRequest } from './checkpoint-worker.js';
+
+/** SQLite's default automatic checkpoint, in pages, for the fallback. */
+const AUTOMATIC_CHECKPOINT_PAGES = 1000;
+/** A log bigger than this is truncated to it when it restarts, so the file does not stay at its peak. */
+const LOG_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_INTERVAL_MS = 250;
+
+export interface Checkpointer {
+  /** Stops after a last checkpoint; the main connection may then close. */
+  stop(): Promise<void>;
+}
+
+export function startCheckpointer(
+  path: string,
+  sqlite: SqliteDatabase.Database,
+  intervalMs = DEFAULT_INTERVAL_MS,
+): Checkpointer {
+  const pool = new Piscina<CheckpointRequest, void>({
+    ...workerScript('checkpoint-worker', import.meta.url),
+    name: 'checkpoint',
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    recordTiming: false,
+  });
+  sqlite.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT_BYTES}`);
+  sqlite.pragma('wal_autocheckpoint = 0');
+  let running: Promise<void> = Promise.resolve();
+  let busy = false;
+  let stopped = false;
+  const fallBack = (error: unknown): void => {
+    stopped = true;
+    clearInterval(timer);
+    if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
+    // better-sqlite3's errors cross from the worker thread as plain objects that keep only their code.
+    const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+    const reason = typeof message === 'string' ? message : typeof code === 'string' ? code : String(error);
+    process.emitWarning(
+      `background checkpoints of ${path} stopped, the server checkpoints itself: ${reason}`,
+    );
+    void pool.destroy();
+  };
+  const timer = setInterval(() => {
+    // One at a time: a slow disk makes checkpoints late, never piled up.
+    if (busy || stopped) return;
+    busy = true;
+    running = pool.run({ path, close: false }).then(
+      () => {
+        busy = false;
+      },
+      (error: unknown) => {
+        busy = false;
+        fallBack(error);
+      },
+    );
+  }, intervalMs).unref();
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await pool.run({ path, close: true }).catch(() => undefined);
+      await pool.destroy();
+    },
+  };
+}
