@@ -2,8 +2,10 @@
  * Who is behind a credential, in one query: the token, its API client and its user joined. Every
  * authenticated request asks this, and three separate lookups were a good part of a small request's
  * cost (issue 4's bench/api). A miss says nothing about why; callers then ask the detailed checks
- * (AuthTokens.check, OAuth.findLiveToken) for the message.
+ * (AuthTokens.check, OAuth.findLiveToken) for the message. Both queries are compiled once
+ * (db/prepared.ts): compiling them was most of what the check cost.
  */
+import { PreparedQuery } from '../db/prepared.js';
 import type { ApiClientRow, UserRow } from '../db/schema.js';
 import { secretHash } from '../security/secrets.js';
 import { toApiClient, type ApiClient } from './api-clients.js';
@@ -68,25 +70,39 @@ function userOf(row: UserRow): UserRow {
 export class Callers {
   readonly #context: StoreContext;
   readonly #authTokenLifetimeMs: number;
+  readonly #byAuthToken;
+  readonly #byAccessToken;
 
   constructor(context: StoreContext, authTokenLifetimeMs: number) {
     this.#context = context;
     this.#authTokenLifetimeMs = authTokenLifetimeMs;
+    this.#byAuthToken = new PreparedQuery(context.db, 2, (db, tokenHash: string, apiKey: string) =>
+      db
+        .selectFrom('auth_tokens as t')
+        .innerJoin('api_clients as c', 'c.id', 't.api_client_id')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .selectAll('u')
+        .select(CLIENT_COLUMNS)
+        .select(['t.id as token_id', 't.last_used_at as token_last_used_at'])
+        .where('t.token_hash', '=', tokenHash)
+        .where('c.api_key', '=', apiKey)
+        .where('t.revoked_at', 'is', null),
+    );
+    this.#byAccessToken = new PreparedQuery(context.db, 1, (db, tokenHash: string) =>
+      db
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('api_clients as c', 'c.id', 't.api_client_id')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .selectAll('u')
+        .select(CLIENT_COLUMNS)
+        .where('t.token_hash', '=', tokenHash)
+        .where('t.revoked_at', 'is', null),
+    );
   }
 
   /** The user and client of a live auth token presented with its client's API key; moves its last use. */
   async byAuthToken(apiKey: string, token: string): Promise<ResolvedCaller | undefined> {
-    const row = await this.#context.db
-      .selectFrom('auth_tokens as t')
-      .innerJoin('api_clients as c', 'c.id', 't.api_client_id')
-      .innerJoin('users as u', 'u.id', 't.user_id')
-      .selectAll('u')
-      .select(CLIENT_COLUMNS)
-      .select(['t.id as token_id', 't.last_used_at as token_last_used_at'])
-      .where('t.token_hash', '=', secretHash(token))
-      .where('c.api_key', '=', apiKey)
-      .where('t.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.#byAuthToken.executeTakeFirst(secretHash(token), apiKey);
     if (row === undefined) return undefined;
     const now = this.#context.clock();
     if (now - row.token_last_used_at > this.#authTokenLifetimeMs) return undefined;
@@ -102,15 +118,7 @@ export class Callers {
 
   /** The user and client of a live (unrevoked) OAuth access token. */
   async byAccessToken(token: string): Promise<ResolvedCaller | undefined> {
-    const row = await this.#context.db
-      .selectFrom('oauth_tokens as t')
-      .innerJoin('api_clients as c', 'c.id', 't.api_client_id')
-      .innerJoin('users as u', 'u.id', 't.user_id')
-      .selectAll('u')
-      .select(CLIENT_COLUMNS)
-      .where('t.token_hash', '=', secretHash(token))
-      .where('t.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.#byAccessToken.executeTakeFirst(secretHash(token));
     return row === undefined ? undefined : { user: userOf(row), client: clientOf(row) };
   }
 }

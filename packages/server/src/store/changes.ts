@@ -7,6 +7,7 @@
  * v1 list pages (api/v1/page-cache.ts) rely on the newest id of an owner's changes only ever growing.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { PreparedQuery } from '../db/prepared.js';
 import type { AssetChangesTable, AssetType, ChangeAction, Database } from '../db/schema.js';
 import type { StoreContext } from './context.js';
 import { queueWebhookNotifications } from './webhooks.js';
@@ -63,9 +64,18 @@ export interface SyncedAsset {
 
 export class AssetChanges {
   readonly #context: StoreContext;
+  /** compiled once (db/prepared.ts): the v1 lists ask it on every request */
+  readonly #latestChangeId;
 
   constructor(context: StoreContext) {
     this.#context = context;
+    this.#latestChangeId = new PreparedQuery(context.db, 2, (db, ownerId: number, kind: AssetType) =>
+      db
+        .selectFrom('asset_changes')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('item_user_id', '=', ownerId)
+        .where('item_type', '=', kind),
+    );
   }
 
   /**
@@ -110,12 +120,7 @@ export class AssetChanges {
    * read differently: the v1 lists use it to tell whether a rendered page is still current.
    */
   async latestChangeId(ownerId: number, kind: AssetType): Promise<number> {
-    const row = await this.#context.db
-      .selectFrom('asset_changes')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .where('item_user_id', '=', ownerId)
-      .where('item_type', '=', kind)
-      .executeTakeFirst();
+    const row = await this.#latestChangeId.executeTakeFirst(ownerId, kind);
     return row?.id ?? 0;
   }
 }

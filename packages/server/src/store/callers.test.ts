@@ -1,0 +1,107 @@
+/**
+ * Credential lookups (store/callers.ts) compile their queries once (db/prepared.ts) but keep no
+ * results: a revoked token or a deleted client stops resolving at the very next request, whether the
+ * change was made through this server or through another connection to its database (`rideport admin`,
+ * an upload worker).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenDatabase } from '../db/open.js';
+import { resolveOptions } from '../options.js';
+import {
+  BASE_URL,
+  createPerson,
+  credentialsFor,
+  testServer,
+  type Credentials,
+  type Person,
+  type TestServer,
+} from '../test-support/server.js';
+import { Store } from './index.js';
+
+let directory: string;
+let server: TestServer;
+let rider: Person;
+let credentials: Credentials;
+
+beforeEach(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'rideport-callers-'));
+  server = await testServer({ databasePath: join(directory, 'rideport.sqlite') });
+  rider = await createPerson(server, 'Anna Rider');
+  credentials = await credentialsFor(server, rider);
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+async function accessToken(): Promise<string> {
+  const { token } = await server.store.oauth.issueToken(credentials.client.id, rider.id, null, 'read');
+  return token;
+}
+
+describe('Callers', () => {
+  it('resolves a live auth token with its API key, and nothing with another key', async () => {
+    const resolved = await server.store.callers.byAuthToken(credentials.apiKey, credentials.authToken);
+    expect(resolved?.user.id).toBe(rider.id);
+    expect(resolved?.client.id).toBe(credentials.client.id);
+    const other = await credentialsFor(server, rider);
+    expect(await server.store.callers.byAuthToken(other.apiKey, credentials.authToken)).toBeUndefined();
+  });
+
+  it('stops resolving a token as soon as it is revoked, or its client deleted', async () => {
+    const { callers } = server.store;
+    const check = await server.store.authTokens.check(credentials.authToken, credentials.client.id);
+    if (!check.ok) throw new Error('the token should be live');
+    expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBeDefined();
+    await server.store.authTokens.revoke(check.row.id);
+    expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBeUndefined();
+
+    const token = await accessToken();
+    expect(await callers.byAccessToken(token)).toBeDefined();
+    expect(await server.store.oauth.revokeToken(token, credentials.client.id)).toBe(true);
+    expect(await callers.byAccessToken(token)).toBeUndefined();
+
+    const { token: authToken } = await server.store.authTokens.issue(rider.id, credentials.client.id);
+    const live = await accessToken();
+    expect(await callers.byAuthToken(credentials.apiKey, authToken)).toBeDefined();
+    expect(await callers.byAccessToken(live)).toBeDefined();
+    expect(await server.store.apiClients.delete(credentials.client.id)).toBe(true);
+    expect(await callers.byAuthToken(credentials.apiKey, authToken)).toBeUndefined();
+    expect(await callers.byAccessToken(live)).toBeUndefined();
+  });
+
+  describe('changes made through another connection', () => {
+    let other: OpenDatabase;
+    let otherStore: Store;
+
+    beforeEach(async () => {
+      const databasePath = join(directory, 'rideport.sqlite');
+      other = await openDatabase(databasePath);
+      otherStore = new Store(
+        other.db,
+        resolveOptions({ databasePath, baseUrl: BASE_URL, clock: () => server.clock.now }),
+        Buffer.alloc(32),
+      );
+    });
+    afterEach(async () => {
+      await other.close();
+    });
+
+    it('take effect at the next lookup', async () => {
+      const { callers } = server.store;
+      expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBeDefined();
+      const check = await otherStore.authTokens.check(credentials.authToken, credentials.client.id);
+      if (!check.ok) throw new Error('the token should be live');
+      await otherStore.authTokens.revoke(check.row.id);
+      expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBeUndefined();
+
+      const token = await accessToken();
+      expect(await callers.byAccessToken(token)).toBeDefined();
+      expect(await otherStore.apiClients.delete(credentials.client.id)).toBe(true);
+      expect(await callers.byAccessToken(token)).toBeUndefined();
+    });
+  });
+});
