@@ -43,7 +43,7 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
   const hrMessages = segment.messages.get('hr') ?? [];
   // HR messages carry FIT times, so they are merged before times are converted.
   if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
-  const toUnix = timeConverter(segment, warnings);
+  const toUnix = timeConverter(segment);
   const { t } = records;
   let timesLost = 0;
   for (let row = 0; row < records.length; row++) {
@@ -57,8 +57,14 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
     if (Number.isNaN(unixTime) && !Number.isNaN(fitTime)) timesLost += 1;
     t[row] = unixTime;
   }
-  // A record whose only value was a device-relative time now holds nothing.
-  if (timesLost > 0) records.compactFrom(0);
+  if (timesLost > 0) {
+    warnings.push({
+      code: RideFileWarningCode.RELATIVE_TIME,
+      message: `${timesLost} records carry device-relative times and the file gives no correction; they have no time`,
+    });
+    // A record whose only value was a device-relative time now holds nothing.
+    records.compactFrom(0);
+  }
 
   const sessions = segment.messages.get('session') ?? [];
   const sports = segment.messages.get('sport') ?? [];
@@ -94,32 +100,19 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
 
 /**
  * FIT date_time → Unix seconds. Values below 0x10000000 count from the device's power-on: they get a
- * time only when a timestamp_correlation message gives the offset; otherwise none, with a warning.
+ * time only when a timestamp_correlation message gives the offset; otherwise none (the caller warns).
  */
-function timeConverter(segment: FitSegment, warnings: Warning[]): (fitTime: number) => number {
+function timeConverter(segment: FitSegment): (fitTime: number) => number {
   const correlation = first(segment, 'timestampCorrelation');
   const utc = numberField(correlation, 'timestamp');
   const system = numberField(correlation, 'systemTimestamp');
   const offset =
     utc !== undefined && system !== undefined && utc >= FIT_MIN_ABSOLUTE_TIME ? utc - system : NaN;
-  const convert = (fitTime: number): number => {
+  return (fitTime: number): number => {
     if (Number.isNaN(fitTime)) return NaN;
     if (fitTime >= FIT_MIN_ABSOLUTE_TIME) return fitTime + FIT_EPOCH_OFFSET_SECONDS;
     return Number.isNaN(offset) ? NaN : fitTime + offset + FIT_EPOCH_OFFSET_SECONDS;
   };
-  let relativeWithoutCorrection = 0;
-  const records = segment.records;
-  for (let row = 0; row < records.length; row++) {
-    const fitTime = records.t[row]!;
-    if (fitTime < FIT_MIN_ABSOLUTE_TIME && Number.isNaN(offset)) relativeWithoutCorrection += 1;
-  }
-  if (relativeWithoutCorrection > 0) {
-    warnings.push({
-      code: RideFileWarningCode.RELATIVE_TIME,
-      message: `${relativeWithoutCorrection} records carry device-relative times and the file gives no correction; they have no time`,
-    });
-  }
-  return convert;
 }
 
 /**
