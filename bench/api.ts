@@ -88,9 +88,11 @@ function benchTrip(tracks: { name: string; track: Track }[]): { name: string; tr
       return { name, track: { ...found.track, points: found.track.points.slice(0, TRIP_POINTS) } };
     }
   }
-  const any = tracks.find((entry) => entry.track.kind === 'ride' && entry.track.points.length >= TRIP_POINTS);
-  if (any === undefined) throw new Error(`no corpus ride has ${TRIP_POINTS} points`);
-  return { name: any.name, track: { ...any.track, points: any.track.points.slice(0, TRIP_POINTS) } };
+  const ride = tracks.find(
+    (entry) => entry.track.kind === 'ride' && entry.track.points.length >= TRIP_POINTS,
+  );
+  if (ride === undefined) throw new Error(`no corpus ride has ${TRIP_POINTS} points`);
+  return { name: ride.name, track: { ...ride.track, points: ride.track.points.slice(0, TRIP_POINTS) } };
 }
 
 /** A user, an API client, an auth token, the route library and the trip, written through the store. */

@@ -11,6 +11,7 @@ import { legacyApi } from './legacy/index.js';
 import { registerRateLimiting } from './auth/rate-limit.js';
 import type { ServerContext } from './context.js';
 import { openDatabase } from './db/open.js';
+import { isoTime } from './iso-time.js';
 import { loadMasterKey } from './master-key.js';
 import { oauthApi } from './oauth/index.js';
 import { resolveOptions, type ServerOptions } from './options.js';
@@ -98,7 +99,7 @@ function secondsStamp(clock: () => number): () => string {
     const now = Math.floor(clock() / 1000);
     if (now !== second) {
       second = now;
-      stamp = new Date(now * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      stamp = isoTime(now * 1000);
     }
     return stamp;
   };

@@ -156,7 +156,6 @@ export interface TripsTable extends AssetColumns {
   device: string | null;
 }
 
-/** The legacy track points of one route or trip, as the JSON array text the API sends. */
 /** A row holds `points`, `packed`, or both (migration 004; store/track-points.ts). */
 export interface TrackPointsTable {
   asset_id: number;

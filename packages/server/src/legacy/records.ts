@@ -14,7 +14,8 @@
  * `visibility` stays in v1 words (`public`, `private`, `friends_only`) in every answer; only the
  * `trip[visibility]` input of a new ride also takes the legacy numbers (0, 1, 2).
  */
-import { isoTime, userRecord, type UserRecord } from '../api/v1/records.js';
+import { userRecord, type UserRecord } from '../api/v1/records.js';
+import { isoTime } from '../iso-time.js';
 import type { AssetType, UserRow } from '../db/schema.js';
 import type { ClubRow, RecordUrl } from '../store/index.js';
 

@@ -6,7 +6,7 @@
  * legacy URL).
  */
 import type { FastifyInstance } from 'fastify';
-import { isoTime } from '../api/v1/records.js';
+import { isoTime } from '../iso-time.js';
 import type { PluginOptions, ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from '../legacy/records.js';

@@ -11,6 +11,7 @@
  * columns when read (Assets.listRecords), so no stale shape is ever served.
  */
 import type { RoutesTable, TripsTable, Visibility } from '../db/schema.js';
+import { isoTime } from '../iso-time.js';
 
 /** The format of record_json; rows whose record_format differs are rendered again when read. */
 export const RECORD_FORMAT = 1;
@@ -63,11 +64,6 @@ export interface TripRecordFields extends RouteRecordFields {
   max_watts: number | null;
   calories: number | null;
   device: string | null;
-}
-
-/** ISO 8601 UTC to the second, as every v1 timestamp (api/v1/records.ts isoTime). */
-function isoTime(milliseconds: number): string {
-  return new Date(milliseconds).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {

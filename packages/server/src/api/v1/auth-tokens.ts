@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { perIpRateLimit } from '../../auth/rate-limit.js';
 import type { PluginOptions } from '../../context.js';
 import { notAuthorized } from '../../errors.js';
-import { ERRORS_SCHEMA, isoTime, USER_SCHEMA, userRecord } from './records.js';
+import { isoTime } from '../../iso-time.js';
+import { ERRORS_SCHEMA, USER_SCHEMA, userRecord } from './records.js';
 import { v1Route } from './route.js';
 
 const BODY_SCHEMA = {

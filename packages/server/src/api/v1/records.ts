@@ -3,11 +3,8 @@
  * give is null; `email` only when the caller is that user.
  */
 import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
+import { isoTime } from '../../iso-time.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
-
-export function isoTime(milliseconds: number): string {
-  return new Date(milliseconds).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export interface UserRecord {
   id: number;

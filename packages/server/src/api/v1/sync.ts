@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import { badRequest } from '../../errors.js';
-import { assetUrl, ERRORS_SCHEMA, isoTime, v1UrlPrefix } from './records.js';
+import { isoTime } from '../../iso-time.js';
+import { assetUrl, ERRORS_SCHEMA, v1UrlPrefix } from './records.js';
 import { callerOf, v1Route } from './route.js';
 
 const SYNC_QUERY_SCHEMA = {
