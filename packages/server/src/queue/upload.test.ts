@@ -6,7 +6,7 @@ import {
   readCorpus,
   readFixture,
 } from '../../../../test/support/corpus.js';
-import { tracksOf } from '../test-support/assets.js';
+import { storedAsset, tracksOf } from '../test-support/assets.js';
 import {
   BASE_URL,
   createPerson,
@@ -89,7 +89,7 @@ describe('POST /trips.json with a file', () => {
 
     // The stored points are the ones the file holds, as the store renders them.
     const [expected] = tracksOf(file.bytes, file.name);
-    const found = await server.store.assets.findWithPoints('trip', trip!.trip!['id'] as number);
+    const found = await storedAsset(server, 'trip', trip!.trip!['id'] as number);
     expect(JSON.parse(found!.points)).toEqual(expected!.points);
     expect(found!.row.point_count).toBe(expected!.points.length);
   });
@@ -397,7 +397,7 @@ describe.skipIf(!corpusAvailable)('corpus uploads', () => {
     );
     expect(task).toMatchObject({ status: 1, message: 'Created 1 ride from upload' });
     const trip = task.associated_objects[0]!.trip!;
-    const found = await server.store.assets.findWithPoints('trip', trip['id'] as number);
+    const found = await storedAsset(server, 'trip', trip['id'] as number);
     const [track] = tracksOf(bytes, 'fenix.fit');
     expect(found!.row.point_count).toBe(track!.points.length);
     expect(found!.points.length).toBeGreaterThan(1_000_000);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
-import { onlyTrack, storeFile, tracksOf } from '../test-support/assets.js';
+import { onlyTrack, storedAsset, storeFile, tracksOf } from '../test-support/assets.js';
 import {
   createPerson,
   START_TIME,
@@ -69,7 +69,7 @@ describe('Assets.createFromTrack', () => {
     expect(await changes()).toEqual([
       { itemType: 'trip', itemId: row.id, itemUserId: rider.id, action: 'created', at: START_TIME },
     ]);
-    const stored = await server.store.assets.findWithPoints('trip', row.id);
+    const stored = await storedAsset(server, 'trip', row.id);
     expect(JSON.parse(stored!.points)).toEqual(track.points);
   });
 
@@ -145,7 +145,7 @@ describe('Assets.update and Assets.delete', () => {
     server.clock.advance(1000);
     expect(await server.store.assets.delete('trip', row.id, rider.id)).toBe(true);
     expect(await server.store.assets.find('trip', row.id)).toBeUndefined();
-    expect(await server.store.assets.findWithPoints('trip', row.id)).toBeUndefined();
+    expect(await storedAsset(server, 'trip', row.id)).toBeUndefined();
     expect(await server.store.assets.findRecordWithPoints('trip', row.id)).toBeUndefined();
     expect(await changes()).toEqual([
       { itemType: 'trip', itemId: row.id, itemUserId: rider.id, action: 'deleted', at: START_TIME + 1000 },
@@ -244,7 +244,7 @@ describe('a database file', () => {
     const owner = await createPerson(first, 'Owner');
     const track = sampleRide();
     const { row } = await first.store.assets.createFromTrack(owner.id, track);
-    const json = (await first.store.assets.findWithPoints('trip', row.id))!.points;
+    const json = (await storedAsset(first, 'trip', row.id))!.points;
     await first.close();
     // The points table as migration 001 made it, holding that text, and 004 not yet applied.
     const sqlite = new SqliteDatabase(databasePath);

@@ -159,24 +159,6 @@ export class Assets {
     return row;
   }
 
-  /** The asset and its points' JSON text. */
-  async findWithPoints<T extends AssetType>(
-    type: T,
-    id: number,
-  ): Promise<{ row: AssetRow<T>; points: string } | undefined> {
-    const { assets, points } = TABLES[type];
-    const found = await this.#context.db
-      .selectFrom(`${assets as 'trips'} as a`)
-      .leftJoin(`${points as 'trip_track_points'} as p`, 'p.asset_id', 'a.id')
-      .selectAll('a')
-      .select(['p.points as points_json', 'p.packed as points_packed'])
-      .where('a.id', '=', id)
-      .executeTakeFirst();
-    if (found === undefined) return undefined;
-    const { points_json: pointsJson, points_packed: packed, ...row } = found;
-    return { row, points: pointsJson ?? (packed === null ? '[]' : await this.#keepJson(type, id, packed)) };
-  }
-
   /**
    * One page of `ownerId`'s assets as rows, newest change first (decisions.md §2: updated_at
    * descending, then id descending), and how many there are.

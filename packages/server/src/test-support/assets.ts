@@ -4,6 +4,8 @@
  * and trips through the data layer using @rideport/ridefile on corpus files").
  */
 import { parseRideFile, type Track } from '@rideport/ridefile';
+import type { AssetType } from '../db/schema.js';
+import type { AssetRow } from '../store/assets.js';
 import type { AssetMetadata, CreatedAsset } from '../store/index.js';
 import type { TestServer } from './server.js';
 
@@ -31,4 +33,17 @@ export function onlyTrack(bytes: Uint8Array, filename: string): Track {
   const tracks = tracksOf(bytes, filename);
   if (tracks.length !== 1) throw new Error(`${filename} holds ${tracks.length} tracks, not one`);
   return tracks[0]!;
+}
+
+/** An asset's row and its points' JSON text, as the single-record endpoints read them. */
+export async function storedAsset<T extends AssetType>(
+  server: TestServer,
+  type: T,
+  id: number,
+): Promise<{ row: AssetRow<T>; points: string } | undefined> {
+  const row = await server.store.assets.find(type, id);
+  const found = await server.store.assets.findRecordWithPoints(type, id);
+  return row === undefined || found === undefined
+    ? undefined
+    : { row, points: found.points.toString('utf8') };
 }
