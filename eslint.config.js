@@ -47,6 +47,51 @@ export default tseslint.config(
     },
   },
   {
+    // design.md: "`ridefile` and `client` depend on nothing of ours. `server` → `ridefile`.
+    // `sync` → `client`, `ridefile`."
+    files: ['packages/client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['@rideport/*'], message: '@rideport/client depends on no sibling package.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@rideport/*', '!@rideport/ridefile'],
+              message: '@rideport/server depends only on @rideport/ridefile.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/sync/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@rideport/*', '!@rideport/ridefile', '!@rideport/client'],
+              message: '@rideport/sync depends only on @rideport/client and @rideport/ridefile.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests may use what they like, but must not sneak in skipped or focused tests.
     files: ['**/*.test.ts'],
     rules: {

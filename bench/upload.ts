@@ -28,18 +28,10 @@ import { openPlatform, type Platform } from '@rideport/server';
 import { Agent, request } from 'undici';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
 import { startServer } from './server-process.js';
+import { fitVariant, HOUR_FITS } from './rides.js';
 import { formatTable } from './table.js';
 
 const HEADLINE_FIT = 'fitparse__activity-large-fenxi2-multisport.fit';
-/** Rides of about an hour (SOURCES.md: 0.88 to 1.20 h). */
-const HOUR_FITS = [
-  'FITfileR__garmin-fenix6-turbo.fit',
-  'muktihari-fit__activity_lowbattery.fit',
-  'goldencheetah__Karoo-Botley_BW_Swanmore_Wickham-2025-05-09-1238.fit',
-  'fitfilefaker__zwift_20250401.fit',
-  'fitfilefaker__tpv_20251120.fit',
-  'gpsbabel__garmin-edge-800.fit',
-];
 
 const CONCURRENT_UPLOADERS = 20;
 /** rounds of CONCURRENT_UPLOADERS uploads at once */
@@ -62,33 +54,6 @@ interface Account {
 
 // ---------------------------------------------------------------------------------------------------
 // Files
-
-const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, n) => {
-  let crc = n;
-  for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xa001 : crc >>> 1;
-  return crc;
-});
-
-/** FIT CRC-16 (CRC-16/ARC), a byte at a time through a table. */
-function fitCrc(bytes: Uint8Array, start: number, end: number): number {
-  let crc = 0;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ CRC_TABLE[(crc ^ bytes[i]!) & 0xff]!;
-  return crc;
-}
-
-/**
- * The file with its header's profile version moved by `variant` (1..65535) and both CRCs written again:
- * a valid FIT file with other bytes, so the server's duplicate check does not recognise it.
- */
-function fitVariant(original: Uint8Array, variant: number): Uint8Array {
-  const bytes = Uint8Array.from(original);
-  const view = new DataView(bytes.buffer);
-  const headerSize = bytes[0]!;
-  view.setUint16(2, (view.getUint16(2, true) + variant) % 0x10000, true);
-  if (headerSize >= 14 && view.getUint16(12, true) !== 0) view.setUint16(12, fitCrc(bytes, 0, 12), true);
-  view.setUint16(bytes.length - 2, fitCrc(bytes, 0, bytes.length - 2), true);
-  return bytes;
-}
 
 function readFit(name: string): Uint8Array {
   return new Uint8Array(readFileSync(join(CORPUS_DIR, 'fit', name)));

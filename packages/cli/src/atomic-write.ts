@@ -12,10 +12,12 @@ import type { TextSink } from './sink.js';
 export async function writeFileAtomically(
   path: string,
   produce: (sink: TextSink) => Promise<void>,
+  /** permissions of the new file (default 0o666, less the umask); 0o600 for secrets */
+  mode = 0o666,
 ): Promise<void> {
   // A dot-file beside the target: same directory, hence same file system, so rename is atomic.
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx').catch((error: unknown) => {
+  const handle = await open(temporary, 'wx', mode).catch((error: unknown) => {
     throw asFileError(error, path);
   });
   let renamed = false;

@@ -16,6 +16,10 @@ export const CliErrorCode = {
   CONFLICT: 'RIDEPORT_CONFLICT',
   /** `serve`/`up`: the address is taken or cannot be used */
   LISTEN: 'RIDEPORT_LISTEN',
+  /** `sync --once`: the server refused the credentials; rides wait for a new sign-in */
+  SIGN_IN: 'RIDEPORT_SIGN_IN',
+  /** `sync --once`: the server could not be reached; rides wait in the inbox */
+  UNREACHABLE: 'RIDEPORT_UNREACHABLE',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

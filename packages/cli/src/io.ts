@@ -15,4 +15,9 @@ export interface CliIo {
   stderr: CliWritable;
   /** relative file arguments are resolved against this directory */
   cwd: string;
+  /**
+   * The user's terminal, when stdin and stderr both are one: commands may then ask questions (the
+   * first sync's import window) and draw progress bars; without it they print plain lines.
+   */
+  terminal?: { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
 }

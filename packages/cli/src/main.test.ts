@@ -27,17 +27,11 @@ describe('rideport: help', () => {
 
 describe('rideport: bad usage is status 2 and one stderr line', () => {
   const cases: [string, string[], RegExp][] = [
-    ['no command', [], /missing command \(available commands: convert, inspect, serve, admin\)/],
+    ['no command', [], /missing command \(available commands: up, sync, convert, inspect, serve, admin\)/],
     [
       'an unknown command',
       ['frobnicate', 'x.fit'],
-      /unknown command 'frobnicate' \(available commands: convert, inspect, serve, admin\)/,
-    ],
-    // Later issues bring these; until then they are unknown, not stubs.
-    [
-      'a command not there yet',
-      ['sync'],
-      /unknown command 'sync' \(available commands: convert, inspect, serve, admin\)/,
+      /unknown command 'frobnicate' \(available commands: up, sync, convert, inspect, serve, admin\)/,
     ],
     ['an unknown option before the command', ['--verbose', 'inspect', 'x.gpx'], /unknown option '--verbose'/],
     [

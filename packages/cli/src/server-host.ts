@@ -4,8 +4,8 @@
  * stops cleanly on SIGINT/SIGTERM (design.md, "`rideport` command").
  */
 import { createServer } from 'node:net';
-import { buildServer } from '@rideport/server';
-import { CliError, CliErrorCode } from './errors.js';
+import { buildServer, type LocalSync } from '@rideport/server';
+import { CliError, CliErrorCode, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 
 export type LogFormat = 'text' | 'json';
@@ -17,6 +17,8 @@ export interface ServeSettings {
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
+  /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
+  localSync?: LocalSync;
 }
 
 export interface RunningServer {
@@ -39,6 +41,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       databasePath: settings.databasePath,
       baseUrl: settings.baseUrl ?? url,
       logger: settings.logFormat === 'json' ? { level: 'info' } : false,
+      ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
     });
     try {
       await app.listen({ host: settings.host, port });
@@ -99,4 +102,21 @@ export function announce(
   } else {
     io.stdout.write(`${message}\n`);
   }
+}
+
+/** `--log-format text|json`, or a usage error naming the command. */
+export function logFormatOption(text: string, command: string): LogFormat {
+  if (text !== 'text' && text !== 'json') {
+    throw new UsageError(`${command}: --log-format must be text or json, got '${text}'`);
+  }
+  return text;
+}
+
+/** `--port`, a port number (0 picks a free one), or a usage error naming the command. */
+export function portOption(text: string, command: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`${command}: --port must be a port number, got '${text}'`);
+  }
+  return port;
 }

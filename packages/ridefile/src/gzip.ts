@@ -52,7 +52,8 @@ export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: War
   return concat(chunks, total);
 }
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
+/** The chunks joined into one array of `total` bytes (the one chunk itself when there is one). */
+export function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let offset = 0;

@@ -1,4 +1,6 @@
 export { parseRideFile } from './parse.js';
+export { checkRideFileComplete } from './complete.js';
+export type { Completeness } from './complete.js';
 export { trackFromPoints } from './from-points.js';
 export type { TrackFromPointsOptions } from './from-points.js';
 export type { ParseOptions } from './parse.js';

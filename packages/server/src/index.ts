@@ -5,3 +5,4 @@ export { ApiError, ApiErrorCode } from './errors.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
+export type { LocalSync } from './api/v1/local-sync.js';

@@ -5,6 +5,7 @@
 import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions } from 'fastify';
+import type { LocalSync } from './api/v1/local-sync.js';
 
 export interface ServerLimits {
   /** request body of an upload, bytes (decisions.md §7: 64 MB compressed) */
@@ -106,6 +107,8 @@ export interface ServerOptions {
   queue?: Partial<QueueOptions>;
   /** Fastify's logger option (pino); default off */
   logger?: FastifyServerOptions['logger'];
+  /** the host's sync engine (`rideport up`, the desktop app), served under /api/v1/local/sync */
+  localSync?: LocalSync;
 }
 
 export interface ResolvedOptions {
@@ -120,6 +123,7 @@ export interface ResolvedOptions {
   queue: QueueOptions;
   /** cookies get `Secure` when the public base URL is https */
   secureCookies: boolean;
+  localSync: LocalSync | null;
 }
 
 const DAY_SECONDS = 24 * 60 * 60;
@@ -182,5 +186,6 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
     queue: resolveQueueOptions(options.queue),
     secureCookies: baseUrl.protocol === 'https:',
+    localSync: options.localSync ?? null,
   };
 }

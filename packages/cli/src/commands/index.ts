@@ -4,7 +4,16 @@ import { adminCommand } from './admin.js';
 import { convertCommand } from './convert.js';
 import { inspectCommand } from './inspect.js';
 import { serveCommand } from './serve.js';
+import { syncCommand } from './sync.js';
+import { upCommand } from './up.js';
 
 export type { Command } from './command.js';
 
-export const COMMANDS: readonly Command[] = [convertCommand, inspectCommand, serveCommand, adminCommand];
+export const COMMANDS: readonly Command[] = [
+  upCommand,
+  syncCommand,
+  convertCommand,
+  inspectCommand,
+  serveCommand,
+  adminCommand,
+];

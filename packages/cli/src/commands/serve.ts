@@ -7,7 +7,14 @@ import { databasePath, dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
-import { announce, startServer, untilStopSignal, type LogFormat } from '../server-host.js';
+import {
+  announce,
+  type LogFormat,
+  logFormatOption,
+  portOption,
+  startServer,
+  untilStopSignal,
+} from '../server-host.js';
 import type { Command } from './command.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -41,14 +48,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return ExitCode.OK;
   }
   if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]!}'`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError(`serve: --port must be a port number, got '${values.port}'`);
-  }
-  const logFormat = values['log-format'];
-  if (logFormat !== 'text' && logFormat !== 'json') {
-    throw new UsageError(`serve: --log-format must be text or json, got '${logFormat}'`);
-  }
+  const port = portOption(values.port, 'serve');
+  const logFormat = logFormatOption(values['log-format'], 'serve');
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);

@@ -21,11 +21,21 @@ const SCRIPT = fileURLToPath(new URL('./queue-server.ts', import.meta.url));
 export async function startChildServer(
   databasePath: string,
   queue: Partial<QueueOptions> = {},
+  /** a fixed port, so a restarted server is found where it was; default: a free one */
+  fixedPort?: number,
 ): Promise<ChildServer> {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const child = spawn(
     process.execPath,
-    ['--import', tsx, '--conditions=@rideport/source', SCRIPT, databasePath, JSON.stringify(queue)],
+    [
+      '--import',
+      tsx,
+      '--conditions=@rideport/source',
+      SCRIPT,
+      databasePath,
+      JSON.stringify(queue),
+      ...(fixedPort === undefined ? [] : [String(fixedPort)]),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

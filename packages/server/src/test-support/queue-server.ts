@@ -4,19 +4,19 @@
  * database file, listening on a free loopback port. Prints one JSON line, {"port": N}, once it listens;
  * stops on SIGTERM. Runs from the TypeScript sources:
  *
- *   node --import tsx --conditions=@rideport/source queue-server.ts <database> [<queue options as JSON>]
+ *   node --import tsx --conditions=@rideport/source queue-server.ts <database> [<queue options as JSON>] [<port>]
  */
 import process from 'node:process';
 import { buildServer } from '../app.js';
 import type { QueueOptions } from '../options.js';
 
-const [databasePath, queueJson] = process.argv.slice(2);
+const [databasePath, queueJson, portText] = process.argv.slice(2);
 if (databasePath === undefined)
-  throw new Error('usage: queue-server.ts <database> [<queue options as JSON>]');
+  throw new Error('usage: queue-server.ts <database> [<queue options as JSON>] [<port>]');
 const queue = (queueJson === undefined ? {} : JSON.parse(queueJson)) as Partial<QueueOptions>;
 
 const app = await buildServer({ databasePath, baseUrl: 'http://127.0.0.1', queue });
-await app.listen({ host: '127.0.0.1', port: 0 });
+await app.listen({ host: '127.0.0.1', port: portText === undefined ? 0 : Number(portText) });
 const address = app.server.address();
 process.stdout.write(
   `${JSON.stringify({ port: typeof address === 'object' && address !== null ? address.port : null })}\n`,

@@ -7,6 +7,7 @@ import type { PluginOptions } from '../../context.js';
 import { authTokensRoutes } from './auth-tokens.js';
 import { installV1ErrorHandling } from './errors.js';
 import { eventsRoutes } from './events.js';
+import { localSyncRoutes } from './local-sync.js';
 import { decorateV1Requests } from './route.js';
 import { routesRoutes } from './routes.js';
 import { syncRoutes } from './sync.js';
@@ -24,5 +25,12 @@ export async function v1Api(app: FastifyInstance, { context }: PluginOptions): P
   await app.register(tripsRoutes, options);
   await app.register(eventsRoutes, options);
   await app.register(syncRoutes, options);
+  const { localSync } = context.options;
+  if (localSync !== null) {
+    await app.register((scope, pluginOptions: PluginOptions) => {
+      localSyncRoutes(scope, pluginOptions, localSync);
+      return Promise.resolve();
+    }, options);
+  }
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }

@@ -1,0 +1,211 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildServer, type Store } from '@rideport/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPOSITORY_ROOT, rideport, temporaryDirectory } from '../test-support/run.js';
+
+let directory: ReturnType<typeof temporaryDirectory>;
+let server: { url: string; store: Store; close: () => Promise<void> };
+let credentials: { apiKey: string; authToken: string; email: string; password: string };
+
+beforeEach(async () => {
+  directory = temporaryDirectory();
+  const app = await buildServer({
+    databasePath: join(directory.path, 'server.sqlite'),
+    baseUrl: 'http://127.0.0.1',
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  server = { url: `http://127.0.0.1:${address.port}`, store: app.rideport.store, close: () => app.close() };
+  const email = 'rider@example.com';
+  const password = 'long enough';
+  const user = await server.store.users.createPerson({ email, password });
+  const client = await server.store.apiClients.create(user.id, { name: 'Sync', redirectUris: [] });
+  const { token } = await server.store.authTokens.issue(user.id, client.id);
+  credentials = { apiKey: client.apiKey, authToken: token, email, password };
+});
+
+afterEach(async () => {
+  await server.close();
+  directory.remove();
+});
+
+/** A folder holding a GPX, a FIT and a TCX fixture, and a well-formed GPX with no track in it. */
+function rideFolder(): string {
+  const folder = join(directory.path, 'device', 'Activity');
+  mkdirSync(folder, { recursive: true });
+  copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(folder, 'sample-ride.gpx'));
+  copyFileSync(join(REPOSITORY_ROOT, 'fixtures/fit/wheel-ble-speed.fit'), join(folder, 'wheel.fit'));
+  copyFileSync(join(REPOSITORY_ROOT, 'fixtures/tcx/activity.tcx'), join(folder, 'activity.tcx'));
+  writeFileSync(
+    join(folder, 'empty.gpx'),
+    '<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"></gpx>',
+  );
+  return folder;
+}
+
+function syncArgs(...extra: string[]): string[] {
+  return [
+    'sync',
+    '--server',
+    server.url,
+    '--api-key',
+    credentials.apiKey,
+    '--data',
+    join(directory.path, 'data'),
+    ...extra,
+  ];
+}
+
+async function tripCount(): Promise<number> {
+  const user = await server.store.users.findByEmail(credentials.email);
+  const page = await fetch(`${server.url}/api/v1/trips.json?page_size=200`, {
+    headers: { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken },
+  });
+  const body = (await page.json()) as { trips: { user_id: number }[] };
+  return body.trips.filter((trip) => trip.user_id === user?.id).length;
+}
+
+describe('rideport sync --once', () => {
+  it('uploads each ride once, names what the server rejected, and uploads nothing again', async () => {
+    const folder = rideFolder();
+    const first = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
+      folder,
+    ]);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(1);
+    const lines = first.stdout.split('\n');
+    for (const name of ['sample-ride.gpx', 'wheel.fit', 'activity.tcx']) {
+      expect(lines).toContainEqual(
+        expect.stringMatching(new RegExp(`^synced ${name.replace('.', '\\.')} → trip \\d+`)),
+      );
+    }
+    expect(lines).toContainEqual(expect.stringMatching(/^failed empty\.gpx: RIDEFILE_NO_TRACKS: /));
+    expect(lines).toContain('3 synced, 1 failed, 0 not uploaded yet, 0 incomplete');
+    const trips = await tripCount();
+    expect(trips).toBeGreaterThanOrEqual(3);
+
+    // The ledger remembers: nothing is uploaded again, and the failure stays until asked.
+    const again = await rideport([...syncArgs('--auth-token', credentials.authToken, '--once'), folder]);
+    expect(again.stdout).toBe('3 synced, 1 failed, 0 not uploaded yet, 0 incomplete\n');
+    expect(await tripCount()).toBe(trips);
+
+    const retried = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--once', '--retry-failed'),
+      folder,
+    ]);
+    expect(retried.stdout).toMatch(/^failed empty\.gpx: RIDEFILE_NO_TRACKS: /m);
+    expect(await tripCount()).toBe(trips);
+  });
+
+  it('signs in with email and password', async () => {
+    const folder = rideFolder();
+    const run = await rideport([
+      ...syncArgs(
+        '--email',
+        credentials.email,
+        '--password',
+        credentials.password,
+        '--import',
+        'all',
+        '--once',
+      ),
+      folder,
+    ]);
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('says when the server refuses the credentials, and keeps the rides for later', async () => {
+    const folder = rideFolder();
+    const refused = await rideport([
+      ...syncArgs('--auth-token', 'not-a-token', '--import', 'all', '--once'),
+      folder,
+    ]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^rideport: sync: RIDEPORT_SIGN_IN: the server refused the credentials: /);
+    expect(refused.stdout).toContain('0 synced, 0 failed, 4 not uploaded yet');
+    // Collected meanwhile: with good credentials they go up without being told the window again.
+    const run = await rideport([...syncArgs('--auth-token', credentials.authToken, '--once'), folder]);
+    expect(run.stdout).toContain('3 synced, 1 failed, 0 not uploaded yet');
+  });
+
+  it('says when the server cannot be reached', async () => {
+    const folder = rideFolder();
+    await server.close();
+    const run = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
+      folder,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^rideport: sync: RIDEPORT_UNREACHABLE: the server cannot be reached: /);
+    server.close = () => Promise.resolve();
+  });
+
+  it('a failed sign-in with email and password is an error line', async () => {
+    const run = await rideport([
+      ...syncArgs('--email', credentials.email, '--password', 'wrong password', '--once'),
+      rideFolder(),
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^rideport: sync: sign-in: CLIENT_UNAUTHORIZED: /);
+  });
+});
+
+describe('rideport sync: bad usage', () => {
+  it.each([
+    ['no server', ['sync', '--api-key', 'k', '--auth-token', 't'], /--server must be the http or https URL/],
+    ['no API key', ['sync', '--server', 'http://127.0.0.1:1', '--auth-token', 't'], /--api-key is required/],
+    [
+      'no credentials',
+      ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k'],
+      /give either --auth-token or --email and --password/,
+    ],
+    [
+      'both kinds of credentials',
+      [
+        'sync',
+        '--server',
+        'http://127.0.0.1:1',
+        '--api-key',
+        'k',
+        '--auth-token',
+        't',
+        '--email',
+        'e@x.org',
+        '--password',
+        'p',
+      ],
+      /give either --auth-token or --email and --password/,
+    ],
+    [
+      'a bad import window',
+      [
+        'sync',
+        '--server',
+        'http://127.0.0.1:1',
+        '--api-key',
+        'k',
+        '--auth-token',
+        't',
+        '--import',
+        'yesterday',
+      ],
+      /--import must be all, new or <N>d/,
+    ],
+  ])('%s is status 2', async (_name, args, message) => {
+    const run = await rideport(args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('asks for the import window of a new folder when there is no terminal to ask on', async () => {
+    const folder = rideFolder();
+    const run = await rideport([...syncArgs('--auth-token', credentials.authToken, '--once'), folder]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /first sync of .*device\/Activity: say how far back to import with --import all\|new\|<N>d/,
+    );
+  });
+});

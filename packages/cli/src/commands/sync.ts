@@ -1,0 +1,168 @@
+/**
+ * `rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e>
+ * --password <p>) [--once]` (design.md; issue 6): the sync engine, headless, against any server that
+ * speaks the API. Without folders it syncs the GPS devices it detects.
+ */
+import { RideportClient, type Credentials } from '@rideport/client';
+import { defaultMountRoots, SyncEngine, type SyncStatus } from '@rideport/sync';
+import { parseCommandArgs } from '../args.js';
+import { dataDirectory } from '../data-directory.js';
+import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-code.js';
+import type { CliIo } from '../io.js';
+import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
+import { reportSync } from '../sync-report.js';
+import { answerImportQuestions, currentUser, importWindowOption, syncFolders } from '../sync-host.js';
+import type { Command } from './command.js';
+
+const help = `Usage: rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e> --password <p>) [--once]
+
+Copies every new, complete ride file from the folders (or, without folders, from the GPS devices
+plugged in) and uploads it to the server, exactly once: a ledger in the data directory remembers what
+was synced, so rescans, restarts and re-plugged devices upload nothing twice.
+
+Options:
+  --server <url>        the platform server, e.g. http://127.0.0.1:4242
+  --api-key <key>       the API client's key
+  --auth-token <t>      an auth token of the account to upload as, or:
+  --email <e>           sign in with email and password (signs in again when the token expires)
+  --password <p>
+  --once                one pass: upload what is there, then exit (status 1 if anything failed)
+  --import <window>     how far back the first sync of a new folder or device goes:
+                        all, new (nothing before now) or <N>d (the last N days); asked on a terminal
+  --devices             also sync detected GPS devices when folders are given
+  --retry-failed        upload again the rides the server rejected before
+  --data <dir>          data directory for the ledger and inbox (default: the per-user data directory)
+  --log-format <f>      text (default) or json
+  -h, --help            show this help
+`;
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('sync', args, {
+    server: { type: 'string' },
+    'api-key': { type: 'string' },
+    'auth-token': { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    once: { type: 'boolean' },
+    import: { type: 'string' },
+    devices: { type: 'boolean' },
+    'retry-failed': { type: 'boolean' },
+    data: { type: 'string' },
+    'log-format': { type: 'string', default: 'text' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout.write(help);
+    return ExitCode.OK;
+  }
+  const server = values.server;
+  if (server === undefined || !/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
+    throw new UsageError('sync: --server must be the http or https URL of the server');
+  }
+  const apiKey = values['api-key'];
+  if (apiKey === undefined || apiKey === '') throw new UsageError('sync: --api-key is required');
+  const login =
+    values.email !== undefined || values.password !== undefined
+      ? { email: values.email ?? '', password: values.password ?? '' }
+      : null;
+  if ((login === null) === (values['auth-token'] === undefined)) {
+    throw new UsageError('sync: give either --auth-token or --email and --password');
+  }
+  if (login !== null && (login.email === '' || login.password === '')) {
+    throw new UsageError('sync: --email and --password go together');
+  }
+  const logFormat = logFormatOption(values['log-format'], 'sync');
+  const firstImport = importWindowOption(values.import, 'sync');
+  const credentials: Credentials =
+    login === null
+      ? { kind: 'auth-token', apiKey, authToken: values['auth-token']! }
+      : { kind: 'api-key', apiKey };
+  const client = new RideportClient({ baseUrl: server, credentials });
+  try {
+    if (login !== null) await signIn(client, login);
+    const folders = syncFolders(dataDirectory(values.data, io.cwd), server);
+    const withDevices = positionals.length === 0 || values.devices === true;
+    const engine = new SyncEngine({
+      ...folders,
+      uploader: client,
+      folders: positionals.map((folder) => folder),
+      deviceRoots: withDevices ? defaultMountRoots(process.platform, currentUser()) : [],
+      ...(firstImport === undefined ? {} : { firstImport }),
+    });
+    try {
+      await answerImportQuestions(engine, io, 'sync');
+      if (values['retry-failed'] === true) engine.retryFailed();
+      const report = reportSync(engine, io, logFormat);
+      const relogin = login === null ? null : keepSignedIn(engine, client, login);
+      try {
+        if (values.once === true) return finishOnce(await engine.syncOnce(), io, logFormat);
+        engine.start();
+        announce(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
+        const signal = await untilStopSignal();
+        announce(io, logFormat, `${signal}: stopping`, { signal });
+        return ExitCode.OK;
+      } finally {
+        relogin?.();
+        report.stop();
+      }
+    } finally {
+      await engine.stop();
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+async function signIn(client: RideportClient, login: { email: string; password: string }): Promise<void> {
+  try {
+    await client.legacy.login(login.email, login.password);
+  } catch (error) {
+    throw new OperationError('sync: sign-in', error);
+  }
+}
+
+/** With email and password, a refused token is replaced by signing in again (at most once a minute). */
+function keepSignedIn(
+  engine: SyncEngine,
+  client: RideportClient,
+  login: { email: string; password: string },
+): () => void {
+  let lastAttemptMs = 0;
+  return engine.onChange(() => {
+    if (engine.status().state.kind !== 'needs-sign-in' || Date.now() - lastAttemptMs < 60_000) return;
+    lastAttemptMs = Date.now();
+    client.legacy.login(login.email, login.password).then(
+      () => {
+        engine.signedIn();
+      },
+      () => undefined,
+    );
+  });
+}
+
+function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number {
+  const { counts, state } = status;
+  announce(
+    io,
+    logFormat,
+    `${counts.synced} synced, ${counts.failed} failed, ${counts.queued + counts.uploading} not uploaded yet, ${counts.waiting} incomplete`,
+    { event: 'summary', counts },
+  );
+  if (state.kind === 'needs-sign-in') {
+    throw new CliError(CliErrorCode.SIGN_IN, `the server refused the credentials: ${state.message}`);
+  }
+  if (state.kind === 'offline') {
+    throw new CliError(CliErrorCode.UNREACHABLE, `the server cannot be reached: ${state.message}`);
+  }
+  return counts.failed > 0 || counts.queued + counts.uploading > 0 ? ExitCode.FAILED : ExitCode.OK;
+}
+
+export const syncCommand: Command = {
+  name: 'sync',
+  synopsis:
+    '[<folder>...] --server <url> --api-key <k> (--auth-token <t> | --email <e> --password <p>) [--once]',
+  summary: 'sync ride files from folders or GPS devices to a server, exactly once',
+  help,
+  run,
+};

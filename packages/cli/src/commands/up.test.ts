@@ -1,0 +1,117 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '../local-account.js';
+import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
+
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+beforeAll(buildCli, 120_000);
+
+const children: Child[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+async function waitFor<T>(
+  look: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  limitMs = 30_000,
+): Promise<T> {
+  for (let waited = 0; ; waited += 50) {
+    const found = await look();
+    if (found !== undefined && found !== false) return found;
+    if (waited > limitMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `rideport up` in a child process, as `npm start` runs it; resolves once it syncs. */
+async function up(args: string[]): Promise<{ child: Child; url: string; output: () => string }> {
+  const child = spawn(
+    process.execPath,
+    ['packages/cli/bin/rideport.js', 'up', '--port', '0', '--no-devices', ...args],
+    {
+      cwd: REPOSITORY_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = await waitFor(() => {
+    if (exited) throw new Error(`up exited early: ${output}`);
+    return /listening on (http:\/\/\S+)/.exec(output)?.[1];
+  }, 'up to listen');
+  await waitFor(() => output.includes('syncing '), 'up to start syncing');
+  return { child, url, output: () => output };
+}
+
+async function syncStatus(url: string, account: LocalAccount): Promise<{ counts: Record<string, number> }> {
+  const response = await fetch(`${url}/api/v1/local/sync/status.json`, {
+    headers: { 'x-service-api-key': account.apiKey, 'x-service-auth-token': account.authToken },
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { sync: { counts: Record<string, number> } }).sync;
+}
+
+describe('rideport up, in a child process', () => {
+  it('serves the platform, creates the local account once, and syncs the watched folder to it exactly once', async () => {
+    const data = temporaryDirectory();
+    try {
+      const watched = join(data.path, 'rides');
+      mkdirSync(watched);
+      const first = await up(['--data', data.path, '--watch', watched]);
+      expect(first.output()).toMatch(
+        new RegExp(
+          `Created the local account ${LOCAL_ACCOUNT_EMAIL.replace('.', '\\.')} with the password \\S+ \\(shown only now\\)`,
+        ),
+      );
+      const accountFile = join(data.path, 'local-account.json');
+      expect(statSync(accountFile).mode & 0o777).toBe(0o600);
+      const account = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
+
+      copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(watched, 'sample-ride.gpx'));
+      await waitFor(
+        async () => (await syncStatus(first.url, account)).counts['synced'] === 1,
+        'the ride synced',
+      );
+      await waitFor(() => /synced sample-ride\.gpx → trip \d+/.test(first.output()), 'the synced line');
+      const trips = await fetch(`${first.url}/api/v1/trips.json`, {
+        headers: { 'x-service-api-key': account.apiKey, 'x-service-auth-token': account.authToken },
+      });
+      expect(((await trips.json()) as { trips: unknown[] }).trips).toHaveLength(1);
+
+      // Only the local account may see the engine; without credentials it is a 401.
+      expect((await fetch(`${first.url}/api/v1/local/sync/status.json`)).status).toBe(401);
+
+      first.child.kill('SIGTERM');
+      const [code] = (await once(first.child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+
+      // Second start: the same account, no new password, and a token that no longer works is replaced.
+      writeFileSync(accountFile, JSON.stringify({ ...account, authToken: 'revoked-or-expired' }));
+      const second = await up(['--data', data.path, '--watch', watched]);
+      expect(second.output()).not.toMatch(/Created the local account/);
+      const repaired = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
+      expect(repaired).toMatchObject({ userId: account.userId, apiKey: account.apiKey });
+      expect(repaired.authToken).not.toBe('revoked-or-expired');
+      copyFileSync(join(REPOSITORY_ROOT, 'fixtures/tcx/activity.tcx'), join(watched, 'activity.tcx'));
+      const status = await waitFor(async () => {
+        const current = await syncStatus(second.url, repaired);
+        return current.counts['synced'] === 2 ? current : undefined;
+      }, `the second ride synced: ${second.output()}`);
+      expect(status.counts).toMatchObject({ found: 2, failed: 0 });
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    } finally {
+      data.remove();
+    }
+  }, 120_000);
+});

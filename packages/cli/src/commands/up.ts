@@ -1,0 +1,175 @@
+/**
+ * `rideport up [--watch <folder>...] [--host] [--port] [--data <dir>]` (design.md: "local server +
+ * sync engine + dashboard, the everyday command"; issue 6): the platform server on the embedded
+ * database, a local account created on first run, and the sync engine on detected GPS devices and the
+ * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json.
+ */
+import { RideportClient } from '@rideport/client';
+import { defaultMountRoots, SyncEngine, type RideUploader } from '@rideport/sync';
+import { parseCommandArgs } from '../args.js';
+import { databasePath, dataDirectory } from '../data-directory.js';
+import { OperationError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-code.js';
+import type { CliIo } from '../io.js';
+import { ensureLocalAccount, type LocalAccount } from '../local-account.js';
+import {
+  announce,
+  logFormatOption,
+  portOption,
+  type RunningServer,
+  startServer,
+  untilStopSignal,
+} from '../server-host.js';
+import { reportSync } from '../sync-report.js';
+import { currentUser, importWindowOption, localSyncOf, syncFolders } from '../sync-host.js';
+import type { Command } from './command.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './serve.js';
+
+const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--import all|new|<N>d]
+
+The everyday command: the local platform server on an embedded SQLite database, a local account
+(created on first run; its password is printed once), and the sync engine, which uploads every new
+ride from the GPS devices it detects and from the watched folders to that server, exactly once.
+Runs until SIGINT or SIGTERM.
+
+Options:
+  --watch <folder>      a folder to sync as well (repeat for more)
+  --import <window>     how far back the first sync of a new folder or device goes: all (default),
+                        new (nothing before now) or <N>d (the last N days)
+  --no-devices          do not look for GPS devices, only the watched folders
+  --host <host>         address to listen on (default ${DEFAULT_HOST})
+  --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
+  --data <dir>          data directory (default: the per-user data directory)
+  --log-format <f>      text (default) or json
+  -h, --help            show this help
+`;
+
+/** A refused token is replaced at most this often (the database is ours, so a new one is issued). */
+const TOKEN_REPAIR_INTERVAL_MS = 10_000;
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('up', args, {
+    watch: { type: 'string', multiple: true },
+    import: { type: 'string' },
+    'no-devices': { type: 'boolean' },
+    host: { type: 'string', default: DEFAULT_HOST },
+    port: { type: 'string', default: String(DEFAULT_PORT) },
+    data: { type: 'string' },
+    'log-format': { type: 'string', default: 'text' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout.write(help);
+    return ExitCode.OK;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`up: unexpected argument '${positionals[0]!}' (folders go after --watch)`);
+  const port = portOption(values.port, 'up');
+  const logFormat = logFormatOption(values['log-format'], 'up');
+  // `up` runs unattended (at login, from the desktop app): without an answer it imports everything,
+  // which loses nothing; duplicates are recognised by the server.
+  const firstImport = importWindowOption(values.import, 'up') ?? { kind: 'all' };
+  const directory = dataDirectory(values.data, io.cwd);
+  const stopped = untilStopSignal();
+
+  // The engine exists before the server, so the server can serve its status from the first request;
+  // it uploads through a client made once the server listens (its URL is known only then).
+  let client: RideportClient | null = null;
+  const uploader: RideUploader = {
+    uploadRide: (upload, options) => {
+      if (client === null) throw new Error('the local server is not listening yet');
+      return client.uploadRide(upload, options);
+    },
+  };
+  const engine = new SyncEngine({
+    ...syncFolders(directory, 'local'),
+    uploader,
+    folders: values.watch ?? [],
+    deviceRoots: values['no-devices'] === true ? [] : defaultMountRoots(process.platform, currentUser()),
+    firstImport,
+  });
+  let account: LocalAccount | null = null;
+  let server: RunningServer | undefined;
+  try {
+    try {
+      server = await startServer({
+        host: values.host,
+        port,
+        databasePath: databasePath(values.data, io.cwd),
+        baseUrl: undefined,
+        logFormat,
+        localSync: localSyncOf(engine, () => account?.userId ?? null),
+      });
+    } catch (error) {
+      throw new OperationError('up', error);
+    }
+    const { store } = server.app.rideport;
+    const ensured = await ensureLocalAccount(store, directory);
+    account = ensured.account;
+    const syncClient = new RideportClient({ baseUrl: server.url, credentials: credentialsOf(account) });
+    client = syncClient;
+    announce(io, logFormat, `Rideport is listening on ${server.url}`, { url: server.url, data: directory });
+    if (ensured.newPassword !== null) {
+      announce(
+        io,
+        logFormat,
+        `Created the local account ${account.email} with the password ${ensured.newPassword} (shown only now)`,
+        { email: account.email },
+      );
+    }
+    const repair = repairTokenWhenRefused(engine, async () => {
+      const repaired = await ensureLocalAccount(store, directory);
+      account = repaired.account;
+      syncClient.setCredentials(credentialsOf(repaired.account));
+    });
+    const report = reportSync(engine, io, logFormat);
+    engine.start();
+    announce(io, logFormat, describeSources(values.watch ?? [], values['no-devices'] !== true), {
+      event: 'sync-started',
+    });
+    const signal = await stopped;
+    announce(io, logFormat, `${signal}: stopping`, { signal });
+    repair();
+    report.stop();
+    return ExitCode.OK;
+  } finally {
+    await engine.stop();
+    await client?.close();
+    await server?.close();
+  }
+}
+
+function credentialsOf(account: LocalAccount): { kind: 'auth-token'; apiKey: string; authToken: string } {
+  return { kind: 'auth-token', apiKey: account.apiKey, authToken: account.authToken };
+}
+
+function repairTokenWhenRefused(engine: SyncEngine, renew: () => Promise<void>): () => void {
+  let lastRepairMs = 0;
+  return engine.onChange(() => {
+    if (engine.status().state.kind !== 'needs-sign-in') return;
+    if (Date.now() - lastRepairMs < TOKEN_REPAIR_INTERVAL_MS) return;
+    lastRepairMs = Date.now();
+    renew().then(
+      () => {
+        engine.signedIn();
+      },
+      () => undefined,
+    );
+  });
+}
+
+function describeSources(folders: string[], devices: boolean): string {
+  const parts = [
+    ...(devices ? ['GPS devices as they are plugged in'] : []),
+    ...folders.map((folder) => folder),
+  ];
+  return parts.length === 0 ? 'sync: no sources (add --watch <folder>)' : `syncing ${parts.join(', ')}`;
+}
+
+export const upCommand: Command = {
+  name: 'up',
+  synopsis: '[--watch <folder>...] [--host <h>] [--port <p>] [--data <dir>]',
+  summary: 'the local server, a local account and the sync engine: the everyday command',
+  help,
+  run,
+};

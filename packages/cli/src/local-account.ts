@@ -1,0 +1,91 @@
+/**
+ * The account `rideport up` syncs as (issue 6: "a local account and API client created on first
+ * run"). Its API key and auth token live in `local-account.json` in the data directory (mode 0600):
+ * the server stores only hashes of tokens, and the sync engine needs the token itself. `up` owns the
+ * database, so an expired or revoked token is simply replaced; the password is shown once, at
+ * creation, for signing in to the dashboard.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '@rideport/server';
+import { writeFileAtomically } from './atomic-write.js';
+
+export const LOCAL_ACCOUNT_EMAIL = 'rider@rideport.localhost';
+const CLIENT_NAME = 'Rideport desktop sync';
+
+export interface LocalAccount {
+  userId: number;
+  email: string;
+  apiKey: string;
+  authToken: string;
+}
+
+export interface EnsuredAccount {
+  account: LocalAccount;
+  /** the new account's password, only on the run that created it */
+  newPassword: string | null;
+  /** true when the saved token no longer worked and a new one was issued */
+  tokenRenewed: boolean;
+}
+
+function accountFile(dataDirectory: string): string {
+  return join(dataDirectory, 'local-account.json');
+}
+
+async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
+  try {
+    const saved = JSON.parse(await readFile(accountFile(dataDirectory), 'utf8')) as Partial<LocalAccount>;
+    if (
+      typeof saved.userId === 'number' &&
+      typeof saved.email === 'string' &&
+      typeof saved.apiKey === 'string' &&
+      typeof saved.authToken === 'string'
+    ) {
+      return saved as LocalAccount;
+    }
+    return null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+async function save(dataDirectory: string, account: LocalAccount): Promise<void> {
+  const text = `${JSON.stringify(account, null, 2)}\n`;
+  await writeFileAtomically(accountFile(dataDirectory), (sink) => sink.write(text), 0o600);
+}
+
+/** The local account, its API client and a working auth token, created or repaired as needed. */
+export async function ensureLocalAccount(store: Store, dataDirectory: string): Promise<EnsuredAccount> {
+  const saved = await readSaved(dataDirectory);
+  let newPassword: string | null = null;
+  let user = saved === null ? undefined : await store.users.findById(saved.userId);
+  user ??= await store.users.findByEmail(LOCAL_ACCOUNT_EMAIL);
+  if (user === undefined) {
+    newPassword = randomBytes(12).toString('base64url');
+    user = await store.users.createPerson({
+      email: LOCAL_ACCOUNT_EMAIL,
+      password: newPassword,
+      name: 'Rider',
+    });
+  }
+  let client =
+    saved === null || saved.userId !== user.id
+      ? undefined
+      : await store.apiClients.findByApiKey(saved.apiKey);
+  client ??= await store.apiClients.create(user.id, { name: CLIENT_NAME, redirectUris: [] });
+  const usable =
+    saved !== null &&
+    saved.apiKey === client.apiKey &&
+    (await store.authTokens.check(saved.authToken, client.id)).ok;
+  const authToken = usable ? saved.authToken : (await store.authTokens.issue(user.id, client.id)).token;
+  const account: LocalAccount = {
+    userId: user.id,
+    email: user.email ?? LOCAL_ACCOUNT_EMAIL,
+    apiKey: client.apiKey,
+    authToken,
+  };
+  if (!usable) await save(dataDirectory, account);
+  return { account, newPassword, tokenRenewed: saved !== null && !usable };
+}

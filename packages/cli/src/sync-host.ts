@@ -1,0 +1,115 @@
+/**
+ * What `rideport sync` and `rideport up` share around the sync engine: where its ledger and inbox
+ * live, the first-run question "how far back?", and the engine seen through the server's LocalSync
+ * interface (GET /api/v1/local/sync/status.json and friends).
+ */
+import { createHash } from 'node:crypto';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import type { LocalSync } from '@rideport/server';
+import { parseImportWindow, type ImportWindow, type SourceStatus, type SyncEngine } from '@rideport/sync';
+import { UsageError } from './errors.js';
+import type { CliIo } from './io.js';
+
+export interface SyncFolders {
+  ledgerPath: string;
+  inboxFolder: string;
+}
+
+/**
+ * The ledger and inbox for syncing to `server`: one per server, so rides synced to one server are not
+ * taken for synced to another. `rideport up` passes 'local': its server's port may change between runs.
+ */
+export function syncFolders(dataDirectory: string, server: string): SyncFolders {
+  const key =
+    server === 'local'
+      ? 'local'
+      : `${new URL(server).host.replace(/[^\w.-]/g, '_')}-${createHash('sha256').update(new URL(server).origin).digest('hex').slice(0, 12)}`;
+  const folder = join(dataDirectory, 'sync', key);
+  return { ledgerPath: join(folder, 'ledger.sqlite'), inboxFolder: join(folder, 'inbox') };
+}
+
+/** `--import all|new|<N>d`, or a usage error naming the option. */
+export function importWindowOption(text: string | undefined, command: string): ImportWindow | undefined {
+  if (text === undefined) return undefined;
+  const window = parseImportWindow(text);
+  if (window === null) {
+    throw new UsageError(`${command}: --import must be all, new or <N>d (the last N days), got '${text}'`);
+  }
+  return window;
+}
+
+/**
+ * Answers the first-run question for every source that waits for it: on a terminal by asking, else
+ * with a usage error saying which option answers it (issue 6: "First run asks (or is told by option)").
+ */
+export async function answerImportQuestions(engine: SyncEngine, io: CliIo, command: string): Promise<void> {
+  const waiting = engine.status().sources.filter((source) => source.awaitingImportChoice);
+  if (waiting.length === 0) return;
+  if (io.terminal === undefined) {
+    throw new UsageError(
+      `${command}: first sync of ${waiting.map((source) => source.label).join(', ')}: say how far back to import with --import all|new|<N>d`,
+    );
+  }
+  for (const source of waiting) engine.chooseImport(source.id, await ask(io.terminal, source));
+}
+
+async function ask(terminal: NonNullable<CliIo['terminal']>, source: SourceStatus): Promise<ImportWindow> {
+  const prompt = createInterface({ input: terminal.input, output: terminal.output });
+  try {
+    for (;;) {
+      const answer = (
+        await prompt.question(
+          `First sync of ${source.label}: import all rides (all), only new ones (new), or the last N days (e.g. 30d)? [all] `,
+        )
+      ).trim();
+      const window = parseImportWindow(answer === '' ? 'all' : answer);
+      if (window !== null) return window;
+      terminal.output.write('Please answer all, new, or a number of days such as 30d.\n');
+    }
+  } finally {
+    prompt.close();
+  }
+}
+
+/** The engine as the server's LocalSync, uploading as `userId`. */
+export function localSyncOf(engine: SyncEngine, userId: () => number | null): LocalSync {
+  const window = (text: string): ImportWindow => {
+    const parsed = parseImportWindow(text);
+    if (parsed === null) throw new UsageError(`bad import window '${text}'`);
+    return parsed;
+  };
+  return {
+    get userId() {
+      return userId();
+    },
+    status: () => engine.status(),
+    syncNow: () => {
+      engine.syncNow();
+    },
+    pause: () => {
+      engine.pause();
+    },
+    resume: () => {
+      engine.resume();
+    },
+    retry: (sha256) => engine.retry(sha256),
+    retryFailed: () => engine.retryFailed(),
+    chooseImport: (sourceId, text) => engine.chooseImport(sourceId, window(text)),
+    addFolder: (path, text) => {
+      engine.addFolder(path, text === undefined ? undefined : window(text));
+    },
+  };
+}
+
+/** Who runs the command, for the device mount roots (/media/$USER, /run/user/$UID/gvfs). */
+export function currentUser(): { user: string; uid: number } {
+  try {
+    const info = userInfo();
+    return { user: info.username, uid: info.uid };
+  } catch {
+    // No passwd entry (some containers): the home folder's name is the best guess.
+    return { user: homedir().split(/[\\/]/).pop() ?? '', uid: -1 };
+  }
+}

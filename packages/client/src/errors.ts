@@ -1,0 +1,158 @@
+/**
+ * The client's one error catalogue (design.md, house style: "Each package owns one error catalogue with
+ * stable codes; callers branch on `code`, never on message text"). Every failure the client reports is
+ * a ClientError; the sync engine decides from `code` (and isRetryable) whether to back off, park an
+ * upload as "needs sign-in", or mark a file failed with the server's message (design.md, "Sync engine").
+ */
+
+export const ClientErrorCode = {
+  /** 401: no or bad credentials; an expired auth token says "log in again" (decisions.md §1, §5) */
+  UNAUTHORIZED: 'CLIENT_UNAUTHORIZED',
+  /** 403: a valid user without the right */
+  FORBIDDEN: 'CLIENT_FORBIDDEN',
+  /** 404: unknown id or endpoint */
+  NOT_FOUND: 'CLIENT_NOT_FOUND',
+  /** 429 still answered after the allowed waits (decisions.md §7) */
+  RATE_LIMITED: 'CLIENT_RATE_LIMITED',
+  /** any other 4xx (400, 413, 422, …), and an upload task that ended failed (status -1) */
+  REJECTED: 'CLIENT_REJECTED',
+  /** 5xx */
+  SERVER: 'CLIENT_SERVER',
+  /** connect or socket errors: the request may or may not have reached the server */
+  UNREACHABLE: 'CLIENT_UNREACHABLE',
+  /** the uploadRide deadline passed, or the transport gave up waiting for a response */
+  TIMEOUT: 'CLIENT_TIMEOUT',
+  /** a response that is not what the API promises (not JSON, a root key missing, an odd status) */
+  BAD_RESPONSE: 'CLIENT_BAD_RESPONSE',
+  /** the caller's AbortSignal fired */
+  ABORTED: 'CLIENT_ABORTED',
+} as const;
+
+export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
+
+export interface ClientErrorDetails {
+  status?: number | null;
+  serverMessages?: readonly string[];
+  retryAfterMs?: number | null;
+  taskId?: number | null;
+  cause?: unknown;
+}
+
+export class ClientError extends Error {
+  override readonly name = 'ClientError';
+  readonly code: ClientErrorCode;
+  /** the HTTP status, when there was a response */
+  readonly status: number | null;
+  /** what the server said: the strings of `{"errors": [...]}` (v1) or `{"error": "..."}` (legacy) */
+  readonly serverMessages: string[];
+  /** how long the server asked to wait (429 Retry-After), ms */
+  readonly retryAfterMs: number | null;
+  /** the upload task concerned (uploadRide), so a caller can poll it again later */
+  readonly taskId: number | null;
+
+  constructor(code: ClientErrorCode, message: string, details: ClientErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.status = details.status ?? null;
+    this.serverMessages = [...(details.serverMessages ?? [])];
+    this.retryAfterMs = details.retryAfterMs ?? null;
+    this.taskId = details.taskId ?? null;
+  }
+
+  /** The same error about `taskId` (uploadRide adds the task to errors met while polling it). */
+  withTaskId(taskId: number): ClientError {
+    return new ClientError(this.code, this.message, {
+      status: this.status,
+      serverMessages: this.serverMessages,
+      retryAfterMs: this.retryAfterMs,
+      taskId,
+      cause: this.cause,
+    });
+  }
+}
+
+const RETRYABLE: ReadonlySet<string> = new Set([
+  ClientErrorCode.UNREACHABLE,
+  ClientErrorCode.TIMEOUT,
+  ClientErrorCode.SERVER,
+  ClientErrorCode.RATE_LIMITED,
+]);
+
+/**
+ * Whether trying the same thing later may succeed (design.md, "Retryable failures back off; a file the
+ * server rejects is marked failed … and not retried until the user asks").
+ */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ClientError && RETRYABLE.has(error.code);
+}
+
+export function isClientError(error: unknown, code?: ClientErrorCode): error is ClientError {
+  return error instanceof ClientError && (code === undefined || error.code === code);
+}
+
+/** How many characters of an unexpected body an error quotes. */
+export const EXCERPT_CHARS = 200;
+
+/** The start of a body as text, for messages about bodies that are not what was expected. */
+export function excerpt(body: Uint8Array): string {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(body.subarray(0, EXCERPT_CHARS * 4));
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > EXCERPT_CHARS ? `${oneLine.slice(0, EXCERPT_CHARS)}…` : oneLine;
+}
+
+/**
+ * The messages of an error body: v1 `{"errors": ["..."]}` (platform-api.md, Errors), legacy
+ * `{"error": "..."}` (decisions.md §5), OAuth's `error_description` (decisions.md §3). Empty when the
+ * body says nothing readable.
+ */
+export function serverMessagesOf(body: Uint8Array): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return [];
+  }
+  if (typeof parsed !== 'object' || parsed === null) return [];
+  const record = parsed as Record<string, unknown>;
+  const errors = record['errors'];
+  if (Array.isArray(errors)) {
+    const texts = errors.filter((item): item is string => typeof item === 'string');
+    if (texts.length > 0) return texts;
+  }
+  for (const key of ['error_description', 'error']) {
+    const value = record[key];
+    if (typeof value === 'string' && value !== '') return [value];
+  }
+  return [];
+}
+
+/** The code of an HTTP status that is not a success. */
+export function codeForStatus(status: number): ClientErrorCode {
+  if (status === 401) return ClientErrorCode.UNAUTHORIZED;
+  if (status === 403) return ClientErrorCode.FORBIDDEN;
+  if (status === 404) return ClientErrorCode.NOT_FOUND;
+  if (status === 429) return ClientErrorCode.RATE_LIMITED;
+  if (status >= 400 && status < 500) return ClientErrorCode.REJECTED;
+  if (status >= 500 && status < 600) return ClientErrorCode.SERVER;
+  // 1xx/3xx: the API answers neither (redirects are not followed: credentials stay where they were sent).
+  return ClientErrorCode.BAD_RESPONSE;
+}
+
+/**
+ * The error for a response that is not a success. `what` names the request without its query string:
+ * legacy queries carry passwords and auth tokens, which must never end up in a message or a log.
+ */
+export function errorFromResponse(
+  what: string,
+  status: number,
+  body: Uint8Array,
+  retryAfterMs: number | null = null,
+): ClientError {
+  const serverMessages = serverMessagesOf(body);
+  const said = serverMessages.length > 0 ? serverMessages.join('; ') : excerpt(body) || '(empty body)';
+  return new ClientError(codeForStatus(status), `${what} answered ${status}: ${said}`, {
+    status,
+    serverMessages,
+    retryAfterMs,
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * The legacy interface at the site root (platform-api.md, legacy endpoints; decisions.md §5). Every
+ * request carries `apikey`, the auth token as `auth_token`, and `version=2`, so lists always come in the
+ * version-2 shape `{"results", "results_count"}` whatever version the API key was issued with.
+ */
+import { ClientError, ClientErrorCode } from './errors.js';
+import { legacyAuthParams, type Credentials } from './credentials.js';
+import { rootOf, type CallOptions, type Http, type Query } from './http.js';
+import { LEGACY_VISIBILITY, rideUploadBody, type RideUpload } from './multipart.js';
+import type {
+  ClubRecord,
+  LegacyList,
+  LegacyUser,
+  QueuedTask,
+  RouteRecord,
+  TrackPoint,
+  TripRecord,
+  UserRecord,
+  Visibility,
+  WithTrackPoints,
+} from './records.js';
+import { positive } from './v1.js';
+
+/** The legacy version whose shapes this client reads (decisions.md §5). */
+export const LEGACY_VERSION = 2;
+
+export interface LegacyListOptions extends CallOptions {
+  /** default 0 */
+  offset?: number;
+  /** 1..200, default 20 */
+  limit?: number;
+}
+
+/** The optional fields of a ride made from points (decisions.md §5). */
+export interface PointsMetadata {
+  name?: string;
+  description?: string;
+  visibility?: Visibility;
+}
+
+export interface TaskStatusOptions extends CallOptions {
+  /** fill `associated_objects` with the created (or, for a duplicate, existing) trips and routes */
+  includeObjects?: boolean;
+}
+
+export class LegacyApi {
+  readonly #http: Http;
+  readonly #credentials: () => Credentials;
+  readonly #setCredentials: (credentials: Credentials) => void;
+
+  constructor(
+    http: Http,
+    credentials: () => Credentials,
+    setCredentials: (credentials: Credentials) => void,
+  ) {
+    this.#http = http;
+    this.#credentials = credentials;
+    this.#setCredentials = setCredentials;
+  }
+
+  /**
+   * The legacy login (platform-api.md, "Legacy authentication"): GET /users/current.json with `email`
+   * and `password`; the server answers the user with a new auth token, which becomes this client's
+   * credentials (with the same API key) for every later request.
+   */
+  async login(email: string, password: string, options: CallOptions = {}): Promise<LegacyUser> {
+    const apiKey = this.#credentials().apiKey;
+    const json = await this.#http.json({
+      ...options,
+      method: 'GET',
+      path: '/users/current.json',
+      // Only the key: an old auth_token sent beside the password would be checked first.
+      query: { apikey: apiKey, version: LEGACY_VERSION, email, password },
+    });
+    const user = rootOf<LegacyUser>(json, 'user', 'login');
+    if (typeof user.auth_token !== 'string' || user.auth_token === '') {
+      throw new ClientError(ClientErrorCode.BAD_RESPONSE, 'login: the user object has no auth_token');
+    }
+    this.#setCredentials({ kind: 'auth-token', apiKey, authToken: user.auth_token });
+    return user;
+  }
+
+  /** GET /users/current.json with the auth token: the same user object, token included. */
+  async currentUser(options: CallOptions = {}): Promise<LegacyUser> {
+    return rootOf<LegacyUser>(await this.#get('/users/current.json', {}, options), 'user', 'current user');
+  }
+
+  /** GET /users/{id}.json: any user's public profile. */
+  async user(id: number, options: CallOptions = {}): Promise<UserRecord> {
+    return rootOf<UserRecord>(await this.#get(`/users/${positive(id)}.json`, {}, options), 'user', 'user');
+  }
+
+  userRoutes(id: number, options: LegacyListOptions = {}): Promise<LegacyList<RouteRecord>> {
+    return this.#list(`/users/${positive(id)}/routes.json`, options);
+  }
+
+  userTrips(id: number, options: LegacyListOptions = {}): Promise<LegacyList<TripRecord>> {
+    return this.#list(`/users/${positive(id)}/trips.json`, options);
+  }
+
+  /** Every club the user belongs to (the server takes no offset or limit here). */
+  userClubs(id: number, options: CallOptions = {}): Promise<LegacyList<ClubRecord>> {
+    return this.#list(`/users/${positive(id)}/clubs.json`, options);
+  }
+
+  async club(id: number, options: CallOptions = {}): Promise<ClubRecord> {
+    return rootOf<ClubRecord>(await this.#get(`/clubs/${positive(id)}.json`, {}, options), 'club', 'club');
+  }
+
+  clubRoutes(id: number, options: LegacyListOptions = {}): Promise<LegacyList<RouteRecord>> {
+    return this.#list(`/clubs/${positive(id)}/routes.json`, options);
+  }
+
+  async route(id: number, options: CallOptions = {}): Promise<WithTrackPoints<RouteRecord>> {
+    return rootOf(await this.#get(`/routes/${positive(id)}.json`, {}, options), 'route', 'route');
+  }
+
+  async trip(id: number, options: CallOptions = {}): Promise<WithTrackPoints<TripRecord>> {
+    return rootOf(await this.#get(`/trips/${positive(id)}.json`, {}, options), 'trip', 'trip');
+  }
+
+  /**
+   * POST /trips.json with the file (decisions.md §5): answered at once with the queued task's id.
+   * Not idempotent and not retried here: uploadRide knows how to recover a lost answer.
+   */
+  async uploadFile(upload: RideUpload, options: CallOptions = {}): Promise<{ taskId: number }> {
+    const { body, contentType } = await rideUploadBody(upload);
+    const json = await this.#http.json({
+      ...this.#call('POST', '/trips.json', {}, options),
+      body: { bytes: body, contentType },
+    });
+    const taskId = json['task_id'];
+    if (json['success'] !== 1 || typeof taskId !== 'number' || !Number.isSafeInteger(taskId)) {
+      throw new ClientError(
+        ClientErrorCode.BAD_RESPONSE,
+        `upload: the answer is not {"success": 1, "task_id": N}: ${JSON.stringify(json).slice(0, 200)}`,
+      );
+    }
+    return { taskId };
+  }
+
+  /**
+   * POST /trips.json with `track_points` as JSON (decisions.md §5): processed at once, answered with the
+   * trip. The server checks the points and names every bad one in a 422 (REJECTED).
+   */
+  async uploadPoints(
+    points: readonly TrackPoint[],
+    metadata: PointsMetadata = {},
+    options: CallOptions = {},
+  ): Promise<TripRecord> {
+    const trip: Record<string, string | number> = {};
+    if (metadata.name !== undefined) trip['name'] = metadata.name;
+    if (metadata.description !== undefined) trip['description'] = metadata.description;
+    if (metadata.visibility !== undefined) trip['visibility'] = LEGACY_VISIBILITY[metadata.visibility];
+    const json = await this.#http.json({
+      ...this.#call('POST', '/trips.json', {}, options),
+      body: { json: { track_points: points, trip } },
+    });
+    return rootOf<TripRecord>(json, 'trip', 'points upload');
+  }
+
+  /** GET /queued_tasks/status.json: the caller's own tasks among `ids`; unknown and purged ids are left out. */
+  async taskStatus(ids: readonly number[], options: TaskStatusOptions = {}): Promise<QueuedTask[]> {
+    const json = await this.#get(
+      '/queued_tasks/status.json',
+      {
+        ids: ids.map(positive).join(','),
+        ...(options.includeObjects === true ? { include_objects: 'true' } : {}),
+      },
+      options,
+    );
+    return rootOf<QueuedTask[]>(json, 'queued_tasks', 'task status', true);
+  }
+
+  async #list<T>(path: string, options: LegacyListOptions): Promise<LegacyList<T>> {
+    const json = await this.#get(path, { offset: options.offset, limit: options.limit }, options);
+    const results = rootOf<T[]>(json, 'results', path, true);
+    const count = json['results_count'];
+    if (typeof count !== 'number') {
+      throw new ClientError(ClientErrorCode.BAD_RESPONSE, `${path}: the answer has no results_count`);
+    }
+    return { results, results_count: count };
+  }
+
+  #call(method: 'GET' | 'POST', path: string, query: Query, options: CallOptions) {
+    return {
+      ...options,
+      method,
+      path,
+      query: { ...legacyAuthParams(this.#credentials()), version: LEGACY_VERSION, ...query },
+    };
+  }
+
+  #get(path: string, query: Query, options: CallOptions): Promise<Record<string, unknown>> {
+    return this.#http.json(this.#call('GET', path, query, options));
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The v1 interface under `{base_url}/api/v1` (platform-api.md, v1 endpoints; decisions.md §2 for the
+ * endpoints beyond the specification's table that the server implements and clients call).
+ */
+import { ClientError, ClientErrorCode } from './errors.js';
+import { v1AuthHeaders, type Credentials } from './credentials.js';
+import { rootOf, type CallOptions, type Http } from './http.js';
+import type {
+  AuthTokenRecord,
+  EventFields,
+  EventRecord,
+  Page,
+  PaginationMeta,
+  RouteRecord,
+  SyncResult,
+  TripRecord,
+  UserRecord,
+  WithTrackPoints,
+} from './records.js';
+
+const PREFIX = '/api/v1';
+
+export interface ListOptions extends CallOptions {
+  /** 1-based */
+  page?: number;
+  /** 20..200 (decisions.md §2); the server's default is 20 */
+  pageSize?: number;
+}
+
+export interface AllOptions extends CallOptions {
+  pageSize?: number;
+}
+
+/** A paginated resource's list and its iterator over every page. */
+export interface Listing<T> {
+  list(options?: ListOptions): Promise<Page<T>>;
+  /** every record, page after page, following `meta.pagination.next_page_url` */
+  all(options?: AllOptions): AsyncIterableIterator<T>;
+}
+
+export interface AssetEndpoints<T> extends Listing<T> {
+  get(id: number, options?: CallOptions): Promise<WithTrackPoints<T>>;
+  delete(id: number, options?: CallOptions): Promise<void>;
+}
+
+export interface EventEndpoints extends Listing<EventRecord> {
+  get(id: number, options?: CallOptions): Promise<EventRecord>;
+  create(fields: EventFields, options?: CallOptions): Promise<EventRecord>;
+  /** only the fields given change */
+  update(id: number, fields: EventFields, options?: CallOptions): Promise<EventRecord>;
+  delete(id: number, options?: CallOptions): Promise<void>;
+}
+
+export interface SyncOptions extends CallOptions {
+  /** changes at or after this time; `new Date(0)` (or "1970-01-01") for the whole library */
+  since: Date | string;
+  /** default: the API client's webhook asset kinds (decisions.md §2) */
+  assets?: ('routes' | 'trips')[];
+}
+
+export class V1Api {
+  readonly #http: Http;
+  readonly #credentials: () => Credentials;
+  readonly routes: AssetEndpoints<RouteRecord>;
+  readonly trips: AssetEndpoints<TripRecord>;
+  readonly events: EventEndpoints;
+
+  constructor(http: Http, credentials: () => Credentials) {
+    this.#http = http;
+    this.#credentials = credentials;
+    this.routes = this.#assets<RouteRecord>('routes', 'route');
+    this.trips = this.#assets<TripRecord>('trips', 'trip');
+    this.events = {
+      ...this.#listing<EventRecord>('events'),
+      get: async (id, options) =>
+        rootOf<EventRecord>(await this.#get(`/events/${positive(id)}.json`, options), 'event', 'event'),
+      create: async (fields, options) =>
+        rootOf<EventRecord>(
+          await this.#http.json({
+            ...this.#call('POST', '/events.json', options),
+            body: { json: { event: fields } },
+          }),
+          'event',
+          'POST events',
+        ),
+      update: async (id, fields, options) =>
+        rootOf<EventRecord>(
+          await this.#http.json({
+            ...this.#call('PATCH', `/events/${positive(id)}.json`, options),
+            body: { json: { event: fields } },
+          }),
+          'event',
+          'PATCH event',
+        ),
+      delete: (id, options) => this.#delete(`/events/${positive(id)}.json`, options),
+    };
+  }
+
+  /**
+   * POST /api/v1/auth_tokens.json (platform-api.md, Basic authentication step 1): the API key alone in
+   * `x-service-api-key`, whatever else the client holds (a Bearer header would make the server look for
+   * an OAuth token instead). The client's credentials do not change: the caller decides what to keep.
+   */
+  async createAuthToken(
+    email: string,
+    password: string,
+    options: CallOptions = {},
+  ): Promise<AuthTokenRecord> {
+    const json = await this.#http.json({
+      ...options,
+      method: 'POST',
+      path: `${PREFIX}/auth_tokens.json`,
+      headers: { 'x-service-api-key': this.#credentials().apiKey },
+      body: { json: { user: { email, password } } },
+    });
+    return rootOf<AuthTokenRecord>(json, 'auth_token', 'POST auth_tokens');
+  }
+
+  /** GET /api/v1/users/current.json */
+  async currentUser(options: CallOptions = {}): Promise<UserRecord> {
+    return rootOf<UserRecord>(await this.#get('/users/current.json', options), 'user', 'current user');
+  }
+
+  /** GET /api/v1/sync.json (decisions.md §2): what changed since a time, deletions included. */
+  async sync(options: SyncOptions): Promise<SyncResult> {
+    const since = options.since instanceof Date ? options.since.toISOString() : options.since;
+    const json = await this.#http.json({
+      ...this.#call('GET', '/sync.json', options),
+      query: { since, assets: options.assets?.join(',') },
+    });
+    return { items: rootOf(json, 'items', 'sync', true), meta: rootOf(json, 'meta', 'sync') };
+  }
+
+  #assets<T>(plural: 'routes' | 'trips', singular: 'route' | 'trip'): AssetEndpoints<T> {
+    return {
+      ...this.#listing<T>(plural),
+      get: async (id, options) =>
+        rootOf<WithTrackPoints<T>>(
+          await this.#get(`/${plural}/${positive(id)}.json`, options),
+          singular,
+          singular,
+        ),
+      delete: (id, options) => this.#delete(`/${plural}/${positive(id)}.json`, options),
+    };
+  }
+
+  #listing<T>(plural: string): Listing<T> {
+    const list = async (options: ListOptions = {}): Promise<Page<T>> =>
+      this.#page<T>(
+        {
+          ...this.#call('GET', `/${plural}.json`, options),
+          query: { page: options.page, page_size: options.pageSize },
+        },
+        plural,
+      );
+    const page = (call: Parameters<Http['json']>[0]): Promise<Page<T>> => this.#page<T>(call, plural);
+    const call = (path: string, options: CallOptions): Parameters<Http['json']>[0] =>
+      this.#call('GET', path, options);
+    async function* all(options: AllOptions = {}): AsyncGenerator<T, void, undefined> {
+      const seen = new Set<string>();
+      let current = await page({
+        ...call(`/${plural}.json`, options),
+        query: { page_size: options.pageSize },
+      });
+      for (;;) {
+        yield* current.items;
+        const next = current.pagination.next_page_url;
+        if (next === null) return;
+        // A server that points back at a page already read would loop forever.
+        if (seen.has(next)) {
+          throw new ClientError(
+            ClientErrorCode.BAD_RESPONSE,
+            `${plural}: next_page_url repeats a page (${next})`,
+          );
+        }
+        seen.add(next);
+        current = await page(call(next, options));
+      }
+    }
+    return { list, all };
+  }
+
+  async #page<T>(call: Parameters<Http['json']>[0], plural: string): Promise<Page<T>> {
+    const json = await this.#http.json(call);
+    const items = rootOf<T[]>(json, plural, plural, true);
+    const meta = rootOf<{ pagination?: unknown }>(json, 'meta', plural);
+    const pagination = meta.pagination as PaginationMeta | null | undefined;
+    if (
+      typeof pagination !== 'object' ||
+      pagination === null ||
+      (pagination.next_page_url !== null && typeof pagination.next_page_url !== 'string')
+    ) {
+      throw new ClientError(ClientErrorCode.BAD_RESPONSE, `${plural}: the answer has no meta.pagination`);
+    }
+    return { items, pagination };
+  }
+
+  #call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: CallOptions = {}) {
+    return {
+      ...options,
+      method,
+      path: /^https?:\/\//i.test(path) ? path : `${PREFIX}${path}`,
+      headers: v1AuthHeaders(this.#credentials()),
+    };
+  }
+
+  #get(path: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#http.json(this.#call('GET', path, options));
+  }
+
+  async #delete(path: string, options: CallOptions = {}): Promise<void> {
+    // 204 with an empty body (decisions.md §2): nothing to read.
+    await this.#http.send(this.#call('DELETE', path, options));
+  }
+}
+
+/** An id for a path: a positive integer, or the request is not sent at all. */
+export function positive(id: number): number {
+  if (!Number.isSafeInteger(id) || id < 1) throw new TypeError(`an id must be a positive integer, got ${id}`);
+  return id;
+}

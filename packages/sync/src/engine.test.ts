@@ -1,0 +1,316 @@
+import { readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClientError, ClientErrorCode } from '@rideport/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SyncEngine, type SyncEngineOptions } from './engine.js';
+import { sha256Of } from './inbox.js';
+import {
+  FakeUploader,
+  gpxRide,
+  tempFolder,
+  unauthorized,
+  unreachable,
+  type TempFolder,
+} from './test-support/rides.js';
+
+let device: TempFolder;
+let data: TempFolder;
+let uploader: FakeUploader;
+const engines: SyncEngine[] = [];
+
+beforeEach(() => {
+  device = tempFolder('rideport-device-');
+  data = tempFolder('rideport-data-');
+  uploader = new FakeUploader();
+});
+
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.stop();
+  device.remove();
+  data.remove();
+});
+
+function engineFor(options: Partial<SyncEngineOptions> = {}): SyncEngine {
+  const engine = new SyncEngine({
+    ledgerPath: join(data.path, 'ledger.sqlite'),
+    inboxFolder: join(data.path, 'inbox'),
+    uploader,
+    folders: [device.path],
+    firstImport: { kind: 'all' },
+    ...options,
+  });
+  engines.push(engine);
+  return engine;
+}
+
+async function restart(engine: SyncEngine, options: Partial<SyncEngineOptions> = {}): Promise<SyncEngine> {
+  engines.splice(engines.indexOf(engine), 1);
+  await engine.stop();
+  return engineFor(options);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a pass over a folder', () => {
+  it('uploads every ride once, recognises the same content under another name, and never again after a restart', async () => {
+    for (let seed = 1; seed <= 5; seed++) device.write(`Activity/ride-${seed}.gpx`, gpxRide(seed));
+    device.write('Activity/copy-of-ride-1.gpx', gpxRide(1));
+    device.write('Activity/notes.txt', 'not a ride');
+    device.write('Activity/._ride-1.gpx', 'macOS resource fork');
+    let engine = engineFor();
+
+    const status = await engine.syncOnce();
+    // Five contents, each once, whichever of the two names of ride 1 was listed first.
+    expect(uploader.uploads).toHaveLength(5);
+    expect(new Set(uploader.uploads.map((upload) => upload.sha256)).size).toBe(5);
+    expect(status.counts).toMatchObject({ found: 5, synced: 5, failed: 0, queued: 0, waiting: 0 });
+    expect(status.state).toEqual({ kind: 'idle' });
+    expect(status.recent.every((entry) => entry.tripIds.length === 1 && entry.message !== null)).toBe(true);
+    // Synced copies leave the inbox.
+    expect(readdirSync(join(data.path, 'inbox'))).toEqual([]);
+
+    await engine.syncOnce();
+    engine = await restart(engine);
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(5);
+  });
+
+  it('does not read files again whose size and modification time are unchanged', async () => {
+    const path = device.write('ride.gpx', gpxRide(1));
+    // A whole-second mtime, so that setting it again below gives exactly the same value.
+    const mtime = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    utimesSync(path, mtime, mtime);
+    const engine = engineFor();
+    await engine.syncOnce();
+    // Same size, same mtime, other content: only re-hashing could notice, and a rescan must not hash.
+    writeFileSync(path, gpxRide(2));
+    utimesSync(path, mtime, mtime);
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+    // A real change (new mtime) is read.
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(2);
+  });
+
+  it('waits for a file that is not whole yet, and takes it once it is', async () => {
+    const whole = gpxRide(1);
+    const path = device.write('ride.gpx', whole.slice(0, whole.length - 40));
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(0);
+    expect(status.counts.waiting).toBe(1);
+    writeFileSync(path, whole);
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    status = await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+    expect(status.counts.waiting).toBe(0);
+  });
+
+  it('takes a file that stays cut off longer than the grace period: the server reads what it holds', async () => {
+    const whole = gpxRide(1);
+    device.write('ride.gpx', whole.slice(0, whole.length - 40));
+    let nowMs = Date.now();
+    const engine = engineFor({ incompleteGraceMs: 60_000, nowMs: () => nowMs });
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(0);
+    nowMs += 61_000;
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+  });
+
+  it('keeps the ride when the device goes away after the file was collected', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    uploader.failAlways(unreachable());
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(status.state.kind).toBe('offline');
+    rmSync(device.path, { recursive: true });
+    status = await engine.syncOnce();
+    expect(status.sources).toMatchObject([{ present: false }]);
+    uploader.failAlways(null);
+    engine.syncNow();
+    status = await engine.syncOnce();
+    expect(uploader.uploads.map((upload) => upload.filename)).toEqual(['ride.gpx']);
+    expect(status.counts.synced).toBe(1);
+  });
+
+  it('says "not present" for a missing folder and forgets nothing', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    const engine = engineFor();
+    await engine.syncOnce();
+    const moved = `${device.path}-unplugged`;
+    rmSync(moved, { recursive: true, force: true });
+    await import('node:fs/promises').then((fs) => fs.rename(device.path, moved));
+    try {
+      const status = await engine.syncOnce();
+      expect(status.sources).toMatchObject([{ kind: 'folder', present: false }]);
+      await import('node:fs/promises').then((fs) => fs.rename(moved, device.path));
+      expect((await engine.syncOnce()).sources).toMatchObject([{ present: true }]);
+      expect(uploader.uploads).toHaveLength(1);
+    } finally {
+      rmSync(moved, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the first sync of a new source', () => {
+  it('waits to be told how far back to import', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    const engine = engineFor({ firstImport: undefined });
+    let status = await engine.syncOnce();
+    expect(status.sources).toMatchObject([{ awaitingImportChoice: true, present: true }]);
+    expect(uploader.uploads).toHaveLength(0);
+    const source = status.sources[0]!;
+    expect(engine.chooseImport(source.id, { kind: 'all' })).toBe(true);
+    status = await engine.syncOnce();
+    expect(status.sources).toMatchObject([{ awaitingImportChoice: false }]);
+    expect(uploader.uploads).toHaveLength(1);
+  });
+
+  it('skips files older than the window and takes newer ones, now and later', async () => {
+    const old = device.write('old.gpx', gpxRide(1));
+    const recent = device.write('recent.gpx', gpxRide(2));
+    const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000);
+    utimesSync(old, tenDaysAgo, tenDaysAgo);
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    utimesSync(recent, twoDaysAgo, twoDaysAgo);
+    const engine = engineFor({ firstImport: { kind: 'days', days: 7 } });
+    await engine.syncOnce();
+    expect(uploader.uploads.map((upload) => upload.filename)).toEqual(['recent.gpx']);
+
+    device.write('new.gpx', gpxRide(3));
+    await engine.syncOnce();
+    expect(uploader.uploads.map((upload) => upload.filename)).toEqual(['recent.gpx', 'new.gpx']);
+  });
+
+  it('imports nothing from before now with the "new" window', async () => {
+    const old = device.write('old.gpx', gpxRide(1));
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(old, past, past);
+    const engine = engineFor({ firstImport: { kind: 'from-now' } });
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(0);
+  });
+});
+
+describe('what the server says', () => {
+  it('parks uploads on 401 as "needs sign-in" while files keep being collected, and goes on after sign-in', async () => {
+    device.write('ride-1.gpx', gpxRide(1));
+    uploader.failAlways(unauthorized());
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(status.state).toEqual({ kind: 'needs-sign-in', message: 'log in again' });
+    device.write('ride-2.gpx', gpxRide(2));
+    status = await engine.syncOnce();
+    expect(status.counts).toMatchObject({ found: 2, queued: 2, synced: 0 });
+    expect(readdirSync(join(data.path, 'inbox'))).toHaveLength(2);
+
+    uploader.failAlways(null);
+    engine.signedIn();
+    status = await engine.syncOnce();
+    expect(status.state).toEqual({ kind: 'idle' });
+    expect(status.counts).toMatchObject({ synced: 2, queued: 0 });
+    // The refused attempts did not count as attempts of the rides.
+    expect(status.recent.every((entry) => entry.attempts === 1)).toBe(true);
+  });
+
+  it('marks a file the server rejects as failed with its message, and uploads it again only when asked', async () => {
+    device.write('broken.gpx', gpxRide(1));
+    uploader.rejectNames.add('broken.gpx');
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(status.counts).toMatchObject({ failed: 1, synced: 0 });
+    expect(status.recent[0]).toMatchObject({
+      filename: 'broken.gpx',
+      state: 'failed',
+      message: 'RIDEFILE_MALFORMED: not a ride file',
+    });
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+
+    uploader.rejectNames.clear();
+    expect(engine.retry(sha256Of(new TextEncoder().encode(gpxRide(1))))).toBe(true);
+    status = await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(2);
+    expect(status.counts).toMatchObject({ failed: 0, synced: 1 });
+  });
+
+  it('tries a ride again after a server error, and gives up for this run after the attempts', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    uploader.failNext(new ClientError(ClientErrorCode.SERVER, 'HTTP 503', { status: 503 }));
+    const engine = engineFor();
+    const status = await engine.syncOnce();
+    expect(status.counts.synced).toBe(1);
+    expect(status.recent[0]!.attempts).toBe(2);
+  });
+
+  it('never uploads a synced ride again, even when the trip is deleted on the server', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    const engine = engineFor();
+    await engine.syncOnce();
+    // The server forgetting the trip changes nothing here: the ledger says synced.
+    const fresh = new FakeUploader();
+    const again = await restart(engine, { uploader: fresh });
+    await again.syncOnce();
+    expect(fresh.uploads).toHaveLength(0);
+  });
+
+  it('resumes an upload that was interrupted by a stop', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    let release: () => void = () => undefined;
+    const slow = new FakeUploader();
+    const engine = engineFor({
+      uploader: {
+        uploadRide: (upload, options) =>
+          new Promise((resolve, reject) => {
+            release = () => {
+              resolve(slow.uploadRide(upload));
+            };
+            options?.signal?.addEventListener('abort', () => {
+              reject(new ClientError(ClientErrorCode.ABORTED, 'aborted'));
+            });
+          }),
+      },
+    });
+    engine.start();
+    await until(() => engine.status().counts.uploading === 1, 'the upload to start');
+    const again = await restart(engine);
+    release();
+    expect((await again.syncOnce()).counts.synced).toBe(1);
+    expect(uploader.uploads).toHaveLength(1);
+  });
+});
+
+describe('running', () => {
+  it('notices new files through its watcher and says what it does', async () => {
+    const engine = engineFor({ fullPassIntervalMs: 3_600_000 });
+    const states = new Set<string>();
+    engine.onChange(() => states.add(engine.status().state.kind));
+    engine.start();
+    await until(() => engine.status().lastPassAt !== null, 'the first pass');
+    for (let seed = 1; seed <= 3; seed++) device.write(`ride-${seed}.gpx`, gpxRide(seed));
+    await until(
+      () => engine.status().counts.synced === 3 && engine.status().state.kind === 'idle',
+      'three rides synced, and the engine idle again',
+    );
+    expect(states.has('syncing')).toBe(true);
+  });
+
+  it('does not upload while paused, but collects', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    const engine = engineFor();
+    engine.pause();
+    const status = await engine.syncOnce();
+    expect(status.state).toEqual({ kind: 'paused' });
+    expect(status.counts.queued).toBe(1);
+    expect(uploader.uploads).toHaveLength(0);
+    engine.resume();
+    expect((await engine.syncOnce()).counts.synced).toBe(1);
+  });
+});

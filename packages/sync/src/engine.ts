@@ -1,0 +1,638 @@
+/**
+ * The sync engine (design.md, "Sync engine"; issue 6): a reconciler, not a watcher. Every trigger (a
+ * device appears, a watcher's hint, a timer, wake from sleep, "sync now") leads to one pass: list each
+ * source, diff against the ledger, copy each new complete file into the inbox; uploads then run from
+ * the inbox, a few at a time, and each outcome is recorded. Passes never overlap: a trigger during a
+ * pass asks for one more pass after it.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { collectSource } from './collector.js';
+import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
+import { Inbox } from './inbox.js';
+import { Ledger, type RideRow, type SourceRow } from './ledger.js';
+import {
+  importAfterMs,
+  type ImportWindow,
+  type RideHistoryEntry,
+  type SourceStatus,
+  type SyncState,
+  type SyncStatus,
+} from './status.js';
+import { uploadRide, type RideUploader, type UploadVerdict } from './upload.js';
+
+export interface SyncEngineOptions {
+  /** the ledger's SQLite file (':memory:' only for tests that need no restart) */
+  ledgerPath: string;
+  /** where complete files are copied before they are uploaded */
+  inboxFolder: string;
+  uploader: RideUploader;
+  /** folders to sync, added as sources if they are new */
+  folders?: readonly string[];
+  /** mount roots to look for GPS devices in (devices.ts defaultMountRoots); none: no device detection */
+  deviceRoots?: readonly MountRoot[];
+  /** how far back a new source's first sync goes; without it, new sources wait for chooseImport() */
+  firstImport?: ImportWindow | undefined;
+  /** uploads at once (default 3: the server parses on one worker per core, and one upload can be in transit) */
+  uploadConcurrency?: number;
+  /** a full pass this often even without any hint (default 60 s; MTP devices raise no change events) */
+  fullPassIntervalMs?: number;
+  /** how often to look whether sources came or went, cheaply (default 2 s) */
+  presenceIntervalMs?: number;
+  /** look again at files that were not whole this soon (default 2 s) */
+  waitingRecheckMs?: number;
+  /** take a file that stays incomplete and unchanged this long anyway (default 2 minutes) */
+  incompleteGraceMs?: number;
+  /** use file-system events as hints (default true) */
+  watch?: boolean;
+  /** history entries in the status (default 50) */
+  historyLimit?: number;
+  nowMs?: () => number;
+}
+
+interface ResolvedSource {
+  row: SourceRow;
+  folders: string[];
+}
+
+interface PendingSource {
+  id: string;
+  kind: 'folder' | 'device';
+  path: string;
+  label: string;
+}
+
+const OFFLINE_BACKOFF_MAX_MS = 300_000;
+
+export function folderSourceId(path: string): string {
+  return `folder:${resolve(path)}`;
+}
+
+export class SyncEngine {
+  readonly #options: Required<Omit<SyncEngineOptions, 'firstImport' | 'folders' | 'deviceRoots'>> & {
+    firstImport: ImportWindow | undefined;
+    deviceRoots: readonly MountRoot[];
+  };
+  readonly #ledger: Ledger;
+  readonly #inbox: Inbox;
+  readonly #listeners = new Set<() => void>();
+  /** sources waiting for "how far back to import", by id */
+  readonly #pending = new Map<string, PendingSource>();
+  /** the devices found by the last detection, by source id */
+  #devices = new Map<string, DetectedDevice>();
+  readonly #present = new Map<string, boolean>();
+  readonly #inFlight = new Set<string>();
+  #uploaders = 0;
+  #batch: { done: number } | null = null;
+  #paused = false;
+  #signIn: { message: string } | null = null;
+  #offline: { message: string; retryAtMs: number; attempts: number } | null = null;
+  #lastPassAtMs: number | null = null;
+  #passing: Promise<void> | null = null;
+  #passAgain = false;
+  #running = false;
+  #stopping = false;
+  #abort = new AbortController();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #watcher: FSWatcher | null = null;
+  #watchedFolders = '';
+  #hintTimer: NodeJS.Timeout | null = null;
+  #emitQueued = false;
+
+  constructor(options: SyncEngineOptions) {
+    this.#options = {
+      ledgerPath: options.ledgerPath,
+      inboxFolder: options.inboxFolder,
+      uploader: options.uploader,
+      deviceRoots: options.deviceRoots ?? [],
+      firstImport: options.firstImport,
+      uploadConcurrency: options.uploadConcurrency ?? 3,
+      fullPassIntervalMs: options.fullPassIntervalMs ?? 60_000,
+      presenceIntervalMs: options.presenceIntervalMs ?? 2_000,
+      waitingRecheckMs: options.waitingRecheckMs ?? 2_000,
+      incompleteGraceMs: options.incompleteGraceMs ?? 120_000,
+      watch: options.watch ?? true,
+      historyLimit: options.historyLimit ?? 50,
+      nowMs: options.nowMs ?? Date.now,
+    };
+    this.#ledger = new Ledger(options.ledgerPath);
+    this.#inbox = new Inbox(options.inboxFolder);
+    for (const folder of options.folders ?? []) this.addFolder(folder);
+  }
+
+  /** Runs until stop(): a first pass now, then passes on every trigger. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#every(this.#options.fullPassIntervalMs, () => {
+      this.#requestPass();
+    });
+    let lastTickMs = this.#options.nowMs();
+    this.#every(this.#options.presenceIntervalMs, () => {
+      const nowMs = this.#options.nowMs();
+      // A tick far later than planned: the machine slept. Devices and the network may have changed.
+      const slept = nowMs - lastTickMs > this.#options.presenceIntervalMs * 3 + 5_000;
+      lastTickMs = nowMs;
+      if (slept) this.syncNow();
+      else void this.#checkPresence();
+    });
+    this.#requestPass();
+  }
+
+  /**
+   * One pass and every upload it leads to, without timers or watchers (`rideport sync --once`).
+   * Rides whose upload failed in a retryable way are tried again up to `attempts` times; it returns
+   * when nothing more can be done now (all answered, or needs sign-in, or offline).
+   */
+  async syncOnce(options: { attempts?: number } = {}): Promise<SyncStatus> {
+    const attempts = options.attempts ?? 3;
+    await this.#runPasses();
+    for (;;) {
+      await this.#drainUploads();
+      if (this.#stopping || this.#signIn !== null || this.#offline !== null || this.#paused) break;
+      const next = this.#ledger
+        .dueRides(Number.MAX_SAFE_INTEGER, 1000)
+        .filter((ride) => ride.attempts < attempts);
+      if (next.length === 0) break;
+      const waitMs = Math.max(
+        0,
+        Math.min(...next.map((ride) => ride.nextAttemptAtMs)) - this.#options.nowMs(),
+      );
+      await new Promise((done) => setTimeout(done, waitMs));
+      // Only the rides that still have attempts left are made due now.
+      for (const ride of next)
+        this.#ledger.postpone(ride.sha256, ride.message ?? '', 0, false, this.#options.nowMs());
+    }
+    return this.status();
+  }
+
+  /** Stops timers, watchers and uploads (an interrupted upload is queued again) and closes the ledger. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#timers.clear();
+    if (this.#hintTimer !== null) clearTimeout(this.#hintTimer);
+    await this.#watcher?.close();
+    this.#abort.abort();
+    await this.#passing;
+    while (this.#uploaders > 0) await new Promise((done) => setTimeout(done, 10));
+    this.#ledger.close();
+  }
+
+  /** "Sync now": a pass, and uploads even if the server was offline a moment ago. */
+  syncNow(): void {
+    if (this.#offline !== null) this.#offline.retryAtMs = this.#options.nowMs();
+    this.#requestPass();
+  }
+
+  /** Pauses uploads; files keep being collected into the inbox, so nothing is lost meanwhile. */
+  pause(): void {
+    this.#paused = true;
+    this.#changed();
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.#changed();
+    this.#kickUploads();
+  }
+
+  /** New credentials are in the uploader: uploads that waited for sign-in go on. */
+  signedIn(): void {
+    this.#signIn = null;
+    this.#changed();
+    this.#kickUploads();
+  }
+
+  /** A failed ride back into the queue, because the user asked; false when it was not failed. */
+  retry(sha256: string): boolean {
+    const retried = this.#ledger.retry(sha256, this.#options.nowMs());
+    if (retried) this.#afterRetry();
+    return retried;
+  }
+
+  retryFailed(): number {
+    const retried = this.#ledger.retryAllFailed(this.#options.nowMs());
+    if (retried > 0) this.#afterRetry();
+    return retried;
+  }
+
+  /** Adds a folder as a source; a new one waits for chooseImport() unless a first import window is set. */
+  addFolder(path: string, window: ImportWindow | undefined = this.#options.firstImport): SourceStatus {
+    const absolute = resolve(path);
+    const source: PendingSource = {
+      id: folderSourceId(absolute),
+      kind: 'folder',
+      path: absolute,
+      label: absolute,
+    };
+    if (this.#ledger.source(source.id) === undefined) this.#adopt(source, window);
+    this.#requestPassIfRunning();
+    return this.#sourceStatus(source.id)!;
+  }
+
+  /** Forgets a source (its rides stay in the history and on the server). */
+  removeSource(id: string): void {
+    this.#ledger.removeSource(id);
+    this.#pending.delete(id);
+    this.#present.delete(id);
+    this.#changed();
+  }
+
+  /** The first-run answer for a source that waits for it: how far back to import. */
+  chooseImport(sourceId: string, window: ImportWindow): boolean {
+    const pending = this.#pending.get(sourceId);
+    if (pending === undefined) return false;
+    this.#adopt(pending, window);
+    this.#requestPassIfRunning();
+    return true;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  status(): SyncStatus {
+    const counts = this.#ledger.counts();
+    const sources: SourceStatus[] = [];
+    for (const row of this.#ledger.sources()) sources.push(this.#sourceStatus(row.id)!);
+    for (const pending of this.#pending.values()) sources.push(this.#sourceStatus(pending.id)!);
+    return {
+      state: this.#state(counts.queued + counts.uploading),
+      sources,
+      counts: {
+        found: counts.queued + counts.uploading + counts.synced + counts.failed,
+        waiting: this.#ledger.waitingFiles(),
+        ...counts,
+      },
+      recent: this.#ledger.history(this.#options.historyLimit).map(historyEntry),
+      lastPassAt: this.#lastPassAtMs === null ? null : new Date(this.#lastPassAtMs).toISOString(),
+    };
+  }
+
+  #state(remaining: number): SyncState {
+    if (this.#paused) return { kind: 'paused' };
+    if (this.#signIn !== null) return { kind: 'needs-sign-in', message: this.#signIn.message };
+    if (this.#offline !== null) {
+      return { kind: 'offline', message: this.#offline.message, retryAtMs: this.#offline.retryAtMs };
+    }
+    if (this.#batch !== null) {
+      return { kind: 'syncing', done: this.#batch.done, total: this.#batch.done + remaining };
+    }
+    return { kind: 'idle' };
+  }
+
+  #sourceStatus(id: string): SourceStatus | undefined {
+    const pending = this.#pending.get(id);
+    const source = pending ?? this.#ledger.source(id);
+    if (source === undefined) return undefined;
+    return {
+      id,
+      kind: source.kind,
+      label: source.label,
+      path: source.path,
+      present: this.#present.get(id) ?? false,
+      awaitingImportChoice: pending !== undefined,
+    };
+  }
+
+  #adopt(source: PendingSource, window: ImportWindow | undefined): void {
+    if (window === undefined) {
+      this.#pending.set(source.id, source);
+    } else {
+      const nowMs = this.#options.nowMs();
+      this.#ledger.saveSource({ ...source, importAfterMs: importAfterMs(window, nowMs), addedAtMs: nowMs });
+      this.#pending.delete(source.id);
+    }
+    this.#changed();
+  }
+
+  #afterRetry(): void {
+    this.#changed();
+    this.#kickUploads();
+  }
+
+  #every(intervalMs: number, tick: () => void): void {
+    const timer = setInterval(tick, intervalMs);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  #after(delayMs: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      action();
+    }, delayMs);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  #requestPassIfRunning(): void {
+    if (this.#running) this.#requestPass();
+  }
+
+  #requestPass(): void {
+    if (this.#stopping) return;
+    if (this.#passing !== null) {
+      this.#passAgain = true;
+      return;
+    }
+    void this.#runPasses();
+  }
+
+  async #runPasses(): Promise<void> {
+    if (this.#passing !== null) {
+      this.#passAgain = true;
+      return this.#passing;
+    }
+    this.#passing = (async () => {
+      try {
+        do {
+          this.#passAgain = false;
+          await this.#pass();
+        } while (this.#anotherPassAsked() && !this.#stopping);
+      } finally {
+        this.#passing = null;
+      }
+    })();
+    return this.#passing;
+  }
+
+  /** Whether a trigger arrived during the pass that just ended (a method: the pass awaited in between). */
+  #anotherPassAsked(): boolean {
+    return this.#passAgain;
+  }
+
+  /** Which sources exist now, with the folders to list for each. Devices are detected afresh. */
+  async #resolveSources(): Promise<ResolvedSource[]> {
+    const resolved: ResolvedSource[] = [];
+    if (this.#options.deviceRoots.length > 0) {
+      const detected = await detectDevices([...this.#options.deviceRoots]);
+      this.#devices = new Map(detected.map((device) => [device.id, device]));
+      for (const device of detected) {
+        if (this.#ledger.source(device.id) === undefined && !this.#pending.has(device.id)) {
+          const source: PendingSource = {
+            id: device.id,
+            kind: 'device',
+            path: device.mountPath,
+            label: device.label,
+          };
+          this.#adopt(source, this.#options.firstImport);
+        }
+      }
+    }
+    for (const row of this.#ledger.sources()) {
+      if (row.kind === 'folder') {
+        resolved.push({ row, folders: [row.path] });
+        continue;
+      }
+      const device = this.#devices.get(row.id);
+      if (device === undefined) {
+        this.#setPresent(row.id, false);
+        continue;
+      }
+      // A device may come back under another mount path; its files keep their relative paths.
+      const current = { ...row, path: device.mountPath, label: device.label };
+      if (current.path !== row.path || current.label !== row.label) this.#ledger.saveSource(current);
+      resolved.push({ row: current, folders: device.activityFolders });
+    }
+    for (const pending of this.#pending.values()) {
+      const present =
+        pending.kind === 'device' ? this.#devices.has(pending.id) : await isFolder(pending.path);
+      this.#setPresent(pending.id, present);
+    }
+    return resolved;
+  }
+
+  async #pass(): Promise<void> {
+    const sources = await this.#resolveSources();
+    let waiting = 0;
+    for (const source of sources) {
+      if (this.#stopping) return;
+      try {
+        const result = await collectSource(source.row, source.folders, this.#ledger, this.#inbox, {
+          incompleteGraceMs: this.#options.incompleteGraceMs,
+          nowMs: this.#options.nowMs,
+        });
+        this.#setPresent(source.row.id, result.present);
+        waiting += result.waiting;
+        if (result.newRides > 0) {
+          this.#changed();
+          this.#kickUploads();
+        }
+      } catch {
+        // A device that fails mid-read (I/O error, pulled out) is not present; the next pass retries.
+        this.#setPresent(source.row.id, false);
+      }
+    }
+    this.#lastPassAtMs = this.#options.nowMs();
+    if (waiting > 0 && this.#running)
+      this.#after(this.#options.waitingRecheckMs, () => {
+        this.#requestPass();
+      });
+    if (this.#running && this.#options.watch) await this.#watchFolders(sources);
+    this.#changed();
+    this.#kickUploads();
+  }
+
+  /** Cheap look at whether sources came or went; a change leads to a pass. */
+  async #checkPresence(): Promise<void> {
+    if (this.#passing !== null || this.#stopping) return;
+    let changed = false;
+    for (const row of this.#ledger.sources()) {
+      if (row.kind !== 'folder') continue;
+      if ((await isFolder(row.path)) !== (this.#present.get(row.id) ?? false)) changed = true;
+    }
+    for (const pending of this.#pending.values()) {
+      if (
+        pending.kind === 'folder' &&
+        (await isFolder(pending.path)) !== (this.#present.get(pending.id) ?? false)
+      ) {
+        this.#setPresent(pending.id, !(this.#present.get(pending.id) ?? false));
+      }
+    }
+    if (this.#options.deviceRoots.length > 0) {
+      const detected = await detectDevices([...this.#options.deviceRoots]);
+      const now = detected
+        .map((device) => device.id)
+        .sort()
+        .join('\n');
+      const before = [...this.#devices.keys()].sort().join('\n');
+      if (now !== before) changed = true;
+    }
+    if (changed) this.#requestPass();
+  }
+
+  async #watchFolders(sources: ResolvedSource[]): Promise<void> {
+    const folders = sources
+      .filter((source) => this.#present.get(source.row.id) === true)
+      .flatMap((source) => source.folders);
+    const key = [...folders].sort().join('\n');
+    if (key === this.#watchedFolders) return;
+    this.#watchedFolders = key;
+    await this.#watcher?.close();
+    this.#watcher = null;
+    if (folders.length === 0 || this.#stopping) return;
+    // Hints only (design.md): events are coalesced into one pass, and errors (a device pulled out,
+    // too many watches) change nothing, since the timers pass anyway.
+    const watcher = watch(folders, { ignoreInitial: true, ignorePermissionErrors: true, depth: 8 });
+    watcher.on('all', () => {
+      this.#hint();
+    });
+    // A file that arrived between this pass's listing and the watcher being ready raised no event:
+    // one more pass (cheap: unchanged files are not read) closes that gap.
+    watcher.once('ready', () => {
+      this.#requestPass();
+    });
+    watcher.on('error', () => undefined);
+    this.#watcher = watcher;
+  }
+
+  #hint(): void {
+    if (this.#hintTimer !== null) return;
+    this.#hintTimer = setTimeout(() => {
+      this.#hintTimer = null;
+      this.#requestPass();
+    }, 250);
+    this.#hintTimer.unref();
+  }
+
+  #setPresent(id: string, present: boolean): void {
+    if (this.#present.get(id) === present) return;
+    this.#present.set(id, present);
+    this.#changed();
+  }
+
+  #canUpload(): boolean {
+    if (this.#stopping || this.#paused || this.#signIn !== null) return false;
+    return this.#offline === null || this.#offline.retryAtMs <= this.#options.nowMs();
+  }
+
+  /** Starts uploaders up to the concurrency while rides are due. */
+  #kickUploads(): void {
+    while (this.#uploaders < this.#options.uploadConcurrency && this.#canUpload()) {
+      const ride = this.#nextDueRide();
+      if (ride === undefined) break;
+      this.#uploaders += 1;
+      this.#batch ??= { done: 0 };
+      void this.#uploadFrom(ride).finally(() => {
+        this.#uploaders -= 1;
+        if (this.#uploaders === 0) this.#settle();
+      });
+    }
+  }
+
+  async #drainUploads(): Promise<void> {
+    this.#kickUploads();
+    while (this.#uploaders > 0) await new Promise((done) => setTimeout(done, 20));
+  }
+
+  #nextDueRide(): RideRow | undefined {
+    const due = this.#ledger.dueRides(this.#options.nowMs(), this.#inFlight.size + 1);
+    return due.find((ride) => !this.#inFlight.has(ride.sha256));
+  }
+
+  /** One uploader: takes due rides one after another until none is due or uploads must stop. */
+  async #uploadFrom(first: RideRow): Promise<void> {
+    let ride: RideRow | undefined = first;
+    while (ride !== undefined) {
+      this.#inFlight.add(ride.sha256);
+      let verdict: UploadVerdict;
+      try {
+        verdict = await uploadRide(
+          ride,
+          this.#options.uploader,
+          this.#ledger,
+          this.#inbox,
+          this.#options.nowMs,
+          this.#abort.signal,
+        );
+      } catch (error) {
+        // The inbox could not be read (disk trouble): keep the ride queued and stop for now.
+        const message = error instanceof Error ? error.message : String(error);
+        this.#ledger.postpone(
+          ride.sha256,
+          message,
+          this.#options.nowMs() + 60_000,
+          true,
+          this.#options.nowMs(),
+        );
+        verdict = { kind: 'postponed' };
+      } finally {
+        this.#inFlight.delete(ride.sha256);
+      }
+      this.#record(verdict);
+      this.#changed();
+      ride = this.#canUpload() ? this.#nextDueRide() : undefined;
+    }
+  }
+
+  #record(verdict: UploadVerdict): void {
+    if (verdict.kind === 'synced' || verdict.kind === 'failed') {
+      if (this.#batch !== null) this.#batch.done += 1;
+      this.#offline = null;
+      return;
+    }
+    if (verdict.kind !== 'stop') return;
+    if (verdict.cause === 'needs-sign-in') {
+      this.#signIn = { message: verdict.message };
+      return;
+    }
+    const attempts = (this.#offline?.attempts ?? 0) + 1;
+    // Exponential backoff with jitter, 1 s doubling to 5 minutes, so a fleet of desktops does not
+    // knock on a server that is coming back all at the same instant.
+    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), OFFLINE_BACKOFF_MAX_MS);
+    const delayMs = Math.round(ceilingMs / 2 + (Math.random() * ceilingMs) / 2);
+    this.#offline = { message: verdict.message, retryAtMs: this.#options.nowMs() + delayMs, attempts };
+    if (this.#running)
+      this.#after(delayMs, () => {
+        this.#kickUploads();
+      });
+  }
+
+  /** No uploader left: the batch is over; wake up again when the next postponed ride is due. */
+  #settle(): void {
+    this.#batch = null;
+    this.#changed();
+    if (!this.#running || this.#stopping) return;
+    const nextAtMs = this.#ledger.nextAttemptAtMs();
+    if (nextAtMs !== null && this.#canUpload()) {
+      this.#after(Math.max(50, nextAtMs - this.#options.nowMs()), () => {
+        this.#kickUploads();
+      });
+    }
+  }
+
+  /** Tells listeners that something changed, at most once per turn of the event loop. */
+  #changed(): void {
+    if (this.#emitQueued || this.#listeners.size === 0) return;
+    this.#emitQueued = true;
+    setImmediate(() => {
+      this.#emitQueued = false;
+      for (const listener of this.#listeners) listener();
+    });
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
+}
+
+function historyEntry(ride: RideRow): RideHistoryEntry {
+  return {
+    sha256: ride.sha256,
+    filename: ride.filename,
+    sourceId: ride.sourceId,
+    relativePath: ride.relativePath,
+    state: ride.state,
+    message: ride.message,
+    tripIds: ride.tripIds,
+    routeIds: ride.routeIds,
+    attempts: ride.attempts,
+    foundAt: new Date(ride.foundAtMs).toISOString(),
+    updatedAt: new Date(ride.updatedAtMs).toISOString(),
+  };
+}

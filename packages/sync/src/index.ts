@@ -1,0 +1,14 @@
+export { SyncEngine, folderSourceId } from './engine.js';
+export type { SyncEngineOptions } from './engine.js';
+export { defaultMountRoots, detectDevices } from './devices.js';
+export type { DetectedDevice, DeviceVendor, MountRoot } from './devices.js';
+export { parseImportWindow } from './status.js';
+export type {
+  ImportWindow,
+  RideHistoryEntry,
+  SourceStatus,
+  SyncCounts,
+  SyncState,
+  SyncStatus,
+} from './status.js';
+export type { RideUploader } from './upload.js';

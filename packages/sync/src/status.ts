@@ -1,0 +1,88 @@
+/**
+ * What the sync engine shows a user (issue 6, "Status model that a UI can show"): the sources and
+ * whether they are present, counts, per-file history with the server's message, and the current state.
+ * Plain data, so the desktop app, the dashboard (over HTTP) and the command line render the same thing.
+ */
+import type { RideState } from './ledger.js';
+
+export type SyncState =
+  | { kind: 'idle' }
+  /** uploading: `done` of `total` rides of the current batch have an answer */
+  | { kind: 'syncing'; done: number; total: number }
+  /** the server refused the credentials (401): files keep being collected, uploads wait */
+  | { kind: 'needs-sign-in'; message: string }
+  /** the server cannot be reached: uploads wait until `retryAtMs` (or "sync now") */
+  | { kind: 'offline'; message: string; retryAtMs: number }
+  /** the user paused uploads; files keep being collected */
+  | { kind: 'paused' };
+
+export interface SourceStatus {
+  id: string;
+  kind: 'folder' | 'device';
+  label: string;
+  path: string;
+  /** false: the folder or device is not there now ("device not present", never "files deleted") */
+  present: boolean;
+  /** a newly found source waits for "how far back to import" before anything is taken from it */
+  awaitingImportChoice: boolean;
+}
+
+export interface SyncCounts {
+  /** distinct rides found so far, in any upload state */
+  found: number;
+  /** files seen but not whole yet (still being written, or cut off) */
+  waiting: number;
+  queued: number;
+  uploading: number;
+  synced: number;
+  failed: number;
+}
+
+export interface RideHistoryEntry {
+  sha256: string;
+  filename: string;
+  sourceId: string;
+  relativePath: string;
+  state: RideState;
+  /** the server's message ("Created 1 ride from upload", the parser's error), or why it waits */
+  message: string | null;
+  tripIds: number[];
+  routeIds: number[];
+  attempts: number;
+  foundAt: string;
+  updatedAt: string;
+}
+
+export interface SyncStatus {
+  state: SyncState;
+  sources: SourceStatus[];
+  counts: SyncCounts;
+  /** the most recently changed rides, newest first */
+  recent: RideHistoryEntry[];
+  /** when the last pass over the sources ended (ISO 8601), null before the first */
+  lastPassAt: string | null;
+}
+
+/** How far back the first sync of a new source goes (issue 6: "all, last N days, or nothing before now"). */
+export type ImportWindow = { kind: 'all' } | { kind: 'days'; days: number } | { kind: 'from-now' };
+
+/** Parses `all`, `new` (nothing before now) or `<N>d` (the last N days), as the commands take it. */
+export function parseImportWindow(text: string): ImportWindow | null {
+  if (text === 'all') return { kind: 'all' };
+  if (text === 'new') return { kind: 'from-now' };
+  const days = /^(\d{1,5})d$/.exec(text);
+  if (days !== null && Number(days[1]) > 0) return { kind: 'days', days: Number(days[1]) };
+  return null;
+}
+
+/** The modification time before which a source's files are skipped; null imports everything. */
+export function importAfterMs(window: ImportWindow, nowMs: number): number | null {
+  switch (window.kind) {
+    case 'all':
+      return null;
+    case 'from-now':
+      return nowMs;
+    case 'days':
+      return nowMs - window.days * 86_400_000;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Uploading one ride from the inbox and recording the outcome (design.md, "Sync engine": "upload from
+ * the inbox, record the outcome"; issue 6: 401 → needs sign-in, server unreachable → offline with
+ * backoff, a file the server rejects → failed and not retried until asked).
+ */
+import {
+  ClientError,
+  ClientErrorCode,
+  type RideUpload,
+  type UploadedRide,
+  type UploadRideOptions,
+} from '@rideport/client';
+import type { Inbox } from './inbox.js';
+import type { Ledger, RideRow } from './ledger.js';
+
+/** What the engine needs of @rideport/client's RideportClient (tests pass fakes). */
+export interface RideUploader {
+  uploadRide(upload: RideUpload, options?: UploadRideOptions): Promise<UploadedRide>;
+}
+
+export type UploadVerdict =
+  | { kind: 'synced' }
+  | { kind: 'failed' }
+  /** a retryable failure of this ride; it is due again later */
+  | { kind: 'postponed' }
+  /** uploads must stop for now: nothing will get through until the cause is gone */
+  | { kind: 'stop'; cause: 'needs-sign-in' | 'offline'; message: string; retryAfterMs: number | null };
+
+/** Backoff of a ride whose upload failed in a retryable way: 2 s doubling to at most 10 minutes. */
+export function rideBackoffMs(attempts: number): number {
+  return Math.min(2_000 * 2 ** Math.max(0, attempts), 600_000);
+}
+
+export async function uploadRide(
+  ride: RideRow,
+  uploader: RideUploader,
+  ledger: Ledger,
+  inbox: Inbox,
+  nowMs: () => number,
+  signal: AbortSignal,
+): Promise<UploadVerdict> {
+  const bytes = await inbox.read(ride.inboxName);
+  if (bytes === null) {
+    ledger.markFailed(ride.sha256, 'the copy in the inbox is missing; sync the device again', nowMs());
+    return { kind: 'failed' };
+  }
+  ledger.markUploading(ride.sha256, nowMs());
+  try {
+    const uploaded = await uploader.uploadRide({ bytes, filename: ride.filename }, { signal });
+    ledger.markSynced(
+      ride.sha256,
+      {
+        message: uploaded.message,
+        tripIds: uploaded.trips.map((trip) => trip.id),
+        routeIds: uploaded.routes.map((route) => route.id),
+      },
+      nowMs(),
+    );
+    await inbox.remove(ride.inboxName);
+    return { kind: 'synced' };
+  } catch (error) {
+    return judgeFailure(ride, error, ledger, nowMs());
+  }
+}
+
+function judgeFailure(ride: RideRow, error: unknown, ledger: Ledger, nowMs: number): UploadVerdict {
+  if (!(error instanceof ClientError)) {
+    // Not the server's judgement (a bug or a local failure): keep the ride and try again later.
+    const message = error instanceof Error ? error.message : String(error);
+    ledger.postpone(ride.sha256, message, nowMs + rideBackoffMs(ride.attempts), true, nowMs);
+    return { kind: 'postponed' };
+  }
+  const message = error.serverMessages.length > 0 ? error.serverMessages.join('; ') : error.message;
+  switch (error.code) {
+    case ClientErrorCode.UNAUTHORIZED:
+      ledger.postpone(ride.sha256, 'waiting for sign-in', nowMs, false, nowMs);
+      return { kind: 'stop', cause: 'needs-sign-in', message, retryAfterMs: null };
+    case ClientErrorCode.UNREACHABLE:
+      ledger.postpone(ride.sha256, 'waiting for the server', nowMs, false, nowMs);
+      return { kind: 'stop', cause: 'offline', message, retryAfterMs: null };
+    case ClientErrorCode.ABORTED:
+      ledger.postpone(ride.sha256, 'interrupted', nowMs, false, nowMs);
+      return { kind: 'postponed' };
+    case ClientErrorCode.RATE_LIMITED:
+      ledger.postpone(
+        ride.sha256,
+        message,
+        nowMs + (error.retryAfterMs ?? rideBackoffMs(ride.attempts)),
+        true,
+        nowMs,
+      );
+      return { kind: 'postponed' };
+    case ClientErrorCode.SERVER:
+    case ClientErrorCode.TIMEOUT:
+    case ClientErrorCode.BAD_RESPONSE:
+      ledger.postpone(ride.sha256, message, nowMs + rideBackoffMs(ride.attempts), true, nowMs);
+      return { kind: 'postponed' };
+    default:
+      // REJECTED (the file is unreadable, too large, …), FORBIDDEN, NOT_FOUND: the server has judged
+      // this file; asking again gets the same answer until the user says otherwise.
+      ledger.markFailed(ride.sha256, message, nowMs);
+      return { kind: 'failed' };
+  }
+}
