@@ -16,13 +16,13 @@ export interface CollectOptions {
    */
   incompleteGraceMs: number;
   nowMs: () => number;
+  /** told of each new ride as soon as it is in the ledger, so uploads start while the pass goes on */
+  onNewRide?: () => void;
 }
 
 export interface CollectResult {
   /** false when none of the source's folders is there */
   present: boolean;
-  /** rides new to the ledger */
-  newRides: number;
   /** files that are not whole yet: look again soon */
   waiting: number;
 }
@@ -49,7 +49,7 @@ export async function collectSource(
       listed.push({ ...file, relativePath: relativeTo(source.path, file.absolutePath) });
     }
   }
-  const result: CollectResult = { present, newRides: 0, waiting: 0 };
+  const result: CollectResult = { present, waiting: 0 };
   if (!present) return result;
   const known = ledger.files(source.id);
   for (const file of listed) {
@@ -58,7 +58,7 @@ export async function collectSource(
       seen !== undefined && seen.sizeBytes === file.sizeBytes && seen.mtimeMs === file.mtimeMs;
     if (unchanged && seen.state !== 'waiting') continue;
     const outcome = await collectFile(source, file, unchanged ? seen : undefined, ledger, inbox, options);
-    if (outcome === 'new') result.newRides += 1;
+    if (outcome === 'new') options.onNewRide?.();
     else if (outcome === 'waiting') result.waiting += 1;
   }
   return result;

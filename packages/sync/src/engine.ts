@@ -416,13 +416,13 @@ export class SyncEngine {
         const result = await collectSource(source.row, source.folders, this.#ledger, this.#inbox, {
           incompleteGraceMs: this.#options.incompleteGraceMs,
           nowMs: this.#options.nowMs,
+          onNewRide: () => {
+            this.#changed();
+            this.#kickUploads();
+          },
         });
         this.#setPresent(source.row.id, result.present);
         waiting += result.waiting;
-        if (result.newRides > 0) {
-          this.#changed();
-          this.#kickUploads();
-        }
       } catch {
         // A device that fails mid-read (I/O error, pulled out) is not present; the next pass retries.
         this.#setPresent(source.row.id, false);
