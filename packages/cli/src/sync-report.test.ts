@@ -1,0 +1,119 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { SyncEngine } from '@rideport/sync';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliIo } from './io.js';
+import { answerImportQuestions } from './sync-host.js';
+import { reportSync } from './sync-report.js';
+import { Capture, temporaryDirectory } from './test-support/run.js';
+
+/** A terminal made of streams: what is typed goes in `input`, what is drawn comes out of `output`. */
+function fakeTerminal(): { input: PassThrough; output: PassThrough; drawn: () => string } {
+  const input = Object.assign(new PassThrough(), { isTTY: true });
+  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
+  let drawn = '';
+  output.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+  return { input, output, drawn: () => drawn };
+}
+
+function gpx(seed: number): string {
+  const time = new Date(Date.UTC(2026, 0, 1) + seed * 3_600_000).toISOString();
+  return `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg><trkpt lat="47.${seed}" lon="8.5"><time>${time}</time></trkpt><trkpt lat="47.${seed}1" lon="8.5"><time>${time}</time></trkpt></trkseg></trk></gpx>`;
+}
+
+let directory: ReturnType<typeof temporaryDirectory>;
+let engine: SyncEngine;
+let folder: string;
+let uploads = 0;
+
+beforeEach(() => {
+  directory = temporaryDirectory();
+  folder = join(directory.path, 'rides');
+  mkdirSync(folder);
+  for (let seed = 1; seed <= 5; seed++) writeFileSync(join(folder, `ride-${seed}.gpx`), gpx(seed));
+  uploads = 0;
+  engine = new SyncEngine({
+    ledgerPath: join(directory.path, 'ledger.sqlite'),
+    inboxFolder: join(directory.path, 'inbox'),
+    folders: [folder],
+    uploader: {
+      // Each upload takes a moment, as over a network, so the engine is seen syncing.
+      uploadRide: async () => {
+        const taskId = ++uploads;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return {
+          taskId,
+          outcome: 'created' as const,
+          message: 'Created 1 ride from upload',
+          trips: [{ id: taskId } as never],
+          routes: [],
+        };
+      },
+    },
+  });
+});
+
+afterEach(async () => {
+  await engine.stop();
+  directory.remove();
+});
+
+describe('on a terminal', () => {
+  it('asks how far back the first sync of a new folder goes, until the answer makes sense', async () => {
+    const terminal = fakeTerminal();
+    const io: CliIo = {
+      stdout: new Capture(),
+      stderr: new Capture(),
+      cwd: directory.path,
+      terminal: terminal as never,
+    };
+    const answered = answerImportQuestions(engine, io, 'sync');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(terminal.drawn()).toContain(
+      `First sync of ${folder}: import all rides (all), only new ones (new)`,
+    );
+    terminal.input.write('yesterday\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(terminal.drawn()).toContain('Please answer all, new, or a number of days such as 30d.');
+    terminal.input.write('30d\n');
+    await answered;
+    expect(engine.status().sources).toMatchObject([{ awaitingImportChoice: false }]);
+  });
+
+  it('draws a progress bar while a batch uploads, and prints a line per ride', async () => {
+    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+    const terminal = fakeTerminal();
+    const stdout = new Capture();
+    const report = reportSync(
+      engine,
+      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
+      'text',
+    );
+    await engine.syncOnce();
+    report.stop();
+    expect(terminal.drawn()).toMatch(/syncing \|[█░]+\| \d\/5 rides/);
+    expect(
+      stdout.lines.filter((line) =>
+        /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line),
+      ),
+    ).toHaveLength(5);
+  });
+});
+
+describe('without a terminal', () => {
+  it('prints plain lines, and JSON lines with --log-format json', async () => {
+    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+    const stdout = new Capture();
+    const report = reportSync(engine, { stdout, stderr: new Capture(), cwd: directory.path }, 'json');
+    await engine.syncOnce();
+    report.stop();
+    const events = stdout.lines.map(
+      (line) => JSON.parse(line) as { event: string; file: string; trips: number[] },
+    );
+    expect(events.filter((event) => event.event === 'synced')).toHaveLength(5);
+    expect(events[0]?.event).toBe('synced');
+    expect(events[0]?.file).toMatch(/^ride-\d\.gpx$/);
+    expect(events[0]?.trips).toHaveLength(1);
+  });
+});
