@@ -5,6 +5,9 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `${name}/*`]);
+// design.md: "Only `app` imports `electron`." Every no-restricted-imports entry below repeats it,
+// because a later entry for the same files replaces an earlier one instead of adding to it.
+const noElectron = { name: 'electron', message: 'Only the desktop app (app/) imports electron.' };
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'test-results/**'] },
@@ -13,7 +16,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        project: ['./packages/*/tsconfig.json', './tsconfig.check.json'],
+        project: ['./packages/*/tsconfig.json', './app/tsconfig.json', './tsconfig.check.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -28,6 +31,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['packages/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
+  },
+  {
     // @rideport/ridefile is pure: no node:* and no sibling packages (design.md, layout).
     files: ['packages/ridefile/src/**/*.ts'],
     ignores: ['packages/ridefile/src/**/*.test.ts', 'packages/ridefile/src/test-support/**'],
@@ -35,6 +42,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [noElectron],
           patterns: [
             {
               group: ['node:*', ...nodeBuiltins],
@@ -54,6 +62,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [noElectron],
           patterns: [{ group: ['@rideport/*'], message: '@rideport/client depends on no sibling package.' }],
         },
       ],
@@ -65,6 +74,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [noElectron],
           patterns: [
             {
               group: ['@rideport/*', '!@rideport/ridefile'],
@@ -81,6 +91,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [noElectron],
           patterns: [
             {
               group: ['@rideport/*', '!@rideport/ridefile', '!@rideport/client'],
