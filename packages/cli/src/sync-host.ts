@@ -100,6 +100,7 @@ export function localSyncOf(engine: SyncEngine, userId: () => number | null): Lo
     addFolder: (path, text) => {
       engine.addFolder(path, text === undefined ? undefined : window(text));
     },
+    tripSources: (tripIds) => engine.tripSources(tripIds),
   };
 }
 

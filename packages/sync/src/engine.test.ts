@@ -78,6 +78,10 @@ describe('a pass over a folder', () => {
     engine = await restart(engine);
     await engine.syncOnce();
     expect(uploader.uploads).toHaveLength(5);
+    // Each trip knows the folder it came from.
+    const sources = engine.tripSources([1, 2, 3, 4, 5, 99]);
+    expect([...sources.keys()].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(sources.values())).toEqual(new Set([device.path]));
   });
 
   it('does not read files again whose size and modification time are unchanged', async () => {

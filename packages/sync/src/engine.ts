@@ -250,6 +250,11 @@ export class SyncEngine {
     return true;
   }
 
+  /** Where these trips came from: the label of the folder or device each was synced from. */
+  tripSources(tripIds: readonly number[]): Map<number, string> {
+    return this.#ledger.tripSources(tripIds);
+  }
+
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -271,6 +271,12 @@ export class Ledger {
         'SELECT * FROM rides ORDER BY updated_at_ms DESC, sha256 LIMIT ?',
       ),
       waiting: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM files WHERE state = 'waiting'`),
+      tripSources: db.prepare<[string], { tripId: number; sourceId: string; label: string | null }>(
+        `SELECT trip.value AS tripId, rides.source_id AS sourceId, sources.label AS label
+         FROM rides JOIN json_each(rides.trip_ids) AS trip
+         LEFT JOIN sources ON sources.id = rides.source_id
+         WHERE trip.value IN (SELECT value FROM json_each(?))`,
+      ),
     };
     this.#statements.requeueUploading.run();
   }
@@ -414,6 +420,15 @@ export class Ledger {
   /** The most recently changed rides, newest first. */
   history(limit: number): RideRow[] {
     return this.#statements.history.all(limit).map(rideRow);
+  }
+
+  /** The source each of these trips was synced from (its label, or its id once the source is gone). */
+  tripSources(tripIds: readonly number[]): Map<number, string> {
+    const found = new Map<number, string>();
+    for (const row of this.#statements.tripSources.iterate(JSON.stringify(tripIds))) {
+      found.set(row.tripId, row.label ?? row.sourceId);
+    }
+    return found;
   }
 
   /** Files seen but not whole yet. */

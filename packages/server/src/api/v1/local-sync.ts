@@ -26,6 +26,8 @@ export interface LocalSync {
   chooseImport(sourceId: string, window: string): boolean;
   /** adds a folder source; throws on a bad window */
   addFolder(path: string, window: string | undefined): void;
+  /** the label of the folder or device each of these trips was synced from (trips not synced: left out) */
+  tripSources(tripIds: readonly number[]): Map<number, string>;
 }
 
 const STATUS_RESPONSE = {
