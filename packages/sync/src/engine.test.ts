@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClientError, ClientErrorCode } from '@rideport/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -304,6 +304,26 @@ describe('running', () => {
       'three rides synced, and the engine idle again',
     );
     expect(states.has('syncing')).toBe(true);
+  });
+
+  it('polls an MTP device, which raises no file events', async () => {
+    const gvfs = join(data.path, 'gvfs');
+    const exports = join(gvfs, 'mtp:host=Wahoo_ELEMNT_BOLT_A1B2', 'Internal shared storage', 'exports');
+    mkdirSync(exports, { recursive: true });
+    const engine = engineFor({
+      folders: [],
+      deviceRoots: [{ path: gvfs, transport: 'mtp' }],
+      fullPassIntervalMs: 3_600_000,
+      presenceIntervalMs: 100,
+      mtpPassIntervalMs: 300,
+    });
+    engine.start();
+    await until(() => engine.status().sources.some((source) => source.present), 'the device');
+    writeFileSync(join(exports, 'ride.gpx'), gpxRide(1));
+    await until(() => engine.status().counts.synced === 1, 'the ride polled and synced');
+    expect(engine.status().sources).toMatchObject([
+      { kind: 'device', label: expect.stringMatching(/Wahoo/) },
+    ]);
   });
 
   it('does not upload while paused, but collects', async () => {

@@ -40,6 +40,8 @@ export interface SyncEngineOptions {
   fullPassIntervalMs?: number;
   /** how often to look whether sources came or went, cheaply (default 2 s) */
   presenceIntervalMs?: number;
+  /** a full pass this often while an MTP device is present (default 10 s): MTP raises no file events */
+  mtpPassIntervalMs?: number;
   /** look again at files that were not whole this soon (default 2 s) */
   waitingRecheckMs?: number;
   /** take a file that stays incomplete and unchanged this long anyway (default 2 minutes) */
@@ -110,6 +112,7 @@ export class SyncEngine {
       uploadConcurrency: options.uploadConcurrency ?? 3,
       fullPassIntervalMs: options.fullPassIntervalMs ?? 60_000,
       presenceIntervalMs: options.presenceIntervalMs ?? 2_000,
+      mtpPassIntervalMs: options.mtpPassIntervalMs ?? 10_000,
       waitingRecheckMs: options.waitingRecheckMs ?? 2_000,
       incompleteGraceMs: options.incompleteGraceMs ?? 120_000,
       watch: options.watch ?? true,
@@ -467,13 +470,18 @@ export class SyncEngine {
         .join('\n');
       const before = [...this.#devices.keys()].sort().join('\n');
       if (now !== before) changed = true;
+      const mtpPresent = detected.some((device) => device.transport === 'mtp');
+      const sinceLastPassMs = this.#options.nowMs() - (this.#lastPassAtMs ?? 0);
+      if (mtpPresent && sinceLastPassMs >= this.#options.mtpPassIntervalMs) changed = true;
     }
     if (changed) this.#requestPass();
   }
 
   async #watchFolders(sources: ResolvedSource[]): Promise<void> {
+    // MTP folders (gvfs) raise no events and are slow to watch: they are polled instead.
     const folders = sources
       .filter((source) => this.#present.get(source.row.id) === true)
+      .filter((source) => this.#devices.get(source.row.id)?.transport !== 'mtp')
       .flatMap((source) => source.folders);
     const key = [...folders].sort().join('\n');
     if (key === this.#watchedFolders) return;
