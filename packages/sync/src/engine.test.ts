@@ -321,8 +321,8 @@ describe('running', () => {
     await until(() => engine.status().sources.some((source) => source.present), 'the device');
     writeFileSync(join(exports, 'ride.gpx'), gpxRide(1));
     await until(() => engine.status().counts.synced === 1, 'the ride polled and synced');
-    expect(engine.status().sources).toMatchObject([
-      { kind: 'device', label: expect.stringMatching(/Wahoo/) },
+    expect(engine.status().sources.map((source) => [source.kind, source.label])).toEqual([
+      ['device', 'Wahoo device (Wahoo ELEMNT BOLT A1B2)'],
     ]);
   });
 
