@@ -16,7 +16,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        project: ['./packages/*/tsconfig.json', './app/tsconfig.json', './tsconfig.check.json'],
+        project: ['./packages/*/tsconfig.json', './tsconfig.check.json', './app/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -5,7 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RideportClient, undiciTransport, type Credentials } from '@rideport/client';
@@ -15,6 +14,7 @@ import { checkRideFileComplete, parseRideFile } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChildServer, type ChildServer } from '../packages/server/src/test-support/child-server.js';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from './support/corpus.js';
+import { freePort } from './support/ports.js';
 
 if (!corpusAvailable) console.warn(`[sync e2e] ${CORPUS_SKIP_REASON}`);
 
@@ -316,12 +316,3 @@ describe.skipIf(!corpusAvailable)('sync against a real server', () => {
     expect(assets.trips.length + assets.routes.length).toBe(sum(rides.map((ride) => ride.tracks)));
   }, 120_000);
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no free port');
-  return address.port;
-}

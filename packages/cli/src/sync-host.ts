@@ -1,34 +1,12 @@
 /**
- * What `rideport sync` and `rideport up` share around the sync engine: where its ledger and inbox
- * live, the first-run question "how far back?", and the engine seen through the server's LocalSync
- * interface (GET /api/v1/local/sync/status.json and friends).
+ * What `rideport sync` and `rideport up` share around the sync engine beyond @rideport/sync's host
+ * helpers: the `--import` option, the first-run question "how far back?", and who runs the command.
  */
-import { createHash } from 'node:crypto';
 import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import type { LocalSync } from '@rideport/server';
 import { parseImportWindow, type ImportWindow, type SourceStatus, type SyncEngine } from '@rideport/sync';
 import { UsageError } from './errors.js';
 import type { CliIo } from './io.js';
-
-export interface SyncFolders {
-  ledgerPath: string;
-  inboxFolder: string;
-}
-
-/**
- * The ledger and inbox for syncing to `server`: one per server, so rides synced to one server are not
- * taken for synced to another. `rideport up` passes 'local': its server's port may change between runs.
- */
-export function syncFolders(dataDirectory: string, server: string): SyncFolders {
-  const key =
-    server === 'local'
-      ? 'local'
-      : `${new URL(server).host.replace(/[^\w.-]/g, '_')}-${createHash('sha256').update(new URL(server).origin).digest('hex').slice(0, 12)}`;
-  const folder = join(dataDirectory, 'sync', key);
-  return { ledgerPath: join(folder, 'ledger.sqlite'), inboxFolder: join(folder, 'inbox') };
-}
 
 /** `--import all|new|<N>d`, or a usage error naming the option. */
 export function importWindowOption(text: string | undefined, command: string): ImportWindow | undefined {
@@ -71,37 +49,6 @@ async function ask(terminal: NonNullable<CliIo['terminal']>, source: SourceStatu
   } finally {
     prompt.close();
   }
-}
-
-/** The engine as the server's LocalSync, uploading as `userId`. */
-export function localSyncOf(engine: SyncEngine, userId: () => number | null): LocalSync {
-  const window = (text: string): ImportWindow => {
-    const parsed = parseImportWindow(text);
-    if (parsed === null) throw new UsageError(`bad import window '${text}'`);
-    return parsed;
-  };
-  return {
-    get userId() {
-      return userId();
-    },
-    status: () => engine.status(),
-    syncNow: () => {
-      engine.syncNow();
-    },
-    pause: () => {
-      engine.pause();
-    },
-    resume: () => {
-      engine.resume();
-    },
-    retry: (sha256) => engine.retry(sha256),
-    retryFailed: () => engine.retryFailed(),
-    chooseImport: (sourceId, text) => engine.chooseImport(sourceId, window(text)),
-    addFolder: (path, text) => {
-      engine.addFolder(path, text === undefined ? undefined : window(text));
-    },
-    tripSources: (tripIds) => engine.tripSources(tripIds),
-  };
 }
 
 /** Who runs the command, for the device mount roots (/media/$USER, /run/user/$UID/gvfs). */

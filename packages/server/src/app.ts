@@ -16,6 +16,7 @@ import { loadMasterKey } from './master-key.js';
 import { oauthApi } from './oauth/index.js';
 import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
+import { issueSignInLink } from './pages/sign-in-link.js';
 import { Store } from './store/index.js';
 import { registerUploadQueue } from './queue/index.js';
 import { WebhookDispatcher } from './webhooks/index.js';
@@ -31,7 +32,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const resolved = resolveOptions(options);
   const database = await openDatabase(resolved.databasePath, { backgroundCheckpoints: true });
   const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
-  const context: ServerContext = { store: new Store(database.db, resolved, masterKey), options: resolved };
+  const store = new Store(database.db, resolved, masterKey);
+  const context: ServerContext = {
+    store,
+    options: resolved,
+    signInLink: (userId, next) => issueSignInLink(store, resolved.baseUrl, userId, next),
+  };
 
   const app = Fastify({
     logger: options.logger ?? false,

@@ -5,6 +5,12 @@ import type { Store } from './store/index.js';
 export interface ServerContext {
   store: Store;
   options: ResolvedOptions;
+  /**
+   * An absolute one-time sign-in link for `userId` (issue 7; pages/sign-in-link.ts): it signs a
+   * browser in once, within two minutes, and goes on to `next` (a path on this site; default
+   * /dashboard). The desktop app's window and `rideport up` open the dashboard with it.
+   */
+  signInLink(userId: number, next?: string): Promise<string>;
 }
 
 /** The options object of every plugin (Fastify passes it to the plugin function). */

@@ -12,3 +12,5 @@ export type {
   SyncStatus,
 } from './status.js';
 export type { RideUploader } from './upload.js';
+export { engineControls, renewCredentialsWhenRefused, syncFolders } from './host.js';
+export type { EngineControls, SyncFolders } from './host.js';

@@ -4,7 +4,7 @@
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
 import { RideportClient, type Credentials } from '@rideport/client';
-import { defaultMountRoots, SyncEngine, type SyncStatus } from '@rideport/sync';
+import { defaultMountRoots, SyncEngine, syncFolders, type SyncStatus } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
@@ -12,7 +12,7 @@ import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
-import { answerImportQuestions, currentUser, importWindowOption, syncFolders } from '../sync-host.js';
+import { answerImportQuestions, currentUser, importWindowOption } from '../sync-host.js';
 import type { Command } from './command.js';
 
 const help = `Usage: rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e> --password <p>) [--once]

@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '../local-account.js';
+import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/server';
 import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -76,6 +76,28 @@ describe('rideport up, in a child process', () => {
       const accountFile = join(data.path, 'local-account.json');
       expect(statSync(accountFile).mode & 0o777).toBe(0o600);
       const account = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
+
+      // The dashboard link (issue 7): it signs the browser in once, as the local account.
+      const link = /^Dashboard: (http:\/\/\S+)$/m.exec(first.output())?.[1];
+      expect(link).toBeDefined();
+      expect(first.output()).toContain(
+        `works once, for 2 minutes; after that, open ${first.url}/dashboard and sign in as ${LOCAL_ACCOUNT_EMAIL}`,
+      );
+      const signedIn = await fetch(link!, { redirect: 'manual' });
+      expect(signedIn.status).toBe(303);
+      expect(signedIn.headers.get('location')).toBe('/dashboard');
+      const session = /rideport_session=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')?.[1];
+      expect(session).toBeDefined();
+      const syncPage = await fetch(`${first.url}/dashboard/sync`, {
+        headers: { cookie: `rideport_session=${session!}` },
+        redirect: 'manual',
+      });
+      expect(syncPage.status).toBe(200);
+      expect(await syncPage.text()).toContain('Sync now');
+      const reused = await fetch(link!, { redirect: 'manual' });
+      expect(reused.status).toBe(400);
+      expect(reused.headers.get('set-cookie') ?? '').not.toContain('rideport_session=');
+      expect(await reused.text()).toContain('This sign-in link has expired or has already been used.');
 
       copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(watched, 'sample-ride.gpx'));
       await waitFor(

@@ -2,16 +2,24 @@
  * `rideport up [--watch <folder>...] [--host] [--port] [--data <dir>]` (design.md: "local server +
  * sync engine + dashboard, the everyday command"; issue 6): the platform server on the embedded
  * database, a local account created on first run, and the sync engine on detected GPS devices and the
- * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json.
+ * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json
+ * and on the dashboard's sync page; it prints a one-time link that opens the dashboard signed in (issue 7).
  */
 import { RideportClient } from '@rideport/client';
-import { defaultMountRoots, SyncEngine, type RideUploader } from '@rideport/sync';
+import { ensureLocalAccount, type LocalAccount } from '@rideport/server';
+import {
+  defaultMountRoots,
+  engineControls,
+  renewCredentialsWhenRefused,
+  SyncEngine,
+  syncFolders,
+  type RideUploader,
+} from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { databasePath, dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
-import { ensureLocalAccount, type LocalAccount } from '../local-account.js';
 import {
   announce,
   logFormatOption,
@@ -21,7 +29,7 @@ import {
   untilStopSignal,
 } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
-import { currentUser, importWindowOption, localSyncOf, syncFolders } from '../sync-host.js';
+import { currentUser, importWindowOption } from '../sync-host.js';
 import type { Command } from './command.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './serve.js';
 
@@ -43,9 +51,6 @@ Options:
   --log-format <f>      text (default) or json
   -h, --help            show this help
 `;
-
-/** A refused token is replaced at most this often (the database is ours, so a new one is issued). */
-const TOKEN_REPAIR_INTERVAL_MS = 10_000;
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('up', args, {
@@ -98,7 +103,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         databasePath: databasePath(values.data, io.cwd),
         baseUrl: undefined,
         logFormat,
-        localSync: localSyncOf(engine, () => account?.userId ?? null),
+        localSync: engineControls(engine, () => account?.userId ?? null),
       });
     } catch (error) {
       throw new OperationError('up', error);
@@ -117,7 +122,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
         { email: account.email },
       );
     }
-    const repair = repairTokenWhenRefused(engine, async () => {
+    // The dashboard, signed in (issue 7): a one-time link, so that a click opens it without a password.
+    const dashboardLink = await server.app.rideport.signInLink(account.userId, '/dashboard');
+    announce(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
+    announce(
+      io,
+      logFormat,
+      `The link above signs you in and works once, for 2 minutes; after that, open ${server.url}/dashboard and sign in as ${account.email}`,
+      { url: `${server.url}/dashboard` },
+    );
+    const repair = renewCredentialsWhenRefused(engine, async () => {
       const repaired = await ensureLocalAccount(store, directory);
       account = repaired.account;
       syncClient.setCredentials(credentialsOf(repaired.account));
@@ -141,21 +155,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
 function credentialsOf(account: LocalAccount): { kind: 'auth-token'; apiKey: string; authToken: string } {
   return { kind: 'auth-token', apiKey: account.apiKey, authToken: account.authToken };
-}
-
-function repairTokenWhenRefused(engine: SyncEngine, renew: () => Promise<void>): () => void {
-  let lastRepairMs = 0;
-  return engine.onChange(() => {
-    if (engine.status().state.kind !== 'needs-sign-in') return;
-    if (Date.now() - lastRepairMs < TOKEN_REPAIR_INTERVAL_MS) return;
-    lastRepairMs = Date.now();
-    renew().then(
-      () => {
-        engine.signedIn();
-      },
-      () => undefined,
-    );
-  });
 }
 
 function describeSources(folders: string[], devices: boolean): string {

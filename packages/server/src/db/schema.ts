@@ -98,6 +98,17 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+/** One-time sign-in links (migration 6; store/sign-in-links.ts). */
+export interface SignInLinksTable {
+  id: Generated<number>;
+  token_hash: string;
+  user_id: number;
+  /** the same-site path the link goes on to once it has signed the browser in */
+  next_path: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** Columns routes and trips share (decisions.md §2, route and trip records). */
 export interface AssetColumns {
   id: Generated<number>;
@@ -130,6 +141,11 @@ export interface AssetColumns {
   record_format: number | null;
   /** SHA-256 of the upload the asset came from (migration 3): the same user's identical bytes are a duplicate */
   source_sha256: string | null;
+  /**
+   * The laps the file records, as the JSON array of @rideport/ridefile's Lap objects (migration 5;
+   * issue 7); null for rows written before it
+   */
+  laps: string | null;
 }
 
 export type RoutesTable = AssetColumns;
@@ -286,6 +302,7 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_tokens: OAuthTokensTable;
   sessions: SessionsTable;
+  sign_in_links: SignInLinksTable;
   routes: RoutesTable;
   trips: TripsTable;
   route_track_points: TrackPointsTable;

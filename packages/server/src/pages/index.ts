@@ -7,10 +7,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../context.js';
 import { requireCsrfOnPosts } from './csrf.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { developerRoutes } from './developer.js';
 import { installPageErrorHandling } from './errors.js';
 import { organizationRoutes } from './organizations.js';
 import { signInRoutes } from './sign-in.js';
+import { signInLinkRoutes } from './sign-in-link.js';
+import { syncPageRoutes } from './dashboard/sync.js';
 
 export async function webPages(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
   installPageErrorHandling(app);
@@ -20,6 +23,9 @@ export async function webPages(app: FastifyInstance, { context }: PluginOptions)
   await app.register(signInRoutes, options);
   await app.register(developerRoutes, options);
   await app.register(organizationRoutes, options);
+  await app.register(dashboardRoutes, options);
+  await app.register(signInLinkRoutes, options);
+  await app.register(syncPageRoutes, options);
 }
 
 export { csrfHmacKey, registerCsrf } from './csrf.js';

@@ -14,7 +14,29 @@ export interface PageOptions {
   /** the signed-in user: the header names them and offers to sign out (which needs `csrfToken`) */
   user?: UserRow | undefined;
   csrfToken?: string | undefined;
+  /** the navigation entry this page belongs to, marked with aria-current (issue 7) */
+  current?: NavSection | undefined;
+  /** more markup for <head>: the page's own stylesheets and scripts (dashboard/static-assets.ts) */
+  head?: SafeHtml | undefined;
+  /** a wider page, for tables and the ride page's map and charts */
+  wide?: boolean | undefined;
+  /** the Content-Security-Policy, when the page needs more than the default (no scripts at all) */
+  contentSecurityPolicy?: string | undefined;
 }
+
+/** The sections of the signed-in navigation (issue 7). */
+export type NavSection = 'rides' | 'routes' | 'sync' | 'developer';
+
+const NAVIGATION: ReadonlyArray<{ section: NavSection; href: string; label: string }> = [
+  { section: 'rides', href: '/dashboard/rides', label: 'Rides' },
+  { section: 'routes', href: '/dashboard/routes', label: 'Routes' },
+  { section: 'sync', href: '/dashboard/sync', label: 'Sync' },
+  { section: 'developer', href: '/developer', label: 'Developer settings' },
+];
+
+/** No scripts at all (every page but the dashboard's ride and route pages). */
+export const DEFAULT_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** The fixed stylesheet: a constant of this file, not user input, so it goes in as markup. */
 const STYLESHEET = new SafeHtml(`
@@ -32,14 +54,41 @@ const STYLESHEET = new SafeHtml(`
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }
+  th.number, td.number { text-align: right; }
+  caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+  nav.pager { display: flex; gap: 1.5rem; margin-top: 1rem; }
+  body.wide { max-width: 72rem; }
+  a { color: #0b57a4; }
+  a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, [tabindex]:focus-visible {
+    outline: 3px solid #0b57a4; outline-offset: 2px; }
+  .skip { position: absolute; left: -999rem; }
+  .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
+  nav.sections ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; }
+  nav.sections a[aria-current=page] { font-weight: 700; color: #1d1d1f; text-decoration-thickness: 3px; }
 `);
 
-export function renderPage({ title, body, user, csrfToken }: PageOptions): string {
+export function renderPage({ title, body, user, csrfToken, current, head, wide }: PageOptions): string {
+  const sections =
+    user === undefined
+      ? html``
+      : html`<nav class="sections" aria-label="Main">
+          <ul>
+            ${NAVIGATION.map(
+              ({ section, href, label }) =>
+                html`<li>
+                  ${
+                    section === current
+                      ? html`<a href="${href}" aria-current="page">${label}</a>`
+                      : html`<a href="${href}">${label}</a>`
+                  }
+                </li>`,
+            )}
+          </ul>
+        </nav>`;
   const account =
     user === undefined
       ? html`<a href="/sign_in">Sign in</a>`
       : html`<span>Signed in as <strong>${user.name}</strong></span>
-          <a href="/developer">Developer settings</a>
           <form class="inline" method="post" action="/sign_out">
             ${csrfToken === undefined ? '' : csrfField(csrfToken)}
             <button type="submit">Sign out</button>
@@ -53,13 +102,16 @@ export function renderPage({ title, body, user, csrfToken }: PageOptions): strin
         <style>
           ${STYLESHEET}
         </style>
+        ${head}
       </head>
-      <body>
+      <body${wide === true ? html` class="wide"` : ''}>
+        <a class="skip" href="#main">Skip to content</a>
         <header>
-          <a class="brand" href="/developer">Rideport</a>
-          <nav>${account}</nav>
+          <a class="brand" href="${user === undefined ? '/developer' : '/dashboard'}">Rideport</a>
+          ${sections}
+          <div class="account">${account}</div>
         </header>
-        <main>${body}</main>
+        <main id="main">${body}</main>
       </body>
     </html> `.text;
 }
@@ -73,10 +125,9 @@ export function sendPage(reply: FastifyReply, statusCode: number, options: PageO
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'same-origin',
-      // No scripts at all; no form-action either, since approving on the consent page ends in a
-      // redirect to the client's site, which some browsers would count against form-action.
-      'content-security-policy':
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+      // By default no scripts at all; no form-action either, since approving on the consent page ends
+      // in a redirect to the client's site, which some browsers would count against form-action.
+      'content-security-policy': options.contentSecurityPolicy ?? DEFAULT_CONTENT_SECURITY_POLICY,
     })
     .send(renderPage(options));
 }

@@ -139,6 +139,17 @@ function discardUnreadBody(request: FastifyRequest): void {
   raw.resume();
 }
 
+/** Whom a stored upload belongs to. */
+export interface Uploader {
+  userId: number;
+  /**
+   * The API client it came through; null for the dashboard's upload form (pages/dashboard/sync.ts),
+   * where a signed-in browser session, not a client, sends the file (queued_tasks.api_client_id is
+   * nullable for this).
+   */
+  apiClientId: number | null;
+}
+
 /**
  * Stores the upload of an authenticated request (legacy/create-trip.ts): streams the file into memory,
  * hashing it, up to the limit; reads the rest of the form; then commits the task and its bytes.
@@ -148,19 +159,36 @@ export async function queueUpload(
   call: LegacyCall,
   context: ServerContext,
 ): Promise<LegacyAnswer> {
+  const taskId = await storeUpload(request, context, () => ({
+    userId: call.user!.user.id,
+    apiClientId: call.client.id,
+  }));
+  return { body: { success: 1, task_id: taskId } };
+}
+
+/**
+ * What queueUpload does, for any caller whose form was read by `uploadIntake(...).fields` first (the
+ * legacy route, and the dashboard's upload form): stores the file as a task of `uploader` and wakes
+ * the queue; the task's id.
+ */
+export async function storeUpload(
+  request: FastifyRequest,
+  context: ServerContext,
+  uploader: () => Uploader,
+): Promise<number> {
   const upload = pendingUploads.get(request);
   if (upload?.file == null) {
     throw badRequest('no file: send the ride file in the multipart field "file" (or "data_file")');
   }
-  const user = call.user!.user;
+  const { userId, apiClientId } = uploader();
   const file = upload.file;
   const { bytes, sha256 } = await receiveFile(file, context).catch(asBadForm);
   // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
   await readRestOfForm(upload).catch(asBadForm);
   const metadata = uploadMetadata(new LegacyParams(request.query, upload.fields));
   const taskId = await context.store.tasks.create({
-    userId: user.id,
-    apiClientId: call.client.id,
+    userId,
+    apiClientId,
     sha256,
     filename: uploadFilename(file.filename),
     bytes,
@@ -168,7 +196,7 @@ export async function queueUpload(
   });
   upload.stored = true;
   request.server.uploadQueue.accepted(taskId, bytes);
-  return { body: { success: 1, task_id: taskId } };
+  return taskId;
 }
 
 /**

@@ -29,5 +29,5 @@ export function registerUploadQueue(app: FastifyInstance, context: ServerContext
 }
 
 export { queuedTaskRoutes } from './status.js';
-export { queueUpload, uploadIntake } from './accept.js';
+export { queueUpload, storeUpload, uploadIntake, type Uploader } from './accept.js';
 export { MAX_PARSE_ATTEMPTS, UploadQueue } from './queue.js';

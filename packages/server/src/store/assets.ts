@@ -5,7 +5,7 @@
  * Each row keeps its v1 record rendered as JSON (store/asset-records.ts) and its points as the JSON
  * text the API sends (store/track-points.ts); points are written once, when the asset is created.
  */
-import type { Track } from '@rideport/ridefile';
+import type { Track, TrackPoint } from '@rideport/ridefile';
 import { sql, type Kysely } from 'kysely';
 import type { AssetType, Database, RouteRow, TripRow, Visibility } from '../db/schema.js';
 import {
@@ -18,7 +18,7 @@ import {
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
 import { assetColumns, tripColumns } from './track-columns.js';
-import { packedPointsJson, packTrackPoints } from './track-points.js';
+import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
@@ -115,6 +115,7 @@ export class Assets {
         created_at: now,
         updated_at: now,
         source_sha256: metadata.sourceSha256 ?? null,
+        laps: JSON.stringify(track.laps),
         ...assetColumns(track),
         ...(metadata.packedPoints === undefined ? {} : { point_count: metadata.packedPoints.count }),
       };
@@ -177,6 +178,42 @@ export class Assets {
       .offset(page.offset)
       .execute();
     return { rows, total };
+  }
+
+  /**
+   * One page of `ownerId`'s assets for the dashboard (issue 7): trips by departure, newest first
+   * (trips without a departure time last; index trips_user_departed, migration 5), routes by creation,
+   * newest first; then id descending.
+   */
+  async listForDashboard<T extends AssetType>(type: T, ownerId: number, page: Page): Promise<AssetPage<T>> {
+    const table = TABLES[type].assets as 'trips';
+    const total = await this.#count(table, ownerId);
+    if (total <= page.offset) return { rows: [], total };
+    const query = this.#context.db.selectFrom(table).selectAll().where('user_id', '=', ownerId);
+    const rows = await (
+      type === 'trip' ? query.orderBy('departed_at', 'desc') : query.orderBy('created_at', 'desc')
+    )
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    return { rows, total };
+  }
+
+  /**
+   * Every point of an asset, as objects (the dashboard's charts and downloads, issue 7), from the
+   * packed form when it is still stored, else from the JSON text; undefined when there is no such
+   * asset's points row.
+   */
+  async points(type: AssetType, id: number): Promise<TrackPoint[] | undefined> {
+    const found = await this.#context.db
+      .selectFrom(TABLES[type].points as 'trip_track_points')
+      .select(['points', 'packed'])
+      .where('asset_id', '=', id)
+      .executeTakeFirst();
+    if (found === undefined) return undefined;
+    if (found.packed !== null) return unpackTrackPoints(found.packed);
+    return JSON.parse(found.points ?? '[]') as TrackPoint[];
   }
 
   /**

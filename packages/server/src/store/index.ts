@@ -15,6 +15,7 @@ import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
 import { Sessions } from './sessions.js';
+import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
@@ -28,6 +29,8 @@ export class Store {
   readonly callers: Callers;
   readonly oauth: OAuth;
   readonly sessions: Sessions;
+  /** one-time sign-in links for the desktop app and `rideport up` (issue 7) */
+  readonly signInLinks: SignInLinks;
   /** routes and trips (issue 4, v1 resources) */
   readonly assets: Assets;
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
@@ -49,6 +52,7 @@ export class Store {
     this.callers = new Callers(context, options.authTokenLifetimeMs);
     this.oauth = new OAuth(context);
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
+    this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);

@@ -7,12 +7,16 @@ import * as platform from './001-platform.js';
 import * as assetRecords from './002-asset-records.js';
 import * as queueClubsWebhooks from './003-queue-clubs-webhooks.js';
 import * as packedTrackPoints from './004-packed-track-points.js';
+import * as laps from './005-laps.js';
+import * as signInLinks from './006-sign-in-links.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
   '002-asset-records': assetRecords,
   '003-queue-clubs-webhooks': queueClubsWebhooks,
   '004-packed-track-points': packedTrackPoints,
+  '005-laps': laps,
+  '006-sign-in-links': signInLinks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,15 +1,15 @@
 /**
- * The account `rideport up` syncs as (issue 6: "a local account and API client created on first
- * run"). Its API key and auth token live in `local-account.json` in the data directory (mode 0600):
- * the server stores only hashes of tokens, and the sync engine needs the token itself. `up` owns the
- * database, so an expired or revoked token is simply replaced; the password is shown once, at
- * creation, for signing in to the dashboard.
+ * The account a host of the embedded server syncs as: `rideport up` and the desktop app (issue 6: "a
+ * local account and API client created on first run"; issue 7). Its API key and auth token live in
+ * `local-account.json` in the data directory (mode 0600): the server stores only hashes of tokens, and
+ * the sync engine needs the token itself. The host owns the database, so an expired or revoked token
+ * is simply replaced; the password is returned once, at creation, for signing in to the dashboard by
+ * hand (the desktop app signs its window in with a one-time link instead).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Store } from '@rideport/server';
-import { writeFileAtomically } from './atomic-write.js';
+import type { Store } from './store/index.js';
 
 export const LOCAL_ACCOUNT_EMAIL = 'rider@rideport.localhost';
 const CLIENT_NAME = 'Rideport desktop sync';
@@ -51,9 +51,18 @@ async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
   }
 }
 
+/** Written whole or not at all: a temporary file beside it, synced, then renamed over it. */
 async function save(dataDirectory: string, account: LocalAccount): Promise<void> {
-  const text = `${JSON.stringify(account, null, 2)}\n`;
-  await writeFileAtomically(accountFile(dataDirectory), (sink) => sink.write(text), 0o600);
+  const path = accountFile(dataDirectory);
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(account, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path);
 }
 
 /** The local account, its API client and a working auth token, created or repaired as needed. */

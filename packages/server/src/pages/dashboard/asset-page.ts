@@ -1,0 +1,229 @@
+/**
+ * The page of one ride or route (issue 7): the summary as a definition list, a map of the track
+ * (Leaflet; OpenStreetMap tiles when online, the outline and start/end markers as vector layers that
+ * draw without them), charts of each channel the ride has against time or distance (uPlot), the laps,
+ * and the downloads. Everything but the map and the charts works without JavaScript; those two get
+ * their data as downsampled JSON embedded in the page (series.ts) and say in words what they show.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerContext } from '../../context.js';
+import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
+import type { AssetRow } from '../../store/assets.js';
+import { csrfToken } from '../csrf.js';
+import { html, SafeHtml } from '../html.js';
+import { sendPage } from '../layout.js';
+import { syncSources, WORDS } from './access.js';
+import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
+import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
+import { lapsSection } from './laps.js';
+import { drawingData, type ChartSeries, type DrawingData } from './series.js';
+import { assetUrls } from './static-assets.js';
+
+/**
+ * The ride and route pages run our own scripts (and only those) and show OpenStreetMap's tiles; the
+ * rest of the default policy (layout.ts) stays.
+ */
+export const DASHBOARD_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' https://tile.openstreetmap.org; base-uri 'none'; frame-ancestors 'none'";
+
+export async function assetPage<T extends AssetType>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ServerContext,
+  user: UserRow,
+  type: T,
+  row: AssetRow<T>,
+): Promise<FastifyReply> {
+  const points = (await context.store.assets.points(type, row.id)) ?? [];
+  const data = drawingData(points);
+  const words = WORDS[type];
+  const urls = assetUrls();
+  const trip = type === 'trip' ? (row as TripRow) : null;
+  const summary =
+    trip === null
+      ? routeSummary(row, data)
+      : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
+  const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
+    <h1>${row.name}</h1>
+    ${row.description !== null && html`<p>${row.description}</p>`}
+    <section aria-labelledby="summary-heading">
+      <h2 id="summary-heading">Summary</h2>
+      ${summary}
+    </section>
+    ${mapSection(data, trip?.time_zone ?? null)} ${chartsSection(data, words.one)}
+    ${lapsSection(row.laps, trip?.time_zone ?? null)}
+    <section aria-labelledby="downloads-heading">
+      <h2 id="downloads-heading">Downloads</h2>
+      <p>Every recorded point, in the format you choose.</p>
+      <ul class="downloads">
+        ${DOWNLOAD_FORMATS.map(
+          (format) =>
+            html`<li>
+              <a href="${downloadPath(type, row.id, format)}" download>${FORMAT_LABELS[format]}</a>
+            </li>`,
+        )}
+      </ul>
+    </section>
+    <script type="application/json" id="asset-data">
+      ${embeddedJson(data)}
+    </script>`;
+  return sendPage(reply, 200, {
+    title: row.name,
+    user,
+    csrfToken: csrfToken(request, reply),
+    current: type === 'trip' ? 'rides' : 'routes',
+    wide: true,
+    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
+    head: html`<link rel="stylesheet" href="${urls.leafletCss}" />
+      <link rel="stylesheet" href="${urls.uplotCss}" />
+      <link rel="stylesheet" href="${urls.dashboardCss}" />
+      <script defer src="${urls.leafletJs}"></script>
+      <script defer src="${urls.uplotJs}"></script>
+      <script type="module" src="${urls.dashboardJs}"></script>`,
+    body,
+  });
+}
+
+/**
+ * JSON inside a script element: `<` is written as \u003c, so no `</script>` (or `<!--`) a name could
+ * hold ends the element early; the data holds only numbers anyway.
+ */
+function embeddedJson(data: DrawingData): SafeHtml {
+  return new SafeHtml(JSON.stringify(data).replace(/</g, '\\u003c'));
+}
+
+function definitions(entries: ReadonlyArray<[term: string, value: SafeHtml | string]>): SafeHtml {
+  return html`<dl class="summary">
+    ${entries.map(
+      ([term, value]) =>
+        html`<div>
+          <dt>${term}</dt>
+          <dd>${value}</dd>
+        </div>`,
+    )}
+  </dl>`;
+}
+
+function pair(average: number | null, maximum: number | null, unit: string): string {
+  if (average === null && maximum === null) return UNKNOWN;
+  return `${whole(average, unit)} average, ${whole(maximum, unit)} maximum`;
+}
+
+function tripSummary(trip: TripRow, data: DrawingData, source: string | undefined): SafeHtml {
+  const zone = trip.time_zone ?? 'UTC';
+  const start =
+    trip.departed_at === null
+      ? UNKNOWN
+      : html`<time datetime="${isoUtc(trip.departed_at)}"
+          >${localDateTime(trip.departed_at, zone)} (${zone})</time
+        >`;
+  return definitions([
+    ['Start', start],
+    ['Distance', kilometres(trip.distance)],
+    ['Moving time', duration(trip.moving_time)],
+    ['Elapsed time', duration(trip.duration)],
+    ['Average speed', kmPerHour(trip.avg_speed)],
+    ['Maximum speed', kmPerHour(trip.max_speed)],
+    ['Elevation gain', metres(trip.elevation_gain)],
+    ['Elevation loss', metres(trip.elevation_loss)],
+    ['Heart rate', pair(trip.avg_hr, trip.max_hr, 'bpm')],
+    ['Cadence', pair(trip.avg_cad, trip.max_cad, 'rpm')],
+    ['Power', pair(trip.avg_watts, trip.max_watts, 'W')],
+    ['Calories', whole(trip.calories, 'kcal')],
+    ['Activity', trip.activity_type ?? UNKNOWN],
+    ['Device', trip.device ?? UNKNOWN],
+    ['Sync source', source ?? UNKNOWN],
+    ['Points', String(data.pointCount)],
+  ]);
+}
+
+function routeSummary(route: RouteRow, data: DrawingData): SafeHtml {
+  return definitions([
+    [
+      'Added',
+      html`<time datetime="${isoUtc(route.created_at)}"
+        >${localDateTime(route.created_at, null)} (UTC)</time
+      >`,
+    ],
+    ['Distance', kilometres(route.distance)],
+    ['Elevation gain', metres(route.elevation_gain)],
+    ['Elevation loss', metres(route.elevation_loss)],
+    ['Shape', route.track_type.replaceAll('_', ' ')],
+    ['Terrain', route.terrain],
+    ['Points', String(data.pointCount)],
+  ]);
+}
+
+function coordinates([lat, lng]: [number, number]): string {
+  return `${lat.toFixed(5)}, ${lng.toFixed(5)}`;
+}
+
+function mapSection(data: DrawingData, timeZone: string | null): SafeHtml {
+  const first = data.track[0];
+  const last = data.track[data.track.length - 1];
+  const description =
+    first === undefined || last === undefined
+      ? 'This recording has no positions, so there is no map.'
+      : `The track runs from ${coordinates(first)} (start, green marker) to ${coordinates(last)} ` +
+        `(end, red marker)${timeZone === null ? '' : `, in the ${timeZone} time zone`}. ` +
+        `Map data from OpenStreetMap when online; the outline is drawn without it.`;
+  return html`<section aria-labelledby="map-heading">
+    <h2 id="map-heading">Map</h2>
+    <p id="map-description">${description}</p>
+    ${
+      first !== undefined &&
+      html`<div
+          id="map"
+          class="map"
+          role="region"
+          aria-label="Map of the track"
+          aria-describedby="map-description"
+        ></div>
+        <noscript><p>The map needs JavaScript.</p></noscript>`
+    }
+  </section>`;
+}
+
+function chartSummary(chart: ChartSeries, one: string): string {
+  const what = chart.derived ? `${chart.label} (computed from positions)` : chart.label;
+  return `${what} over the ${one}: from ${chart.min} to ${chart.max} ${chart.unit}, average ${chart.avg} ${chart.unit}.`;
+}
+
+function chartsSection(data: DrawingData, one: string): SafeHtml {
+  if (data.charts.length === 0) {
+    return html`<section aria-labelledby="charts-heading">
+      <h2 id="charts-heading">Charts</h2>
+      <p>This ${one} records no elevation, speed, heart rate, cadence or power.</p>
+    </section>`;
+  }
+  const both = data.charts.some((chart) => chart.time !== null && chart.distance !== null);
+  return html`<section aria-labelledby="charts-heading">
+    <h2 id="charts-heading">Charts</h2>
+    ${
+      both &&
+      html`<fieldset id="chart-axis" class="axis" hidden>
+        <legend>Show the charts against</legend>
+        <label><input type="radio" name="chart-axis" value="time" checked /> Time</label>
+        <label><input type="radio" name="chart-axis" value="distance" /> Distance</label>
+      </fieldset>`
+    }
+    <noscript><p>The charts need JavaScript; their figures are written below each heading.</p></noscript>
+    ${data.charts.map(
+      (chart) =>
+        html`<figure class="chart-figure">
+          <figcaption id="chart-${chart.key}-caption">
+            <strong>${chart.label} (${chart.unit})</strong>: ${chartSummary(chart, one)}
+          </figcaption>
+          <div
+            class="chart"
+            id="chart-${chart.key}"
+            data-key="${chart.key}"
+            role="img"
+            aria-label="${chart.label} chart"
+            aria-describedby="chart-${chart.key}-caption"
+          ></div>
+        </figure>`,
+    )}
+  </section>`;
+}

@@ -1,0 +1,379 @@
+import { parseRideFile, trackFromPoints, type Track, type TrackPoint } from '@rideport/ridefile';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFixture } from '../../../../../test/support/corpus.js';
+import type { LocalSync } from '../../api/v1/local-sync.js';
+import { onlyTrack } from '../../test-support/assets.js';
+import { Browser } from '../../test-support/browser.js';
+import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
+import { lapsSection } from './laps.js';
+import { MAX_DRAWN_POINTS, drawingData } from './series.js';
+
+let server: TestServer;
+let rider: Person;
+let browser: Browser;
+
+async function start(options: Parameters<typeof testServer>[0] = {}): Promise<void> {
+  server = await testServer(options);
+  rider = await createPerson(server, 'Anna Rider');
+  browser = new Browser(server.app);
+  expect((await browser.signIn(rider.email, rider.password)).statusCode).toBe(303);
+}
+
+afterEach(async () => {
+  await server.close();
+});
+
+/** A ride of `count` points a second apart, starting at `startUnix`, near Bern. */
+function points(count: number, startUnix: number, { heartRate = true } = {}): TrackPoint[] {
+  return Array.from({ length: count }, (_, i) => ({
+    x: 7.44 + i * 0.0001,
+    y: 46.95 + Math.sin(i / 50) * 0.001,
+    e: 540 + Math.sin(i / 30) * 20,
+    t: startUnix + i,
+    ...(heartRate ? { h: 120 + (i % 40) } : {}),
+  }));
+}
+
+function ride(name: string, startUnix: number, count = 60): Track {
+  return trackFromPoints(points(count, startUnix), { name, sport: 'cycling' });
+}
+
+function route(name: string, count = 40): Track {
+  return trackFromPoints(
+    points(count, 0).map(({ x, y, e }) => ({ x: x!, y: y!, e: e! })),
+    { name, kind: 'route' },
+  );
+}
+
+async function storeRide(userId: number, track: Track): Promise<number> {
+  const created = await server.store.assets.createFromTrack(userId, track);
+  return created.row.id;
+}
+
+const DAY = 86_400;
+const BASE = Date.parse('2025-06-01T06:00:00Z') / 1000;
+
+/** The names in the rides table, in order. */
+function rowNames(page: string): string[] {
+  return [
+    ...page.matchAll(/<th scope="row"><a href="\/dashboard\/(?:rides|routes)\/\d+">([^<]*)<\/a><\/th>/g),
+  ].map((match) => match[1]!);
+}
+
+describe('signing in', () => {
+  beforeEach(() => start());
+
+  it('sends a browser without a session to the sign-in form and back', async () => {
+    for (const url of ['/dashboard', '/dashboard/rides?page=2', '/dashboard/rides/1', '/dashboard/routes']) {
+      const response = await new Browser(server.app).get(url);
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe(
+        `/sign_in?${new URLSearchParams({ return_to: url }).toString()}`,
+      );
+    }
+  });
+
+  it('sends /dashboard to the rides list', async () => {
+    const response = await browser.get('/dashboard');
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/dashboard/rides');
+  });
+
+  it('marks the current section in the navigation', async () => {
+    const rides = (await browser.get('/dashboard/rides')).body;
+    expect(rides).toContain('<a href="/dashboard/rides" aria-current="page">Rides</a>');
+    expect(rides).toContain('<a href="/dashboard/routes">Routes</a>');
+    expect(rides).toContain('<a href="/dashboard/sync">Sync</a>');
+    expect(rides).toContain('<a href="/developer">Developer settings</a>');
+    const routes = (await browser.get('/dashboard/routes')).body;
+    expect(routes).toContain('<a href="/dashboard/routes" aria-current="page">Routes</a>');
+  });
+});
+
+describe('the rides list', () => {
+  beforeEach(() => start());
+
+  it('lists newest departure first, 20 a page, with previous and next links', async () => {
+    // Stored in a shuffled order: the list follows the departure, not the upload.
+    const order = [3, 17, 0, 24, 9, 12, 5, 21, 1, 14, 7, 19, 2, 23, 11, 6, 16, 8, 22, 4, 13, 10, 20, 15, 18];
+    for (const day of order) await storeRide(rider.id, ride(`Ride ${day}`, BASE + day * DAY));
+    const first = await browser.get('/dashboard/rides');
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('25 rides, page 1 of 2.');
+    expect(rowNames(first.body)).toEqual(Array.from({ length: 20 }, (_, i) => `Ride ${24 - i}`));
+    expect(first.body).toContain('<a rel="next" href="/dashboard/rides?page=2">Next page</a>');
+    expect(first.body).not.toContain('rel="prev"');
+
+    const second = await browser.get('/dashboard/rides?page=2');
+    expect(rowNames(second.body)).toEqual(['Ride 4', 'Ride 3', 'Ride 2', 'Ride 1', 'Ride 0']);
+    expect(second.body).toContain('<a rel="prev" href="/dashboard/rides?page=1">Previous page</a>');
+    expect(second.body).not.toContain('rel="next"');
+
+    const past = await browser.get('/dashboard/rides?page=3');
+    expect(past.statusCode).toBe(200);
+    expect(past.body).toContain('There are no rides on this page.');
+  });
+
+  it('shows date, name, distance, duration, elevation gain, device and sync source', async () => {
+    const id = await storeRide(rider.id, ride('Morning loop', BASE, 3600));
+    const page = (await browser.get('/dashboard/rides')).body;
+    expect(page).toMatch(/<caption>\s*Your rides, newest first \(page 1 of 1\)\s*<\/caption>/);
+    for (const header of [
+      'Date',
+      'Name',
+      'Distance',
+      'Duration',
+      'Elevation gain',
+      'Device',
+      'Sync source',
+    ]) {
+      expect(page).toMatch(new RegExp(`<th scope="col"[^>]*>${header}</th>`));
+    }
+    // 2025-06-01 06:00 UTC is 08:00 in Bern (Europe/Zurich, summer time).
+    expect(page).toContain('<time datetime="2025-06-01T06:00:00.000Z">2025-06-01 08:00</time>');
+    expect(page).toContain(`<a href="/dashboard/rides/${id}">Morning loop</a>`);
+    expect(page).toContain('59:59');
+    expect(page).toMatch(/\d+\.\d km/);
+    // No sync engine: no source.
+    expect(page).toMatch(/<td>—<\/td>\s*<\/tr>/);
+  });
+
+  it('says so when there are no rides, and refuses a page that is not a positive integer', async () => {
+    expect((await browser.get('/dashboard/rides')).body).toContain('You have no rides yet.');
+    for (const page of ['0', '-1', 'two', '1.5']) {
+      expect((await browser.get(`/dashboard/rides?page=${page}`)).statusCode).toBe(400);
+    }
+  });
+
+  it("lists only the signed-in person's rides", async () => {
+    const other = await createPerson(server, 'Other Rider');
+    await storeRide(other.id, ride('Not mine', BASE));
+    await storeRide(rider.id, ride('Mine', BASE));
+    expect(rowNames((await browser.get('/dashboard/rides')).body)).toEqual(['Mine']);
+  });
+
+  it('escapes hostile ride names', async () => {
+    const hostile = '<script>alert(1)</script>"&\'';
+    const id = await storeRide(rider.id, ride(hostile, BASE));
+    for (const url of ['/dashboard/rides', `/dashboard/rides/${id}`]) {
+      const page = (await browser.get(url)).body;
+      expect(page).not.toContain('<script>alert(1)');
+      expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;&#39;');
+    }
+    const download = await browser.get(`/dashboard/rides/${id}/download.gpx`);
+    expect(download.headers['content-disposition']).toMatch(
+      /^attachment; filename="script-alert-1-script\.gpx"; filename\*=UTF-8''/,
+    );
+    expect(download.headers['content-disposition']).not.toMatch(/[<>"]{2}/);
+  });
+});
+
+describe('sync sources', () => {
+  it('shows the label of the source each trip was synced from', async () => {
+    const fake: LocalSync = {
+      get userId() {
+        return rider.id;
+      },
+      status: () => ({}),
+      syncNow: () => undefined,
+      pause: () => undefined,
+      resume: () => undefined,
+      retry: () => false,
+      retryFailed: () => 0,
+      chooseImport: () => false,
+      addFolder: () => undefined,
+      tripSources: (ids) => new Map(ids.filter((id) => id % 2 === 1).map((id) => [id, `Edge <${id}>`])),
+    };
+    await start({ localSync: fake });
+    const first = await storeRide(rider.id, ride('First', BASE));
+    const second = await storeRide(rider.id, ride('Second', BASE + DAY));
+    const synced = first % 2 === 1 ? first : second;
+    const list = (await browser.get('/dashboard/rides')).body;
+    expect(list).toContain(`<td>Edge &lt;${synced}&gt;</td>`);
+    expect(list).toContain('<td>—</td>');
+    const page = (await browser.get(`/dashboard/rides/${synced}`)).body;
+    expect(page).toMatch(new RegExp(`<dt>Sync source</dt>\\s*<dd>Edge &lt;${synced}&gt;</dd>`));
+  });
+});
+
+describe('the routes list', () => {
+  beforeEach(() => start());
+
+  it('lists newest first, 20 a page', async () => {
+    for (let i = 0; i < 22; i++) {
+      await server.store.assets.createFromTrack(rider.id, route(`Route ${i}`));
+      server.clock.advance(1000);
+    }
+    const first = (await browser.get('/dashboard/routes')).body;
+    expect(first).toContain('22 routes, page 1 of 2.');
+    expect(rowNames(first)).toEqual(Array.from({ length: 20 }, (_, i) => `Route ${21 - i}`));
+    expect(rowNames((await browser.get('/dashboard/routes?page=2')).body)).toEqual(['Route 1', 'Route 0']);
+  });
+});
+
+describe('a ride or route page', () => {
+  beforeEach(() => start());
+
+  it("is 404 for an unknown id and 403 for someone else's, like the API", async () => {
+    const other = await createPerson(server, 'Other Rider');
+    const theirs = await storeRide(other.id, ride('Theirs', BASE));
+    const theirRoute = (await server.store.assets.createFromTrack(other.id, route('Their route'))).row.id;
+    expect((await browser.get(`/dashboard/rides/${theirs}`)).statusCode).toBe(403);
+    expect((await browser.get(`/dashboard/rides/${theirs}/download.gpx`)).statusCode).toBe(403);
+    expect((await browser.get(`/dashboard/routes/${theirRoute}`)).statusCode).toBe(403);
+    expect((await browser.get(`/dashboard/routes/${theirRoute}/download.csv`)).statusCode).toBe(403);
+    expect((await browser.get('/dashboard/rides/999999')).statusCode).toBe(404);
+    expect((await browser.get('/dashboard/rides/abc')).statusCode).toBe(404);
+    expect((await browser.get('/dashboard/routes/999999/download.tcx')).statusCode).toBe(404);
+    // A route's id is not a ride's.
+    expect((await browser.get(`/dashboard/routes/${theirs + 1000}`)).statusCode).toBe(404);
+  });
+
+  it('shows the summary, the map and chart containers, the embedded data and the downloads', async () => {
+    const id = await storeRide(rider.id, ride('Summary ride', BASE, 600));
+    const response = await browser.get(`/dashboard/rides/${id}`);
+    expect(response.statusCode).toBe(200);
+    const page = response.body;
+    expect(page).toContain('<dt>Start</dt>');
+    expect(page).toContain('2025-06-01 08:00 (Europe/Zurich)');
+    expect(page).toContain('<dt>Moving time</dt>');
+    expect(page).toContain('<dt>Heart rate</dt>');
+    expect(page).toContain('id="map"');
+    expect(page).toContain('<noscript><p>The map needs JavaScript.</p></noscript>');
+    expect(page).toContain('id="chart-e"');
+    expect(page).toContain('id="chart-h"');
+    expect(page).toContain('id="chart-s"');
+    expect(page).not.toContain('id="chart-p"');
+    expect(page).toContain('name="chart-axis" value="distance"');
+    for (const extension of ['gpx', 'tcx', 'geojson', 'csv']) {
+      expect(page).toContain(`href="/dashboard/rides/${id}/download.${extension}"`);
+    }
+    const csp = String(response.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("img-src 'self' https://tile.openstreetmap.org");
+    expect(csp).not.toContain('unsafe-eval');
+    const json = /<script type="application\/json" id="asset-data">([\s\S]*?)<\/script>/.exec(page)![1]!;
+    const data = JSON.parse(json) as ReturnType<typeof drawingData>;
+    expect(data.pointCount).toBe(600);
+    expect(data.track.length).toBe(600);
+  });
+
+  it('serves the scripts and stylesheets it links to, cached for long', async () => {
+    const id = await storeRide(rider.id, ride('Assets', BASE));
+    const page = (await browser.get(`/dashboard/rides/${id}`)).body;
+    const urls = [...page.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(urls.length).toBe(6);
+    for (const url of urls) {
+      const asset = await server.app.inject({ method: 'GET', url });
+      expect(asset.statusCode, url).toBe(200);
+      expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(asset.headers['content-type']).toMatch(/^(text\/javascript|text\/css)/);
+    }
+    expect(
+      (await server.app.inject({ method: 'GET', url: '/assets/leaflet/1.9.4/../package.json' })).statusCode,
+    ).toBe(404);
+    expect((await server.app.inject({ method: 'GET', url: '/assets/nothing.js' })).statusCode).toBe(404);
+  });
+
+  it('shows a route with its distance charts only', async () => {
+    const id = (await server.store.assets.createFromTrack(rider.id, route('A route'))).row.id;
+    const page = (await browser.get(`/dashboard/routes/${id}`)).body;
+    expect(page).toContain('<h1>A route</h1>');
+    expect(page).toContain('id="chart-e"');
+    expect(page).not.toContain('name="chart-axis"');
+    expect(page).toContain('No laps recorded.');
+  });
+});
+
+describe('laps', () => {
+  beforeEach(() => start());
+
+  it('are stored with the track and shown as a table', async () => {
+    const track = onlyTrack(readFixture('tcx', 'activity.tcx'), 'activity.tcx');
+    expect(track.laps.length).toBeGreaterThan(0);
+    const created = await server.store.assets.createFromTrack(rider.id, track);
+    expect(JSON.parse(created.row.laps!)).toEqual(track.laps);
+    const page = (await browser.get(`/dashboard/rides/${created.row.id}`)).body;
+    expect(page).toMatch(/<caption>\s*\d+ laps?; start times in /);
+    expect(page).toContain('<th scope="col" class="number">Avg speed</th>');
+    expect(page).toMatch(/<th scope="row">1<\/th>/);
+  });
+
+  it('say "no laps recorded" for rows stored without them (before migration 5)', () => {
+    expect(lapsSection(null, null).text).toContain('No laps recorded.');
+    expect(lapsSection('not json', null).text).toContain('No laps recorded.');
+    expect(lapsSection('[]', 'UTC').text).toContain('No laps recorded.');
+  });
+});
+
+describe('downloads', () => {
+  beforeEach(() => start());
+
+  it('carry every point, in each format, read back the same', async () => {
+    const count = 5000;
+    const id = await storeRide(rider.id, ride('Round trip', BASE, count));
+    const types: Record<string, RegExp> = {
+      gpx: /^application\/gpx\+xml/,
+      tcx: /^application\/vnd\.garmin\.tcx\+xml/,
+      geojson: /^application\/geo\+json/,
+      csv: /^text\/csv/,
+    };
+    for (const [extension, type] of Object.entries(types)) {
+      const response = await browser.get(`/dashboard/rides/${id}/download.${extension}`);
+      expect(response.statusCode, extension).toBe(200);
+      expect(response.headers['content-type']).toMatch(type);
+      expect(response.headers['content-disposition']).toBe(
+        `attachment; filename="Round-trip.${extension}"; filename*=UTF-8''Round%20trip.${extension}`,
+      );
+      if (extension === 'gpx' || extension === 'tcx') {
+        const parsed = parseRideFile(response.rawPayload, { format: extension });
+        expect(parsed.tracks.reduce((sum, track) => sum + track.points.length, 0)).toBe(count);
+      } else if (extension === 'geojson') {
+        const geo = JSON.parse(response.body) as {
+          features: Array<{ geometry: { coordinates: unknown[] } }>;
+        };
+        const lines = geo.features.filter((feature) => Array.isArray(feature.geometry.coordinates[0]));
+        expect(lines.reduce((sum, feature) => sum + feature.geometry.coordinates.length, 0)).toBe(count);
+      } else {
+        const lines = response.body.trimEnd().split(/\r?\n/);
+        expect(lines.length - 1).toBe(count);
+      }
+    }
+  });
+
+  it('of a route', async () => {
+    const id = (await server.store.assets.createFromTrack(rider.id, route('Route out', 40))).row.id;
+    const response = await browser.get(`/dashboard/routes/${id}/download.gpx`);
+    expect(response.statusCode).toBe(200);
+    const parsed = parseRideFile(response.rawPayload, { format: 'gpx' });
+    expect(parsed.tracks[0]!.kind).toBe('route');
+    expect(parsed.tracks[0]!.points.length).toBe(40);
+  });
+});
+
+describe('drawing data', () => {
+  it('downsamples each series to at most MAX_DRAWN_POINTS, keeping the extremes', () => {
+    const many = points(50_000, BASE);
+    many[31_337]!.h = 250;
+    many[12_345]!.h = 30;
+    const data = drawingData(many);
+    expect(data.pointCount).toBe(50_000);
+    expect(data.track.length).toBeLessThanOrEqual(MAX_DRAWN_POINTS + 1);
+    const hr = data.charts.find((chart) => chart.key === 'h')!;
+    for (const xy of [hr.time!, hr.distance!]) {
+      expect(xy[0].length).toBeLessThanOrEqual(MAX_DRAWN_POINTS);
+      expect(Math.max(...xy[1])).toBe(250);
+      expect(Math.min(...xy[1])).toBe(30);
+    }
+    expect(hr.max).toBe(250);
+    expect(data.charts.map((chart) => chart.key)).toEqual(['e', 's', 'h']);
+    expect(data.charts.find((chart) => chart.key === 's')!.derived).toBe(true);
+  });
+
+  it('draws nothing for a recording without positions, but still charts it', () => {
+    const data = drawingData(points(100, BASE).map(({ t, h }) => ({ t: t!, h: h! })));
+    expect(data.track).toEqual([]);
+    expect(data.bounds).toBeNull();
+    expect(data.charts.map((chart) => [chart.key, chart.distance])).toEqual([['h', null]]);
+  });
+});

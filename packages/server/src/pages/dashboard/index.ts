@@ -1,0 +1,72 @@
+/**
+ * The dashboard (issue 7, part 1): the signed-in person's rides and routes, served by the server and
+ * shown in the desktop app's window and at `rideport up`'s URL. Not signed in: the sign-in page, and
+ * back. The sync page (sync*.ts in this folder) is registered on its own.
+ *
+ * Routes:
+ *   GET /dashboard                                        → /dashboard/rides
+ *   GET /dashboard/rides?page=N, /dashboard/routes?page=N  lists, 20 a page
+ *   GET /dashboard/rides/:id, /dashboard/routes/:id        the ride or route page
+ *   GET /dashboard/{rides,routes}/:id/download.{gpx,tcx,geojson,csv}
+ *   GET /assets/…                                          Leaflet, uPlot and the page script
+ */
+import { WRITE_FORMATS } from '@rideport/ridefile';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PluginOptions } from '../../context.js';
+import type { AssetType, UserRow } from '../../db/schema.js';
+import { redirectToSignIn } from '../access.js';
+import { idParam } from '../forms.js';
+import { signedInUser } from '../session.js';
+import { ownAsset, WORDS } from './access.js';
+import { assetPage } from './asset-page.js';
+import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
+import { listPage } from './lists.js';
+import { staticAssetRoutes } from './static-assets.js';
+
+export async function dashboardRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+  const hidden = { schema: { hide: true } };
+
+  /** The handler's user, or a redirect to sign in that comes back to this URL. */
+  const page =
+    (handler: (request: FastifyRequest, reply: FastifyReply, user: UserRow) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      const user = await signedInUser(request, reply, context);
+      if (user === undefined) return redirectToSignIn(reply, request.url);
+      return handler(request, reply, user);
+    };
+
+  app.get(
+    '/dashboard',
+    hidden,
+    page((_request, reply) => Promise.resolve(reply.redirect('/dashboard/rides', 303))),
+  );
+
+  for (const type of ['trip', 'route'] as const satisfies readonly AssetType[]) {
+    const { path } = WORDS[type];
+    app.get(
+      path,
+      hidden,
+      page((request, reply, user) => listPage(request, reply, context, user, type)),
+    );
+    app.get(
+      `${path}/:id`,
+      hidden,
+      page(async (request, reply, user) => {
+        const row = await ownAsset(context, user, type, idParam(request.params, 'id'));
+        return assetPage(request, reply, context, user, type, row);
+      }),
+    );
+    for (const format of DOWNLOAD_FORMATS) {
+      app.get(
+        `${path}/:id/download.${WRITE_FORMATS[format].extension}`,
+        hidden,
+        page(async (request, reply, user) => {
+          const row = await ownAsset(context, user, type, idParam(request.params, 'id'));
+          return sendDownload(reply, context, type, row, format);
+        }),
+      );
+    }
+  }
+
+  await app.register(staticAssetRoutes);
+}

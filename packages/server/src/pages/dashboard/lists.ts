@@ -1,0 +1,149 @@
+/**
+ * The rides list and the routes list (issue 7): 20 a page, with previous/next links. Rides newest
+ * departure first, with date, name, distance, duration, elevation gain, device and sync source;
+ * routes newest first, with name, distance, elevation gain and creation date.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerContext } from '../../context.js';
+import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
+import { badRequest } from '../../errors.js';
+import { csrfToken } from '../csrf.js';
+import { FormFields } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import { sendPage } from '../layout.js';
+import { syncSources, WORDS } from './access.js';
+import { duration, isoUtc, kilometres, localDateTime, metres, UNKNOWN } from './format.js';
+
+export const LIST_PAGE_SIZE = 20;
+
+/** `?page=N`, 1 when absent; anything but a positive integer is a 400. */
+export function pageNumber(request: FastifyRequest): number {
+  const value = new FormFields(request.query).text('page');
+  if (value === '') return 1;
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw badRequest('page must be a positive integer.');
+  return Number(value);
+}
+
+export async function listPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ServerContext,
+  user: UserRow,
+  type: AssetType,
+): Promise<FastifyReply> {
+  const page = pageNumber(request);
+  const words = WORDS[type];
+  const { rows, total } = await context.store.assets.listForDashboard(type, user.id, {
+    offset: (page - 1) * LIST_PAGE_SIZE,
+    limit: LIST_PAGE_SIZE,
+  });
+  const pageCount = Math.max(1, Math.ceil(total / LIST_PAGE_SIZE));
+  const where = `page ${page} of ${pageCount}`;
+  let table: SafeHtml;
+  if (total === 0) {
+    table = html`<p>
+      You have no ${words.many} yet.
+      ${type === 'trip' && html`Rides appear here once they are uploaded or synced.`}
+    </p>`;
+  } else if (rows.length === 0) {
+    table = html`<p>
+      There are no ${words.many} on this page. <a href="${words.path}">Go to the first page</a>.
+    </p>`;
+  } else if (type === 'trip') {
+    table = ridesTable(
+      rows as TripRow[],
+      syncSources(
+        context,
+        rows.map((row) => row.id),
+      ),
+      where,
+    );
+  } else {
+    table = routesTable(rows, where);
+  }
+  return sendPage(reply, 200, {
+    title: page === 1 ? words.titles : `${words.titles}, page ${page}`,
+    user,
+    csrfToken: csrfToken(request, reply),
+    current: type === 'trip' ? 'rides' : 'routes',
+    wide: true,
+    body: html`<h1>${words.titles}</h1>
+      <p>${total === 1 ? `1 ${words.one}` : `${total} ${words.many}`}${total > 0 && `, ${where}`}.</p>
+      ${table} ${pager(words.path, page, pageCount, words.many)}`,
+  });
+}
+
+function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, where: string): SafeHtml {
+  return html`<table class="assets">
+    <caption>
+      Your rides, newest first (${where})
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Date</th>
+        <th scope="col">Name</th>
+        <th scope="col" class="number">Distance</th>
+        <th scope="col" class="number">Duration</th>
+        <th scope="col" class="number">Elevation gain</th>
+        <th scope="col">Device</th>
+        <th scope="col">Sync source</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (row) =>
+          html`<tr>
+            <td>${dateCell(row.departed_at, row.time_zone)}</td>
+            <th scope="row"><a href="/dashboard/rides/${row.id}">${row.name}</a></th>
+            <td class="number">${kilometres(row.distance)}</td>
+            <td class="number">${duration(row.duration)}</td>
+            <td class="number">${metres(row.elevation_gain)}</td>
+            <td>${row.device ?? UNKNOWN}</td>
+            <td>${sources.get(row.id) ?? UNKNOWN}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
+  return html`<table class="assets">
+    <caption>
+      Your routes, newest first (${where})
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Added</th>
+        <th scope="col">Name</th>
+        <th scope="col" class="number">Distance</th>
+        <th scope="col" class="number">Elevation gain</th>
+        <th scope="col" class="number">Points</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (row) =>
+          html`<tr>
+            <td>${dateCell(row.created_at, null)}</td>
+            <th scope="row"><a href="/dashboard/routes/${row.id}">${row.name}</a></th>
+            <td class="number">${kilometres(row.distance)}</td>
+            <td class="number">${metres(row.elevation_gain)}</td>
+            <td class="number">${row.point_count}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function dateCell(milliseconds: number | null, timeZone: string | null): SafeHtml | string {
+  if (milliseconds === null) return UNKNOWN;
+  return html`<time datetime="${isoUtc(milliseconds)}">${localDateTime(milliseconds, timeZone)}</time>`;
+}
+
+function pager(path: string, page: number, pageCount: number, many: string): SafeHtml {
+  if (pageCount <= 1 && page === 1) return html``;
+  return html`<nav class="pager" aria-label="Pages of ${many}">
+    ${page > 1 && html`<a rel="prev" href="${path}?page=${Math.min(page - 1, pageCount)}">Previous page</a>`}
+    ${page < pageCount && html`<a rel="next" href="${path}?page=${page + 1}">Next page</a>`}
+  </nav>`;
+}

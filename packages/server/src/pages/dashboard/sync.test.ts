@@ -1,0 +1,404 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LocalSync } from '../../api/v1/local-sync.js';
+import { Browser, csrfTokenIn } from '../../test-support/browser.js';
+import { multipartBody } from '../../test-support/uploads.js';
+import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
+import { readSyncStatus } from './sync.js';
+
+const SAMPLE_RIDE = readFileSync(new URL('../../../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
+const FAILED_SHA = 'f'.repeat(64);
+const SYNCED_SHA = 'a'.repeat(64);
+
+/**
+ * A LocalSync as the host's engine presents it (the server cannot import @rideport/sync, so the
+ * real engine is exercised in test/dashboard-sync.browser.test.ts): a status in SyncStatus's shape,
+ * and a record of what it was asked to do.
+ */
+class RecordingSync implements LocalSync {
+  userId: number | null;
+  calls: string[] = [];
+  state: object = { kind: 'syncing', done: 2, total: 5 };
+  failed = true;
+
+  constructor(userId: number | null) {
+    this.userId = userId;
+  }
+
+  status(): object {
+    return {
+      state: this.state,
+      sources: [
+        {
+          id: 'device:garmin',
+          kind: 'device',
+          label: 'Garmin Edge <530>',
+          path: '/media/GARMIN',
+          present: true,
+          awaitingImportChoice: true,
+        },
+        {
+          id: 'folder:/home/rider/Rides',
+          kind: 'folder',
+          label: '/home/rider/Rides',
+          path: '/home/rider/Rides',
+          present: false,
+          awaitingImportChoice: false,
+        },
+      ],
+      counts: { found: 7, waiting: 1, queued: 2, uploading: 1, synced: 3, failed: 1 },
+      recent: [
+        {
+          sha256: FAILED_SHA,
+          filename: 'broken.fit',
+          sourceId: 'device:garmin',
+          relativePath: 'Activity/broken.fit',
+          state: this.failed ? 'failed' : 'queued',
+          message: 'RIDEFILE_MALFORMED: not a FIT file',
+          tripIds: [],
+          routeIds: [],
+          attempts: 2,
+          foundAt: '2026-03-01T11:00:00.000Z',
+          updatedAt: '2026-03-01T11:01:00.000Z',
+        },
+        {
+          sha256: SYNCED_SHA,
+          filename: 'morning.fit',
+          sourceId: 'folder:/home/rider/Rides',
+          relativePath: 'morning.fit',
+          state: 'synced',
+          message: 'Created 1 ride from upload',
+          tripIds: [42],
+          routeIds: [],
+          attempts: 1,
+          foundAt: '2026-03-01T10:00:00.000Z',
+          updatedAt: '2026-03-01T10:01:00.000Z',
+        },
+      ],
+      lastPassAt: '2026-03-01T11:59:00.000Z',
+    };
+  }
+  syncNow(): void {
+    this.calls.push('now');
+  }
+  pause(): void {
+    this.calls.push('pause');
+  }
+  resume(): void {
+    this.calls.push('resume');
+  }
+  retry(sha256: string): boolean {
+    this.calls.push(`retry ${sha256}`);
+    return sha256 === FAILED_SHA;
+  }
+  retryFailed(): number {
+    this.calls.push('retry all');
+    return 1;
+  }
+  chooseImport(sourceId: string, window: string): boolean {
+    this.calls.push(`import ${sourceId} ${window}`);
+    return sourceId === 'device:garmin';
+  }
+  addFolder(path: string, window: string | undefined): void {
+    this.calls.push(`folder ${path} ${window ?? '-'}`);
+  }
+  tripSources(): Map<number, string> {
+    return new Map();
+  }
+}
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function setUp(
+  options: { engine?: 'mine' | 'someone else' | 'none'; uploadBytes?: number } = {},
+): Promise<{ server: TestServer; rider: Person; sync: RecordingSync; browser: Browser }> {
+  const sync = new RecordingSync(null);
+  const server = await testServer({
+    ...(options.engine === 'none' ? {} : { localSync: sync }),
+    ...(options.uploadBytes === undefined ? {} : { limits: { uploadBytes: options.uploadBytes } }),
+  });
+  servers.push(server);
+  const rider = await createPerson(server, 'Sync Rider');
+  if (options.engine !== 'none') {
+    sync.userId = options.engine === 'someone else' ? (await createPerson(server, 'Other')).id : rider.id;
+  }
+  const browser = new Browser(server.app);
+  expect((await browser.signIn(rider.email, rider.password)).statusCode).toBe(303);
+  return { server, rider, sync, browser };
+}
+
+async function uploadThroughPage(
+  browser: Browser,
+  file: { name: string; bytes: Uint8Array } | null,
+  token: string | null,
+): Promise<Awaited<ReturnType<Browser['get']>>> {
+  const { body, contentType } = await multipartBody(token === null ? [] : [['_csrf', token]], file);
+  const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  return browser.app.inject({
+    method: 'POST',
+    url: '/dashboard/sync/upload',
+    headers: { 'content-type': contentType, cookie },
+    payload: body,
+  });
+}
+
+async function taskEnd(server: TestServer, taskId: number): Promise<void> {
+  for (const deadline = Date.now() + 50_000; Date.now() < deadline;) {
+    const task = await server.store.tasks.find(taskId);
+    if (task !== undefined && task.status !== 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`task ${taskId} did not end`);
+}
+
+describe('GET /dashboard/sync', () => {
+  it('sends someone not signed in to sign in and back', async () => {
+    const server = await testServer();
+    servers.push(server);
+    const response = await new Browser(server.app).get('/dashboard/sync?task=3');
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/sign_in?return_to=%2Fdashboard%2Fsync%3Ftask%3D3');
+  });
+
+  it('shows the owner the state with progress, sources, counts, history and every control', async () => {
+    const { browser } = await setUp();
+    const page = await browser.get('/dashboard/sync');
+    expect(page.statusCode).toBe(200);
+    const body = page.body;
+    expect(body).toContain('<span id="sync-state">Syncing 2 of 5</span>');
+    expect(body).toMatch(
+      /<label for="sync-progress">Uploaded 2 of 5<\/label>\s*<progress id="sync-progress" max="5" value="2">/,
+    );
+    // Sources: kind and presence, labels escaped, and the import question for the one awaiting it.
+    expect(body).toContain('Garmin Edge &lt;530&gt;');
+    expect(body).not.toContain('Garmin Edge <530>');
+    expect(body).toMatch(/<td>Device<\/td>\s*<td>Present<\/td>/);
+    expect(body).toMatch(/<td>Folder<\/td>\s*<td>Not present<\/td>/);
+    expect(body).toContain('action="/dashboard/sync/import"');
+    expect(body).toContain('name="source_id" value="device:garmin"');
+    expect(body).toContain('How far back should the first sync of Garmin Edge &lt;530&gt; go?');
+    // Counts and history: the server's message, trip links, Retry only on the failed ride.
+    expect(body).toMatch(/<dt>Synced<\/dt>\s*<dd>3<\/dd>/);
+    expect(body).toMatch(/<dt>Failed<\/dt>\s*<dd>1<\/dd>/);
+    expect(body).toContain('RIDEFILE_MALFORMED: not a FIT file');
+    expect(body).toContain('<a href="/dashboard/rides/42" data-focus="ride:42">Ride 42</a>');
+    expect(body).toContain(`name="sha256" value="${FAILED_SHA}"`);
+    expect(body).not.toContain(`name="sha256" value="${SYNCED_SHA}"`);
+    expect(body).toContain('aria-label="Retry broken.fit"');
+    for (const action of ['now', 'pause', 'retry', 'folders', 'upload']) {
+      expect(body).toContain(`action="/dashboard/sync/${action}"`);
+    }
+    expect(body).not.toContain('action="/dashboard/sync/resume"');
+    expect(body).toContain('>Add folder</button>');
+    // Every form carries the CSRF token; the live region and the script are there.
+    const forms = body.match(/<form /g)?.length ?? 0;
+    const tokens = body.match(/name="_csrf" value="[^"]+"/g)?.length ?? 0;
+    expect(tokens).toBe(forms);
+    expect(body).toContain('id="sync-announce" class="visually-hidden" role="status" aria-live="polite"');
+    expect(body).toContain('<script type="module" src="/dashboard/sync/live.js"></script>');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('shows each state in words: paused (with Resume), offline with the retry time, needs sign-in, idle', async () => {
+    const { browser, sync } = await setUp();
+    sync.state = { kind: 'paused' };
+    let body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Paused</span>');
+    expect(body).toContain('action="/dashboard/sync/resume"');
+    expect(body).not.toContain('action="/dashboard/sync/pause"');
+    sync.state = {
+      kind: 'offline',
+      message: 'connect ECONNREFUSED',
+      retryAtMs: Date.parse('2026-03-01T12:05:00Z'),
+    };
+    body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Offline</span>');
+    expect(body).toContain('connect ECONNREFUSED');
+    expect(body).toContain('<time datetime="2026-03-01T12:05:00.000Z">2026-03-01 12:05:00 UTC</time>');
+    sync.state = { kind: 'needs-sign-in', message: 'the auth token was refused' };
+    body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Needs sign-in</span>');
+    expect(body).toContain('the auth token was refused');
+    sync.state = { kind: 'idle' };
+    body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Idle</span>');
+    expect(body).not.toContain('<progress');
+  });
+
+  it.each(['none', 'someone else'] as const)(
+    'with the engine %s, says where sync runs and offers only the upload form',
+    async (engine) => {
+      const { browser } = await setUp({ engine });
+      const page = await browser.get('/dashboard/sync');
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('id="sync-elsewhere"');
+      expect(page.body).toContain('<code>rideport up</code>');
+      expect(page.body).not.toContain('Sync now');
+      expect(page.body).not.toContain('broken.fit');
+      expect(page.body).toContain('action="/dashboard/sync/upload" enctype="multipart/form-data"');
+      expect(page.body).toContain('<label for="upload-file">');
+      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.gz"');
+      const token = await browser.csrfTokenOf('/dashboard/sync');
+      const steer = await browser.post('/dashboard/sync/pause', { _csrf: token });
+      expect(steer.statusCode).toBe(403);
+      expect(steer.headers['content-type']).toBe('text/html; charset=utf-8');
+      const json = await browser.get('/dashboard/sync/status.json');
+      expect(json.json()).toMatchObject({ live: null, sync: null, task: null });
+    },
+  );
+});
+
+describe('the sync buttons', () => {
+  it('steer the engine and redirect back with a notice', async () => {
+    const { browser, sync } = await setUp();
+    const token = csrfTokenIn((await browser.get('/dashboard/sync')).body);
+    const posts: [string, Record<string, string>, string][] = [
+      ['now', {}, 'now'],
+      ['pause', {}, 'paused'],
+      ['resume', {}, 'resumed'],
+      ['retry', { sha256: FAILED_SHA }, 'retried'],
+      ['retry', { sha256: SYNCED_SHA }, 'nothing-to-retry'],
+      ['retry', { sha256: 'all' }, 'retried-all'],
+      ['import', { source_id: 'device:garmin', window: 'days', days: '14' }, 'imported'],
+      ['folders', { path: '/home/rider/More rides', window: 'new', days: '30' }, 'folder-added'],
+    ];
+    for (const [action, fields, notice] of posts) {
+      const response = await browser.post(`/dashboard/sync/${action}`, { _csrf: token, ...fields });
+      expect(response.statusCode, action).toBe(303);
+      expect(response.headers.location).toBe(`/dashboard/sync?notice=${notice}`);
+    }
+    expect(sync.calls).toEqual([
+      'now',
+      'pause',
+      'resume',
+      `retry ${FAILED_SHA}`,
+      `retry ${SYNCED_SHA}`,
+      'retry all',
+      'import device:garmin 14d',
+      'folder /home/rider/More rides new',
+    ]);
+    const after = await browser.get('/dashboard/sync?notice=paused');
+    expect(after.body).toContain('<p class="notice" role="status">Uploads are paused.');
+  });
+
+  it('refuses posts without a CSRF token, and bad answers with a page saying what is wrong', async () => {
+    const { browser, sync } = await setUp();
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    expect((await browser.post('/dashboard/sync/pause', {})).statusCode).toBe(403);
+    const relative = await browser.post('/dashboard/sync/folders', {
+      _csrf: token,
+      path: 'rides',
+      window: 'all',
+    });
+    expect(relative.statusCode).toBe(400);
+    expect(relative.body).toContain('Enter the folder as an absolute path');
+    const badDays = await browser.post('/dashboard/sync/import', {
+      _csrf: token,
+      source_id: 'device:garmin',
+      window: 'days',
+      days: '0',
+    });
+    expect(badDays.statusCode).toBe(400);
+    expect(badDays.body).toContain('Enter a number of days');
+    const notWaiting = await browser.post('/dashboard/sync/import', {
+      _csrf: token,
+      source_id: 'folder:/home/rider/Rides',
+      window: 'all',
+    });
+    expect(notWaiting.statusCode).toBe(400);
+    expect(sync.calls).toEqual(['import folder:/home/rider/Rides all']);
+  });
+});
+
+describe('GET /dashboard/sync/status.json and live.js', () => {
+  it('gives the owner the live part (without CSRF tokens) and the state to announce; 401 when signed out', async () => {
+    const { server, browser, sync } = await setUp();
+    const response = await browser.get('/dashboard/sync/status.json');
+    expect(response.statusCode).toBe(200);
+    const json = response.json<{ live: string; announce: string; sync: unknown }>();
+    expect(json.announce).toBe('Syncing 2 of 5');
+    expect(json.live).toContain('<span id="sync-state">Syncing 2 of 5</span>');
+    expect(json.live).toContain('name="_csrf" value=""');
+    expect(json.sync).toEqual(readSyncStatus(sync.status()));
+    expect((await new Browser(server.app).get('/dashboard/sync/status.json')).statusCode).toBe(401);
+  });
+
+  it('serves the enhancement script as JavaScript', async () => {
+    const { browser } = await setUp();
+    const script = await browser.get('/dashboard/sync/live.js');
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.body).toContain('/dashboard/sync/status.json');
+  });
+});
+
+describe('POST /dashboard/sync/upload', () => {
+  it('queues the file as the session user (no API client) and shows the task until it made a ride', async () => {
+    const { server, rider, browser } = await setUp({ engine: 'none' });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const response = await uploadThroughPage(browser, { name: 'sample-ride.gpx', bytes: SAMPLE_RIDE }, token);
+    expect(response.statusCode).toBe(303);
+    const taskId = Number(/^\/dashboard\/sync\?task=(\d+)$/.exec(response.headers.location as string)?.[1]);
+    const task = await server.store.tasks.find(taskId);
+    expect(task).toMatchObject({ user_id: rider.id, api_client_id: null, filename: 'sample-ride.gpx' });
+    await taskEnd(server, taskId);
+    const page = await browser.get(`/dashboard/sync?task=${taskId}`);
+    expect(page.body).toMatch(/data-ended="true"/);
+    const tripId = /<a href="\/dashboard\/rides\/(\d+)">Ride \d+<\/a>/.exec(page.body)?.[1];
+    expect(page.body).toContain('Created 1 ride from upload');
+    const trip = await server.store.assets.findRecordWithPoints('trip', Number(tripId));
+    expect(trip).toBeDefined();
+    const json = (await browser.get(`/dashboard/sync/status.json?task=${taskId}`)).json<{
+      task: { ended: boolean; announce: string };
+    }>();
+    expect(json.task).toMatchObject({
+      ended: true,
+      announce: `Upload ${taskId}: Created 1 ride from upload`,
+    });
+    // Someone else's task is not shown.
+    const other = new Browser(server.app);
+    const stranger = await createPerson(server, 'Stranger');
+    await other.signIn(stranger.email, stranger.password);
+    const theirs = await other.get(`/dashboard/sync?task=${taskId}`);
+    expect(theirs.body).toContain('There is no such upload');
+  });
+
+  it('ends a file that is no ride as a failed task with the parser message', async () => {
+    const { server, browser } = await setUp({ engine: 'none' });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const bytes = new TextEncoder().encode('these are not the rides you are looking for');
+    const response = await uploadThroughPage(browser, { name: 'notes.txt', bytes }, token);
+    expect(response.statusCode).toBe(303);
+    const taskId = Number(/task=(\d+)/.exec(response.headers.location as string)?.[1]);
+    await taskEnd(server, taskId);
+    const page = await browser.get(`/dashboard/sync?task=${taskId}`);
+    expect(page.body).toMatch(
+      new RegExp(`<p class="error">Upload ${taskId} failed: RIDEFILE_UNKNOWN_FORMAT: `),
+    );
+  });
+
+  it('answers with pages: 403 without the token, 400 without a file, 413 past the upload limit', async () => {
+    const { browser } = await setUp({ engine: 'none', uploadBytes: 1024 });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const file = { name: 'sample-ride.gpx', bytes: SAMPLE_RIDE };
+    const forged = await uploadThroughPage(browser, file, null);
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain('This form has expired');
+    const empty = await uploadThroughPage(browser, { name: '', bytes: new Uint8Array() }, token);
+    expect(empty.statusCode).toBe(400);
+    expect(empty.headers['content-type']).toBe('text/html; charset=utf-8');
+    const none = await uploadThroughPage(browser, null, token);
+    expect(none.statusCode).toBe(400);
+    expect(none.body).toContain('no file');
+    expect(SAMPLE_RIDE.length).toBeGreaterThan(1024);
+    const large = await uploadThroughPage(browser, file, token);
+    expect(large.statusCode).toBe(413);
+    expect(large.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(large.body).toContain('larger than the upload limit of 1 KB');
+  });
+});

@@ -1,0 +1,714 @@
+/**
+ * The dashboard's sync page (issue 7, "Sync status page"): the host's sync engine as the server sees
+ * it through LocalSync (api/v1/local-sync.ts): its state, sources, counts and per-ride history, with
+ * "Sync now", pause and resume, retry, the first-run import question and "Add folder"; and, for every
+ * signed-in user, "Upload a ride file" through the same upload queue as POST /trips.json.
+ *
+ * Plain HTML that works without JavaScript (decisions.md §4): every button is a POST form with the
+ * CSRF token that answers with a redirect back (303). live.js (sync-live.ts) refreshes the status
+ * every 2 s from status.json and announces changes in an aria-live region.
+ *
+ * Only the account the engine uploads as (localSync.userId) sees and steers it, as over the API;
+ * anyone else, and every user of a server without an engine, gets the upload form and a word on where
+ * sync runs.
+ *
+ * Routes:
+ *   GET  /dashboard/sync                 the page; ?task=<id> shows that upload's task
+ *   GET  /dashboard/sync/status.json     the live part and the task, for live.js (session-authenticated)
+ *   GET  /dashboard/sync/live.js         the enhancement script
+ *   POST /dashboard/sync/now | /pause | /resume
+ *   POST /dashboard/sync/retry           sha256=<hex> or sha256=all
+ *   POST /dashboard/sync/import          source_id, window=all|new|days, days
+ *   POST /dashboard/sync/folders         path, window=all|new|days, days
+ *   POST /dashboard/sync/upload          multipart: _csrf, then file
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LocalSync } from '../../api/v1/local-sync.js';
+import type { PluginOptions, ServerContext } from '../../context.js';
+import type { UserRow } from '../../db/schema.js';
+import { badRequest, forbidden } from '../../errors.js';
+import { storeUpload, uploadIntake } from '../../queue/index.js';
+import { redirectToSignIn } from '../access.js';
+import { csrfField, csrfToken } from '../csrf.js';
+import { FormFields, idParam } from '../forms.js';
+import { html, SafeHtml } from '../html.js';
+import { sendPage } from '../layout.js';
+import { signedInUser } from '../session.js';
+import { LIVE_SCRIPT } from './sync-live.js';
+
+export const SYNC_PAGE = '/dashboard/sync';
+
+/**
+ * The page's Content-Security-Policy: layout.ts's, plus this origin's scripts (live.js) and fetches
+ * (status.json). Forms only post to this site.
+ */
+const SYNC_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** The file types the upload form offers (ridefile reads them, gzip-compressed too). */
+const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.gz';
+
+/** The largest "last N days" answer (the engine's window text allows five digits). */
+const MAX_IMPORT_DAYS = 99_999;
+
+// ---------------------------------------------------------------------------------------------------
+// The engine's status. The server cannot import @rideport/sync (design.md: server → ridefile only),
+// so the shape of its SyncStatus (packages/sync/src/status.ts) is mirrored here, and LocalSync.status()
+// (a plain object) is read defensively: a missing field shows as empty, never as a crash.
+
+type ShownState =
+  | { kind: 'idle' }
+  | { kind: 'syncing'; done: number; total: number }
+  | { kind: 'needs-sign-in'; message: string }
+  | { kind: 'offline'; message: string; retryAtMs: number }
+  | { kind: 'paused' };
+
+interface ShownSource {
+  id: string;
+  kind: string;
+  label: string;
+  path: string;
+  present: boolean;
+  awaitingImportChoice: boolean;
+}
+
+interface ShownRide {
+  sha256: string;
+  filename: string;
+  sourceId: string;
+  state: string;
+  message: string | null;
+  tripIds: number[];
+  routeIds: number[];
+  attempts: number;
+  updatedAt: string;
+}
+
+interface ShownStatus {
+  state: ShownState;
+  sources: ShownSource[];
+  counts: Record<'found' | 'waiting' | 'queued' | 'uploading' | 'synced' | 'failed', number>;
+  recent: ShownRide[];
+  lastPassAt: string | null;
+}
+
+type Loose = Record<string, unknown>;
+
+const asObject = (value: unknown): Loose =>
+  typeof value === 'object' && value !== null ? (value as Loose) : {};
+const asText = (value: unknown): string => (typeof value === 'string' ? value : '');
+const asNumber = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) ? value : 0;
+const asIds = (value: unknown): number[] =>
+  Array.isArray(value) ? value.filter((id): id is number => Number.isSafeInteger(id)) : [];
+
+function readState(value: unknown): ShownState {
+  const state = asObject(value);
+  switch (state['kind']) {
+    case 'syncing':
+      return { kind: 'syncing', done: asNumber(state['done']), total: asNumber(state['total']) };
+    case 'needs-sign-in':
+      return { kind: 'needs-sign-in', message: asText(state['message']) };
+    case 'offline':
+      return {
+        kind: 'offline',
+        message: asText(state['message']),
+        retryAtMs: asNumber(state['retryAtMs']),
+      };
+    case 'paused':
+      return { kind: 'paused' };
+    default:
+      return { kind: 'idle' };
+  }
+}
+
+export function readSyncStatus(value: object): ShownStatus {
+  const status = value as Loose;
+  const counts = asObject(status['counts']);
+  const list = (key: string): Loose[] => {
+    const items = status[key];
+    return Array.isArray(items) ? items.map(asObject) : [];
+  };
+  return {
+    state: readState(status['state']),
+    sources: list('sources').map((source) => ({
+      id: asText(source['id']),
+      kind: asText(source['kind']),
+      label: asText(source['label']),
+      path: asText(source['path']),
+      present: source['present'] === true,
+      awaitingImportChoice: source['awaitingImportChoice'] === true,
+    })),
+    counts: {
+      found: asNumber(counts['found']),
+      waiting: asNumber(counts['waiting']),
+      queued: asNumber(counts['queued']),
+      uploading: asNumber(counts['uploading']),
+      synced: asNumber(counts['synced']),
+      failed: asNumber(counts['failed']),
+    },
+    recent: list('recent').map((ride) => ({
+      sha256: asText(ride['sha256']),
+      filename: asText(ride['filename']),
+      sourceId: asText(ride['sourceId']),
+      state: asText(ride['state']),
+      message: typeof ride['message'] === 'string' ? ride['message'] : null,
+      tripIds: asIds(ride['tripIds']),
+      routeIds: asIds(ride['routeIds']),
+      attempts: asNumber(ride['attempts']),
+      updatedAt: asText(ride['updatedAt']),
+    })),
+    lastPassAt: typeof status['lastPassAt'] === 'string' ? status['lastPassAt'] : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Rendering
+
+/** Notices after a redirect, by a fixed key (the query never carries text to show). */
+const NOTICES: Record<string, string> = {
+  now: 'A sync pass has started.',
+  paused: 'Uploads are paused. Files are still collected and wait until you resume.',
+  resumed: 'Uploads have resumed.',
+  retried: 'The ride is queued to be uploaded again.',
+  'retried-all': 'Every failed ride is queued to be uploaded again.',
+  'nothing-to-retry': 'There was no failed ride to retry.',
+  imported: 'The source will be imported as you chose.',
+  'folder-added': 'The folder was added.',
+};
+
+function utc(iso: string | number): SafeHtml {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return html``;
+  const text = date.toISOString();
+  return html`<time datetime="${text}">${text.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')}</time>`;
+}
+
+/** The state in words (also what live.js announces when it changes). */
+export function stateText(state: ShownState): string {
+  switch (state.kind) {
+    case 'idle':
+      return 'Idle';
+    case 'syncing':
+      return `Syncing ${state.done} of ${state.total}`;
+    case 'needs-sign-in':
+      return 'Needs sign-in';
+    case 'offline':
+      return 'Offline';
+    case 'paused':
+      return 'Paused';
+  }
+}
+
+function stateDetail(state: ShownState): SafeHtml {
+  switch (state.kind) {
+    case 'idle':
+      return html`<p>Nothing is being uploaded right now.</p>`;
+    case 'syncing':
+      return html`<p>
+        <label for="sync-progress">Uploaded ${state.done} of ${state.total}</label>
+        <progress id="sync-progress" max="${Math.max(state.total, 1)}" value="${state.done}">
+          ${state.done} of ${state.total}
+        </progress>
+      </p>`;
+    case 'needs-sign-in':
+      return html`<p class="error">
+        The server refused this desktop's sign-in: ${state.message}. Files keep being collected; uploads wait
+        until it is signed in again.
+      </p>`;
+    case 'offline':
+      return html`<p class="error">
+        The server cannot be reached: ${state.message}. Next try at ${utc(state.retryAtMs)}, or press "Sync
+        now".
+      </p>`;
+    case 'paused':
+      return html`<p>Uploads are paused. Files are still collected and wait until you resume.</p>`;
+  }
+}
+
+/** A one-button POST form. `focus` names the button for live.js, which gives focus back after a refresh. */
+function button(
+  token: string,
+  action: string,
+  label: string,
+  options: { focus: string; fields?: Record<string, string>; ariaLabel?: string },
+): SafeHtml {
+  return html`<form class="inline" method="post" action="${SYNC_PAGE}/${action}">
+    ${csrfField(token)}
+    ${Object.entries(options.fields ?? {}).map(
+      ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`,
+    )}
+    <button
+      type="submit"
+      data-focus="${options.focus}"
+      ${options.ariaLabel === undefined ? '' : html`aria-label="${options.ariaLabel}"`}
+    >
+      ${label}
+    </button>
+  </form>`;
+}
+
+/** The "how far back to import" choice, for a source or a new folder; `id` keeps labels unique. */
+function windowChoice(id: string, legend: string): SafeHtml {
+  return html`<fieldset>
+    <legend>${legend}</legend>
+    <input type="radio" id="${id}-all" name="window" value="all" checked />
+    <label for="${id}-all">All rides</label>
+    <input type="radio" id="${id}-new" name="window" value="new" />
+    <label for="${id}-new">Only new rides (nothing before now)</label>
+    <input type="radio" id="${id}-days" name="window" value="days" />
+    <label for="${id}-days">The last</label>
+    <input
+      type="number"
+      id="${id}-days-count"
+      name="days"
+      min="1"
+      max="${MAX_IMPORT_DAYS}"
+      value="30"
+      aria-label="Number of days"
+    />
+    <label for="${id}-days-count">days</label>
+  </fieldset>`;
+}
+
+function sourcesSection(token: string, status: ShownStatus): SafeHtml {
+  return html`<section aria-labelledby="sync-sources-heading">
+    <h2 id="sync-sources-heading">Sources</h2>
+    ${
+      status.sources.length === 0
+        ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th scope="col">Source</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Present</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${status.sources.map(
+                (source) =>
+                  html`<tr>
+                    <td><code>${source.label}</code></td>
+                    <td>${source.kind === 'device' ? 'Device' : 'Folder'}</td>
+                    <td>${source.present ? 'Present' : 'Not present'}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    ${status.sources
+      .filter((source) => source.awaitingImportChoice)
+      .map((source, index) => {
+        const id = `import-${index + 1}`;
+        return html`<form method="post" action="${SYNC_PAGE}/import" class="import-choice">
+          ${csrfField(token)}
+          <input type="hidden" name="source_id" value="${source.id}" />
+          ${windowChoice(id, `How far back should the first sync of ${source.label} go?`)}
+          <button type="submit" data-focus="import:${source.id}">Import from ${source.label}</button>
+        </form>`;
+      })}
+  </section>`;
+}
+
+const COUNT_LABELS: ReadonlyArray<[keyof ShownStatus['counts'], string]> = [
+  ['found', 'Found'],
+  ['waiting', 'Not complete yet'],
+  ['queued', 'Queued'],
+  ['uploading', 'Uploading'],
+  ['synced', 'Synced'],
+  ['failed', 'Failed'],
+];
+
+const RIDE_STATES: Record<string, string> = {
+  queued: 'Queued',
+  uploading: 'Uploading',
+  synced: 'Synced',
+  failed: 'Failed',
+};
+
+function historySection(token: string, status: ShownStatus): SafeHtml {
+  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  return html`<section aria-labelledby="sync-history-heading">
+    <h2 id="sync-history-heading">History</h2>
+    ${
+      status.recent.length === 0
+        ? html`<p>No rides found yet.</p>`
+        : html`<table id="sync-history">
+            <caption>
+              The most recently changed rides, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">File</th>
+                <th scope="col">Source</th>
+                <th scope="col">State</th>
+                <th scope="col">Server's message</th>
+                <th scope="col">On the dashboard</th>
+                <th scope="col"><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${status.recent.map(
+                (ride) =>
+                  html`<tr class="ride-${ride.state}" data-sha256="${ride.sha256}">
+                    <td><code>${ride.filename}</code></td>
+                    <td>${labels.get(ride.sourceId) ?? ride.sourceId}</td>
+                    <td class="state">
+                      ${RIDE_STATES[ride.state] ?? ride.state}
+                      ${ride.attempts > 1 ? html`<br /><small>${ride.attempts} attempts</small>` : ''}
+                    </td>
+                    <td class="${ride.state === 'failed' ? 'error' : ''}">${ride.message}</td>
+                    <td>
+                      ${ride.tripIds.map(
+                        (id) =>
+                          html`<a href="/dashboard/rides/${id}" data-focus="ride:${id}">Ride ${id}</a> `,
+                      )}
+                      ${ride.routeIds.map(
+                        (id) =>
+                          html`<a href="/dashboard/routes/${id}" data-focus="route:${id}">Route ${id}</a> `,
+                      )}
+                    </td>
+                    <td>
+                      ${
+                        ride.state === 'failed' &&
+                        button(token, 'retry', 'Retry', {
+                          focus: `retry:${ride.sha256}`,
+                          fields: { sha256: ride.sha256 },
+                          ariaLabel: `Retry ${ride.filename}`,
+                        })
+                      }
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+  </section>`;
+}
+
+/** The part of the page live.js refreshes. */
+export function liveFragment(token: string, status: ShownStatus): SafeHtml {
+  const paused = status.state.kind === 'paused';
+  return html`<section aria-labelledby="sync-state-heading">
+      <h2 id="sync-state-heading">Status: <span id="sync-state">${stateText(status.state)}</span></h2>
+      ${stateDetail(status.state)}
+      ${status.lastPassAt === null ? '' : html`<p>Last looked for rides at ${utc(status.lastPassAt)}.</p>`}
+      <div class="controls">
+        ${button(token, 'now', 'Sync now', { focus: 'now' })}
+        ${
+          paused
+            ? button(token, 'resume', 'Resume', { focus: 'pause' })
+            : button(token, 'pause', 'Pause', { focus: 'pause' })
+        }
+        ${button(token, 'retry', 'Retry all failed', { focus: 'retry-all', fields: { sha256: 'all' } })}
+      </div>
+    </section>
+    ${sourcesSection(token, status)}
+    <section aria-labelledby="sync-counts-heading">
+      <h2 id="sync-counts-heading">Counts</h2>
+      <dl class="counts">
+        ${COUNT_LABELS.map(
+          ([key, label]) =>
+            html`<div>
+              <dt>${label}</dt>
+              <dd>${status.counts[key]}</dd>
+            </div>`,
+        )}
+      </dl>
+    </section>
+    ${historySection(token, status)}`;
+}
+
+interface TaskView {
+  id: number;
+  ended: boolean;
+  html: SafeHtml;
+  announce: string;
+}
+
+/** The upload task of `?task=<id>`, if it is the user's (others' and purged tasks: undefined). */
+async function taskView(
+  context: ServerContext,
+  user: UserRow,
+  taskId: number,
+): Promise<TaskView | undefined> {
+  const [row] = await context.store.tasks.statuses(user.id, [taskId]);
+  if (row === undefined) return undefined;
+  const ended = row.status !== 0;
+  const objects = ended ? await context.store.tasks.objectRecords([row.id]) : [];
+  const links = objects.map((object) =>
+    object.type === 'trip'
+      ? html`<a href="/dashboard/rides/${object.id}">Ride ${object.id}</a> `
+      : html`<a href="/dashboard/routes/${object.id}">Route ${object.id}</a> `,
+  );
+  if (row.status === 0) {
+    return {
+      id: row.id,
+      ended,
+      announce: `Upload ${row.id}: ${row.message}`,
+      html: html`<p>Upload ${row.id}: ${row.message} (${row.progress}%).</p>
+        <p><a href="${SYNC_PAGE}?task=${row.id}">Check again</a></p>`,
+    };
+  }
+  if (row.status === -1) {
+    return {
+      id: row.id,
+      ended,
+      announce: `Upload ${row.id} failed: ${row.message}`,
+      html: html`<p class="error">Upload ${row.id} failed: ${row.message}</p>`,
+    };
+  }
+  return {
+    id: row.id,
+    ended,
+    announce: `Upload ${row.id}: ${row.message}`,
+    html: html`<p class="task-done">Upload ${row.id}: ${row.message}. ${links}</p>`,
+  };
+}
+
+/** The engine the user may see and steer, or null (no engine here, or it syncs as someone else). */
+function ownedSync(context: ServerContext, user: UserRow): LocalSync | null {
+  const sync = context.options.localSync;
+  return sync !== null && sync.userId === user.id ? sync : null;
+}
+
+function steeredSync(context: ServerContext, user: UserRow): LocalSync {
+  const sync = ownedSync(context, user);
+  if (sync === null) {
+    throw forbidden(
+      context.options.localSync === null
+        ? 'Sync does not run in this server: it runs in the Rideport desktop app, or with `rideport up`.'
+        : 'Only the account this desktop syncs as may steer its sync.',
+    );
+  }
+  return sync;
+}
+
+const PAGE_STYLE = new SafeHtml(`<style>
+  .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+    clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+  .controls { display: flex; flex-wrap: wrap; gap: .5rem; }
+  .controls button, td button { margin-top: .25rem; }
+  dl.counts { display: flex; flex-wrap: wrap; gap: 1rem 2rem; }
+  dl.counts dt { font-weight: 600; } dl.counts dd { margin: 0; }
+  progress { width: 100%; height: 1.25rem; }
+  fieldset { margin-top: .75rem; }
+  fieldset input[type=number] { width: 6rem; }
+  tr.ride-failed td.state { color: #a40000; font-weight: 600; }
+</style>`);
+
+function uploadSection(token: string): SafeHtml {
+  return html`<section aria-labelledby="upload-heading">
+    <h2 id="upload-heading">Upload a ride file</h2>
+    <form method="post" action="${SYNC_PAGE}/upload" enctype="multipart/form-data">
+      ${csrfField(token)}
+      <label for="upload-file">Ride file (FIT, TCX, GPX or KML, also gzip-compressed)</label>
+      <input type="file" id="upload-file" name="file" accept="${UPLOAD_ACCEPT}" required />
+      <button type="submit" data-focus="upload">Upload</button>
+    </form>
+  </section>`;
+}
+
+function addFolderSection(token: string): SafeHtml {
+  return html`<section aria-labelledby="add-folder-heading">
+    <h2 id="add-folder-heading">Add a folder</h2>
+    <form method="post" action="${SYNC_PAGE}/folders">
+      ${csrfField(token)}
+      <label for="folder-path">Folder (absolute path on this computer)</label>
+      <input type="text" id="folder-path" name="path" required autocomplete="off" />
+      ${windowChoice('folder', 'How far back should its first sync go?')}
+      <button type="submit">Add folder</button>
+    </form>
+  </section>`;
+}
+
+async function syncPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ServerContext,
+  user: UserRow,
+): Promise<FastifyReply> {
+  const token = csrfToken(request, reply);
+  const query = new FormFields(request.query);
+  const notice = NOTICES[query.text('notice')];
+  const taskId = idParam({ task: query.text('task') }, 'task');
+  const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
+  const sync = ownedSync(context, user);
+  const status = sync === null ? null : readSyncStatus(sync.status());
+  const body = html`<h1>Sync</h1>
+    ${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
+    ${
+      taskId !== undefined &&
+      html`<section aria-labelledby="upload-task-heading">
+        <h2 id="upload-task-heading">Your upload</h2>
+        ${
+          task === undefined
+            ? html`<p class="error">
+                There is no such upload (finished uploads are forgotten after a while).
+              </p>`
+            : html`<div
+                id="upload-task"
+                data-task="${task.id}"
+                data-ended="${String(task.ended)}"
+                data-announce="${task.announce}"
+              >
+                ${task.html}
+              </div>`
+        }
+      </section>`
+    }
+    ${
+      status === null
+        ? html`<p id="sync-elsewhere">
+            Syncing GPS devices and folders runs in the Rideport desktop app, or with
+            <code>rideport up</code> on the computer they are plugged into; open the dashboard from there to
+            see it. You can upload a ride file here.
+          </p>`
+        : html`<div id="sync-live" data-announce="${stateText(status.state)}">
+              ${liveFragment(token, status)}
+            </div>
+            ${addFolderSection(token)}`
+    }
+    ${uploadSection(token)}
+    <p id="sync-announce" class="visually-hidden" role="status" aria-live="polite"></p>`;
+  return sendPage(reply, 200, {
+    title: 'Sync',
+    body,
+    user,
+    csrfToken: token,
+    current: 'sync',
+    wide: true,
+    head: html`${PAGE_STYLE}
+      <script type="module" src="${SYNC_PAGE}/live.js"></script>`,
+    contentSecurityPolicy: SYNC_PAGE_CSP,
+  });
+}
+
+/** `window` (all, new or days) and `days` of a form, as LocalSync takes it (`all`, `new`, `<N>d`). */
+function windowOf(form: FormFields): string {
+  const choice = form.text('window');
+  if (choice === 'all' || choice === 'new') return choice;
+  if (choice === 'days') {
+    const days = form.text('days');
+    if (/^\d{1,5}$/.test(days) && Number(days) >= 1) return `${Number(days)}d`;
+    throw badRequest(`Enter a number of days from 1 to ${MAX_IMPORT_DAYS}.`);
+  }
+  throw badRequest('Choose how far back to import: all rides, only new ones, or the last N days.');
+}
+
+export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+  // File uploads in this scope only, with the upload limit of POST /trips (legacy/index.ts).
+  await app.register(multipart, {
+    limits: { fileSize: context.options.limits.uploadBytes, files: 1, fields: 100, parts: 110 },
+  });
+  const hidden = { schema: { hide: true } };
+
+  app.get(SYNC_PAGE, hidden, async (request, reply) => {
+    const user = await signedInUser(request, reply, context);
+    if (user === undefined) return redirectToSignIn(reply, request.url);
+    return syncPage(request, reply, context, user);
+  });
+  app.get(`${SYNC_PAGE}/live.js`, hidden, (_request, reply) =>
+    reply
+      .headers({
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(LIVE_SCRIPT),
+  );
+
+  app.get(`${SYNC_PAGE}/status.json`, hidden, async (request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    const user = await signedInUser(request, reply, context);
+    if (user === undefined) return reply.code(401).send({ errors: ['sign in to see the sync status'] });
+    const sync = ownedSync(context, user);
+    const status = sync === null ? null : readSyncStatus(sync.status());
+    const taskId = idParam({ task: new FormFields(request.query).text('task') }, 'task');
+    const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
+    return reply.send({
+      // The fragments carry empty CSRF fields: live.js puts the page's token in (sync-live.ts).
+      live: status === null ? null : liveFragment('', status).text,
+      announce: status === null ? '' : stateText(status.state),
+      sync: status,
+      task:
+        task === undefined
+          ? null
+          : { id: task.id, ended: task.ended, announce: task.announce, html: task.html.text },
+    });
+  });
+
+  const steer = (action: string, act: (sync: LocalSync, form: FormFields) => string): void => {
+    app.post(`${SYNC_PAGE}/${action}`, hidden, async (request, reply) => {
+      const user = await signedInUser(request, reply, context);
+      if (user === undefined) return redirectToSignIn(reply, SYNC_PAGE);
+      const notice = act(steeredSync(context, user), new FormFields(request.body));
+      return reply.redirect(`${SYNC_PAGE}?notice=${notice}`, 303);
+    });
+  };
+  steer('now', (sync) => {
+    sync.syncNow();
+    return 'now';
+  });
+  steer('pause', (sync) => {
+    sync.pause();
+    return 'paused';
+  });
+  steer('resume', (sync) => {
+    sync.resume();
+    return 'resumed';
+  });
+  steer('retry', (sync, form) => {
+    const sha256 = form.text('sha256');
+    if (sha256 === 'all') return sync.retryFailed() > 0 ? 'retried-all' : 'nothing-to-retry';
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw badRequest('Say which ride to retry.');
+    return sync.retry(sha256) ? 'retried' : 'nothing-to-retry';
+  });
+  steer('import', (sync, form) => {
+    const sourceId = form.text('source_id');
+    if (sourceId === '') throw badRequest('Say which source to import.');
+    if (!sync.chooseImport(sourceId, windowOf(form))) {
+      throw badRequest('That source is not waiting for an answer any more.');
+    }
+    return 'imported';
+  });
+  steer('folders', (sync, form) => {
+    const path = form.text('path');
+    if (!path.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(path)) {
+      throw badRequest('Enter the folder as an absolute path, such as /home/you/Rides.');
+    }
+    sync.addFolder(path, windowOf(form));
+    return 'folder-added';
+  });
+
+  // The upload (issue 7): the same intake and task as POST /trips.json (queue/accept.ts). The fields
+  // before the file are read first and stand in for the body, so requireCsrfOnPosts (csrf.ts), which
+  // reads the token from the body's `_csrf` only, checks it before a byte of the file is read: the
+  // form sends its hidden `_csrf` field before the file input. (A query parameter would need csrf.ts
+  // to read tokens from URLs, which it deliberately does not.)
+  const intake = uploadIntake(context);
+  app.post(
+    `${SYNC_PAGE}/upload`,
+    {
+      ...hidden,
+      preValidation: async (request) => {
+        if (request.isMultipart()) request.body = await intake.fields(request);
+      },
+      onResponse: (request, _reply, done) => {
+        intake.discard(request);
+        done();
+      },
+    },
+    async (request, reply) => {
+      const user = await signedInUser(request, reply, context);
+      if (user === undefined) return redirectToSignIn(reply, SYNC_PAGE);
+      if (!request.isMultipart()) throw badRequest('Send the ride file with the upload form.');
+      // No API client: the file comes from a signed-in browser, not through a client, so the task's
+      // api_client_id is null (it only records which client sent an upload; nothing else reads it).
+      const taskId = await storeUpload(request, context, () => ({ userId: user.id, apiClientId: null }));
+      return reply.redirect(`${SYNC_PAGE}?task=${taskId}`, 303);
+    },
+  );
+}

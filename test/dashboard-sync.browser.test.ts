@@ -1,0 +1,243 @@
+/**
+ * The dashboard's sync page in Debian's Chromium (issue 7): a real server on a real socket with the
+ * real sync engine behind LocalSync, as `rideport up` wires it (packages/cli/src/commands/up.ts),
+ * opened through a one-time sign-in link. Uploading a file through the page ends as a ride; a file
+ * dropped into a watched folder shows up as synced; a rejected file shows the server's message and a
+ * Retry button that works; Pause and Resume; every button is reachable with Tab and labelled.
+ * Screenshots go to test-results/screenshots.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RideportClient, undiciTransport } from '@rideport/client';
+import { buildServer } from '@rideport/server';
+import { engineControls, SyncEngine, type RideUploader } from '@rideport/sync';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_SKIP_REASON, chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
+import { REPOSITORY_ROOT } from './support/corpus.js';
+import { freePort } from './support/ports.js';
+
+/** A GPX file that is whole but holds no track: the server's parser rejects it. */
+const EMPTY_GPX =
+  '<?xml version="1.0"?>\n<gpx version="1.1" creator="rideport test" xmlns="http://www.topografix.com/GPX/1/1">\n</gpx>\n';
+
+let scratch: string;
+let watched: string;
+let url: string;
+let app: Awaited<ReturnType<typeof buildServer>>;
+let engine: SyncEngine;
+let client: RideportClient;
+let userId: number;
+let credentials: { apiKey: string; authToken: string };
+let browser: Browser;
+let page: Page;
+/** what afterAll undoes, in reverse order */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+describe.skipIf(!chromiumAvailable)(
+  chromiumAvailable ? 'the sync page in Chromium' : `the sync page in Chromium: ${CHROMIUM_SKIP_REASON}`,
+  () => {
+    beforeAll(async () => {
+      scratch = mkdtempSync(join(tmpdir(), 'rideport-dashboard-sync-'));
+      cleanups.push(async () => {
+        rmSync(scratch, { recursive: true, force: true });
+        return Promise.resolve();
+      });
+      watched = join(scratch, 'rides');
+      mkdirSync(watched);
+      // The engine exists before the server, which serves its status; it uploads through a client
+      // made once the server listens (as in `rideport up`).
+      let uploadClient: RideportClient | null = null;
+      const uploader: RideUploader = {
+        uploadRide: (upload, options) => {
+          if (uploadClient === null) throw new Error('the server is not listening yet');
+          return uploadClient.uploadRide(upload, options);
+        },
+      };
+      engine = new SyncEngine({
+        ledgerPath: join(scratch, 'ledger.sqlite'),
+        inboxFolder: join(scratch, 'inbox'),
+        uploader,
+        folders: [watched],
+        deviceRoots: [],
+        firstImport: { kind: 'all' },
+      });
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      let syncUser: number | null = null;
+      app = await buildServer({
+        databasePath: join(scratch, 'rideport.sqlite'),
+        baseUrl: url,
+        localSync: engineControls(engine, () => syncUser),
+      });
+      cleanups.push(() => app.close());
+      await app.listen({ host: '127.0.0.1', port });
+      const { store } = app.rideport;
+      const user = await store.users.createPerson({
+        email: 'rider@example.com',
+        password: 'long enough password',
+        name: 'Browser Rider',
+      });
+      const apiClient = await store.apiClients.create(user.id, { name: 'Rideport sync', redirectUris: [] });
+      const issued = await store.authTokens.issue(user.id, apiClient.id);
+      userId = user.id;
+      syncUser = user.id;
+      credentials = { apiKey: apiClient.apiKey, authToken: issued.token };
+      client = new RideportClient({
+        baseUrl: url,
+        credentials: { kind: 'auth-token', ...credentials },
+        transport: undiciTransport(),
+      });
+      cleanups.push(() => client.close());
+      uploadClient = client;
+      engine.start();
+      cleanups.push(() => engine.stop());
+      browser = await launchChromium();
+      cleanups.push(() => browser.close());
+      page = await browser.newPage();
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    /** The history row of `filename` (the live part refreshes it every 2 s). */
+    function historyRow(filename: string): Locator {
+      return page.locator('#sync-history tbody tr', { hasText: filename });
+    }
+
+    async function waitForText(selector: string, text: string, timeout = 30_000): Promise<void> {
+      await page.locator(selector, { hasText: text }).waitFor({ timeout });
+    }
+
+    /** A button's accessible name as the page gives it: its aria-label, else its text. */
+    async function buttonName(button: Locator): Promise<string> {
+      return (await button.getAttribute('aria-label')) ?? (await button.textContent())?.trim() ?? '';
+    }
+
+    it('opens signed in through a one-time link', async () => {
+      const link = await app.rideport.signInLink(userId, '/dashboard/sync');
+      const response = await page.goto(link);
+      expect(response?.status()).toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/dashboard/sync');
+      expect(await page.locator('header').textContent()).toContain('Browser Rider');
+      await waitForText('#sync-state', 'Idle');
+      await screenshot(page, 'dashboard-sync-signed-in');
+      // The link worked once.
+      const again = await browser.newPage();
+      const reused = await again.goto(link);
+      expect(reused?.status()).toBe(400);
+      expect(await again.textContent('main')).toContain(
+        'This sign-in link has expired or has already been used.',
+      );
+      await again.close();
+    });
+
+    it('uploads a file through the page, which ends as a ride on the list', async () => {
+      await page.setInputFiles('#upload-file', join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'));
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/sync\?task=\d+$/),
+        page.getByRole('button', { name: 'Upload', exact: true }).click(),
+      ]);
+      // live.js refreshes the task until it ends: "Created 1 ride from upload" with the ride's link.
+      const rideLink = page.locator('#upload-task a[href^="/dashboard/rides/"]');
+      await rideLink.waitFor({ timeout: 30_000 });
+      expect(await page.textContent('#upload-task')).toContain('Created 1 ride from upload');
+      expect(await page.textContent('#sync-announce')).toContain('Created 1 ride from upload');
+      await screenshot(page, 'dashboard-sync-upload-done');
+      const href = (await rideLink.getAttribute('href')) ?? '';
+      const tripId = Number(/(\d+)$/.exec(href)?.[1]);
+      await Promise.all([page.waitForURL(`${url}${href}`), rideLink.click()]);
+      await screenshot(page, 'dashboard-sync-upload-ride');
+      const list = await page.goto(`${url}/dashboard/rides`);
+      expect(list?.status()).toBe(200);
+      expect(await page.locator(`a[href="/dashboard/rides/${tripId}"]`).count()).toBeGreaterThan(0);
+      await screenshot(page, 'dashboard-sync-upload-rides-list');
+      // The same ride through the v1 API, as the uploading user.
+      const trip = await fetch(`${url}/api/v1/trips/${tripId}.json`, {
+        headers: { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken },
+      });
+      expect(trip.status).toBe(200);
+    });
+
+    it('shows a file dropped into the watched folder as synced', async () => {
+      await page.goto(`${url}/dashboard/sync`);
+      expect(await page.textContent('#sync-live')).toContain(watched);
+      copyFileSync(join(REPOSITORY_ROOT, 'fixtures/tcx/activity.tcx'), join(watched, 'activity.tcx'));
+      const row = historyRow('activity.tcx');
+      await row.locator('.state', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+      expect(await row.locator('a[href^="/dashboard/rides/"]').count()).toBe(1);
+      await screenshot(page, 'dashboard-sync-folder-synced');
+    });
+
+    it('shows a rejected file with the server message and a Retry button that works', async () => {
+      writeFileSync(join(watched, 'empty.gpx'), EMPTY_GPX);
+      const row = historyRow('empty.gpx');
+      const retry = row.getByRole('button', { name: 'Retry empty.gpx' });
+      await retry.waitFor({ timeout: 30_000 });
+      expect(await row.textContent()).toContain('Failed');
+      expect(await row.textContent()).toContain('RIDEFILE_NO_TRACKS');
+      await screenshot(page, 'dashboard-sync-rejected');
+      await Promise.all([page.waitForURL(/notice=retried$/), retry.click()]);
+      expect(await page.textContent('.notice')).toContain('queued to be uploaded again');
+      // Tried again: the server says the same, now on the second attempt.
+      await row.filter({ hasText: '2 attempts' }).waitFor({ timeout: 30_000 });
+      expect(await row.textContent()).toContain('RIDEFILE_NO_TRACKS');
+      await screenshot(page, 'dashboard-sync-retried');
+    });
+
+    it('pauses and resumes', async () => {
+      await Promise.all([
+        page.waitForURL(/notice=paused$/),
+        page.getByRole('button', { name: 'Pause' }).click(),
+      ]);
+      expect(await page.textContent('#sync-state')).toBe('Paused');
+      expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
+      await screenshot(page, 'dashboard-sync-paused');
+      await Promise.all([
+        page.waitForURL(/notice=resumed$/),
+        page.getByRole('button', { name: 'Resume' }).click(),
+      ]);
+      expect(await page.textContent('#sync-state')).not.toBe('Paused');
+      expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(1);
+    });
+
+    it('reaches every button with Tab, and every control has a label', async () => {
+      await page.goto(`${url}/dashboard/sync`);
+      // Let live.js make its first refresh, so the keyboard walk sees the page as it stays.
+      await page.waitForTimeout(2_500);
+      const buttons = await Promise.all((await page.locator('button').all()).map(buttonName));
+      expect(buttons).toEqual(
+        expect.arrayContaining([
+          'Sync now',
+          'Pause',
+          'Retry all failed',
+          'Retry empty.gpx',
+          'Add folder',
+          'Upload',
+          'Sign out',
+        ]),
+      );
+      expect(buttons.every((name) => name !== '')).toBe(true);
+      const unlabelled: string[] = [];
+      for (const control of await page.locator('input:not([type=hidden]), select, textarea').all()) {
+        const id = await control.getAttribute('id');
+        const labels = id === null ? 0 : await page.locator(`label[for="${id}"]`).count();
+        if (labels === 0 && (await control.getAttribute('aria-label')) === null) {
+          unlabelled.push((await control.getAttribute('name')) ?? '(no name)');
+        }
+      }
+      expect(unlabelled).toEqual([]);
+      const reached = new Set<string>();
+      for (let step = 0; step < 120 && reached.size < new Set(buttons).size; step++) {
+        await page.keyboard.press('Tab');
+        const focused = page.locator('button:focus');
+        if ((await focused.count()) === 1) reached.add(await buttonName(focused));
+      }
+      expect([...reached].sort()).toEqual([...new Set(buttons)].sort());
+      await page.keyboard.press('Shift+Tab');
+      await screenshot(page, 'dashboard-sync-keyboard');
+    });
+  },
+);

@@ -1,0 +1,231 @@
+/**
+ * The dashboard in Debian's Chromium (issue 7): a real server on a real socket, signed in through the
+ * sign-in page; the rides list shows a corpus ride and a synthetic 50,000-point ride; each ride page
+ * draws its track on the map with OpenStreetMap's tiles blocked (so the outline is proven to draw
+ * offline) and its charts; the downloads answer; the keyboard reaches the navigation and the
+ * time/distance toggle. Screenshots go to test-results/screenshots.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
+import { buildServer } from '@rideport/server';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_SKIP_REASON, chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
+import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus } from './support/corpus.js';
+
+const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
+const EMAIL = 'dashboard.rider@example.com';
+const PASSWORD = 'correct horse dashboard';
+const LONG_RIDE_POINTS = 50_000;
+
+if (!corpusAvailable) console.warn(`[dashboard browser] ${CORPUS_SKIP_REASON}`);
+
+/** A synthetic ride of `count` points a second apart, with elevation, heart rate, cadence and power. */
+function longRide(count: number): TrackPoint[] {
+  const start = Date.parse('2025-07-14T05:30:00Z') / 1000;
+  return Array.from({ length: count }, (_, i) => {
+    const angle = (i / count) * 2 * Math.PI;
+    return {
+      x: 7.44 + 0.25 * Math.cos(angle) + 0.01 * Math.sin(i / 300),
+      y: 46.95 + 0.15 * Math.sin(angle),
+      e: 560 + 300 * Math.sin(angle * 3) + 5 * Math.sin(i / 20),
+      t: start + i,
+      h: Math.round(130 + 25 * Math.sin(i / 900)),
+      c: Math.round(85 + 8 * Math.sin(i / 120)),
+      p: Math.round(210 + 60 * Math.sin(i / 45)),
+    };
+  });
+}
+
+describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
+  let directory: string | undefined;
+  let app: Awaited<ReturnType<typeof buildServer>> | undefined;
+  let url: string;
+  let browser: Browser | undefined;
+  let page: Page;
+  let longRideId: number;
+  let corpusRideId: number | null = null;
+  let tileRequests = 0;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'rideport-dashboard-'));
+    app = await buildServer({
+      databasePath: join(directory, 'rideport.sqlite'),
+      baseUrl: 'http://127.0.0.1',
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no address');
+    url = `http://127.0.0.1:${address.port}`;
+    const { store } = app.rideport;
+    const user = await store.users.createPerson({
+      email: EMAIL,
+      password: PASSWORD,
+      name: 'Dashboard Rider',
+    });
+    const long = trackFromPoints(longRide(LONG_RIDE_POINTS), {
+      name: 'Fifty thousand points',
+      sport: 'cycling',
+    });
+    longRideId = (await store.assets.createFromTrack(user.id, long)).row.id;
+    if (corpusAvailable) {
+      const [track] = parseRideFile(readCorpus(CORPUS_RIDE), { filename: CORPUS_RIDE }).tracks;
+      if (track !== undefined) corpusRideId = (await store.assets.createFromTrack(user.id, track)).row.id;
+    }
+
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    // No tiles: the track's outline must draw without them (offline, the desktop app).
+    await page.route('https://tile.openstreetmap.org/**', (route) => {
+      tileRequests++;
+      return route.abort();
+    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('signs in through the sign-in page and lands on the rides list', async () => {
+    await page.goto(`${url}/dashboard`);
+    expect(new URL(page.url()).pathname).toBe('/sign_in');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await Promise.all([
+      page.waitForURL(`${url}/dashboard/rides`),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Rides');
+    const names = await page.locator('table.assets tbody th[scope=row]').allTextContents();
+    expect(names.map((name) => name.trim())).toContain('Fifty thousand points');
+    if (corpusRideId !== null) expect(names.length).toBe(2);
+    await screenshot(page, 'dashboard-rides');
+  });
+
+  it('reaches the navigation links with the keyboard', async () => {
+    const reached = await tabThrough(page, 20);
+    for (const label of ['Rides', 'Routes', 'Sync', 'Developer settings'])
+      expect(reached).toContain(`A:${label}`);
+  });
+
+  async function expectRidePageDraws(id: number, name: string): Promise<void> {
+    await page.goto(`${url}/dashboard/rides/${id}`);
+    // The outline: an SVG path in Leaflet's overlay pane with a real `d`, with every tile refused.
+    const path = page.locator('.leaflet-overlay-pane path').first();
+    await path.waitFor({ state: 'attached' });
+    const d = (await path.getAttribute('d')) ?? '';
+    expect(d.length).toBeGreaterThan(100);
+    expect(d).toMatch(/^M-?\d+ -?\d+L/);
+    // Start and end markers are vector circles beside the line.
+    expect(await page.locator('.leaflet-overlay-pane path').count()).toBeGreaterThanOrEqual(3);
+    // The charts: one uPlot per channel, each canvas with the series' coloured pixels on it.
+    await page.locator('.chart .uplot canvas').first().waitFor({ state: 'attached' });
+    const coloured = await colouredPixelsPerChart(page);
+    expect(Object.keys(coloured).length).toBeGreaterThan(0);
+    for (const [chart, count] of Object.entries(coloured)) expect(count, chart).toBeGreaterThan(50);
+    await screenshot(page, name);
+    expect(pageErrors).toEqual([]);
+  }
+
+  it('draws the 50,000-point ride: map outline offline, charts, summary', async () => {
+    await expectRidePageDraws(longRideId, 'dashboard-ride-50k');
+    const charts = await page.locator('.chart .uplot').count();
+    expect(charts).toBe(5);
+    await expect(page.locator('#chart-axis').isVisible()).resolves.toBe(true);
+    expect(tileRequests).toBeGreaterThan(0);
+  });
+
+  it('switches the charts to distance with the keyboard', async () => {
+    const reached = await tabThrough(page, 80);
+    expect(reached).toContain('INPUT:time');
+    await page.locator('input[name="chart-axis"][value="time"]').focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.locator('input[name="chart-axis"][value="distance"]').isChecked()).resolves.toBe(true);
+    await page.waitForFunction(
+      () => document.querySelector('#chart-e')?.getAttribute('data-axis') === 'distance',
+    );
+    const coloured = await colouredPixelsPerChart(page);
+    for (const count of Object.values(coloured)) expect(count).toBeGreaterThan(50);
+    await screenshot(page, 'dashboard-ride-50k-distance');
+  });
+
+  it.skipIf(!corpusAvailable)(`draws a corpus ride (${CORPUS_RIDE})`, async () => {
+    expect(corpusRideId).not.toBeNull();
+    await expectRidePageDraws(corpusRideId!, 'dashboard-ride-corpus');
+  });
+
+  it('answers the downloads with the right content types', async () => {
+    const types: Record<string, string> = {
+      gpx: 'application/gpx+xml',
+      tcx: 'application/vnd.garmin.tcx+xml',
+      geojson: 'application/geo+json',
+      csv: 'text/csv',
+    };
+    for (const [extension, type] of Object.entries(types)) {
+      const response = await page.request.get(`${url}/dashboard/rides/${longRideId}/download.${extension}`);
+      expect(response.status(), extension).toBe(200);
+      expect(response.headers()['content-type']).toContain(type);
+      expect(response.headers()['content-disposition']).toContain(`Fifty-thousand-points.${extension}`);
+    }
+  });
+});
+
+if (!chromiumAvailable) {
+  describe('the dashboard in Chromium', () => {
+    it.skip(CHROMIUM_SKIP_REASON, () => undefined);
+  });
+}
+
+/** Presses Tab `times` times from the top of the page; what had focus each time, as `TAG:text`. */
+async function tabThrough(page: Page, times: number): Promise<string[]> {
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
+  const reached: string[] = [];
+  for (let i = 0; i < times; i++) {
+    await page.keyboard.press('Tab');
+    reached.push(
+      await page.evaluate(() => {
+        const element = document.activeElement;
+        if (element === null) return '';
+        const text = element instanceof HTMLInputElement ? element.value : element.textContent.trim();
+        return `${element.tagName}:${text}`;
+      }),
+    );
+  }
+  return reached;
+}
+
+/** For each chart, how many pixels of its canvas are clearly coloured (not the grey of axes and grid). */
+async function colouredPixelsPerChart(page: Page): Promise<Record<string, number>> {
+  return page.evaluate(() => {
+    const counts: Record<string, number> = {};
+    // No DOM.Iterable in the checked libraries: NodeLists are walked by index.
+    const charts = document.querySelectorAll<HTMLElement>('.chart');
+    for (let k = 0; k < charts.length; k++) {
+      const chart = charts[k]!;
+      const canvas = chart.querySelector('canvas');
+      const context = canvas === null ? null : canvas.getContext('2d');
+      if (canvas === null || context === null) continue;
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      let coloured = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const r = data[i]!;
+        const g = data[i + 1]!;
+        const b = data[i + 2]!;
+        const alpha = data[i + 3]!;
+        if (alpha > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) coloured++;
+      }
+      counts[chart.id] = coloured;
+    }
+    return counts;
+  });
+}
