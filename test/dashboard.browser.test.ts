@@ -12,7 +12,7 @@ import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridef
 import { buildServer } from '@rideport/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_SKIP_REASON, chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
+import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
 import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus } from './support/corpus.js';
 
 const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
@@ -176,12 +176,6 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
     }
   });
 });
-
-if (!chromiumAvailable) {
-  describe('the dashboard in Chromium', () => {
-    it.skip(CHROMIUM_SKIP_REASON, () => undefined);
-  });
-}
 
 /** Presses Tab `times` times from the top of the page; what had focus each time, as `TAG:text`. */
 async function tabThrough(page: Page, times: number): Promise<string[]> {

@@ -5,6 +5,6 @@ export { ApiError, ApiErrorCode } from './errors.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
-export type { LocalSync } from './api/v1/local-sync.js';
+export type { LocalSync, LocalSyncStatus } from './api/v1/local-sync.js';
 export { ensureLocalAccount, LOCAL_ACCOUNT_EMAIL } from './local-account.js';
 export type { EnsuredAccount, LocalAccount } from './local-account.js';

@@ -11,11 +11,49 @@ import { badRequest, forbidden, notFound } from '../../errors.js';
 import { ERRORS_SCHEMA } from './records.js';
 import { callerOf, v1Route } from './route.js';
 
-/** What the host's sync engine offers (plain JSON status; windows as `all`, `new` or `<N>d`). */
+/**
+ * The engine's status as the server shows it (the dashboard's sync page, status.json). @rideport/sync's
+ * SyncStatus has this shape (it may carry more); the server cannot import it (design.md: server →
+ * ridefile only), so the shape is declared here and the compiler checks the engine against it where a
+ * host passes the engine in.
+ */
+export interface LocalSyncStatus {
+  state:
+    | { kind: 'idle' }
+    | { kind: 'syncing'; done: number; total: number }
+    | { kind: 'needs-sign-in'; message: string }
+    | { kind: 'offline'; message: string; retryAtMs: number }
+    | { kind: 'paused' };
+  sources: {
+    id: string;
+    kind: 'folder' | 'device';
+    label: string;
+    path: string;
+    present: boolean;
+    awaitingImportChoice: boolean;
+  }[];
+  counts: Record<'found' | 'waiting' | 'queued' | 'uploading' | 'synced' | 'failed', number>;
+  recent: {
+    sha256: string;
+    filename: string;
+    sourceId: string;
+    relativePath: string;
+    state: 'queued' | 'uploading' | 'synced' | 'failed';
+    message: string | null;
+    tripIds: number[];
+    routeIds: number[];
+    attempts: number;
+    foundAt: string;
+    updatedAt: string;
+  }[];
+  lastPassAt: string | null;
+}
+
+/** What the host's sync engine offers (windows as `all`, `new` or `<N>d`). */
 export interface LocalSync {
   /** the user whose rides the engine uploads; null until the host has set up its account */
   readonly userId: number | null;
-  status(): object;
+  status(): LocalSyncStatus;
   syncNow(): void;
   pause(): void;
   resume(): void;

@@ -174,7 +174,13 @@ describe('sync sources', () => {
       get userId() {
         return rider.id;
       },
-      status: () => ({}),
+      status: () => ({
+        state: { kind: 'idle' },
+        sources: [],
+        counts: { found: 0, waiting: 0, queued: 0, uploading: 0, synced: 0, failed: 0 },
+        recent: [],
+        lastPassAt: null,
+      }),
       syncNow: () => undefined,
       pause: () => undefined,
       resume: () => undefined,

@@ -24,7 +24,7 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LocalSync } from '../../api/v1/local-sync.js';
+import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { badRequest, forbidden } from '../../errors.js';
@@ -52,116 +52,10 @@ const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.gz';
 /** The largest "last N days" answer (the engine's window text allows five digits). */
 const MAX_IMPORT_DAYS = 99_999;
 
-// ---------------------------------------------------------------------------------------------------
-// The engine's status. The server cannot import @rideport/sync (design.md: server → ridefile only),
-// so the shape of its SyncStatus (packages/sync/src/status.ts) is mirrored here, and LocalSync.status()
-// (a plain object) is read defensively: a missing field shows as empty, never as a crash.
+// The engine's status, as LocalSync declares it (api/v1/local-sync.ts).
 
-type ShownState =
-  | { kind: 'idle' }
-  | { kind: 'syncing'; done: number; total: number }
-  | { kind: 'needs-sign-in'; message: string }
-  | { kind: 'offline'; message: string; retryAtMs: number }
-  | { kind: 'paused' };
-
-interface ShownSource {
-  id: string;
-  kind: string;
-  label: string;
-  path: string;
-  present: boolean;
-  awaitingImportChoice: boolean;
-}
-
-interface ShownRide {
-  sha256: string;
-  filename: string;
-  sourceId: string;
-  state: string;
-  message: string | null;
-  tripIds: number[];
-  routeIds: number[];
-  attempts: number;
-  updatedAt: string;
-}
-
-interface ShownStatus {
-  state: ShownState;
-  sources: ShownSource[];
-  counts: Record<'found' | 'waiting' | 'queued' | 'uploading' | 'synced' | 'failed', number>;
-  recent: ShownRide[];
-  lastPassAt: string | null;
-}
-
-type Loose = Record<string, unknown>;
-
-const asObject = (value: unknown): Loose =>
-  typeof value === 'object' && value !== null ? (value as Loose) : {};
-const asText = (value: unknown): string => (typeof value === 'string' ? value : '');
-const asNumber = (value: unknown): number =>
-  typeof value === 'number' && Number.isFinite(value) ? value : 0;
-const asIds = (value: unknown): number[] =>
-  Array.isArray(value) ? value.filter((id): id is number => Number.isSafeInteger(id)) : [];
-
-function readState(value: unknown): ShownState {
-  const state = asObject(value);
-  switch (state['kind']) {
-    case 'syncing':
-      return { kind: 'syncing', done: asNumber(state['done']), total: asNumber(state['total']) };
-    case 'needs-sign-in':
-      return { kind: 'needs-sign-in', message: asText(state['message']) };
-    case 'offline':
-      return {
-        kind: 'offline',
-        message: asText(state['message']),
-        retryAtMs: asNumber(state['retryAtMs']),
-      };
-    case 'paused':
-      return { kind: 'paused' };
-    default:
-      return { kind: 'idle' };
-  }
-}
-
-export function readSyncStatus(value: object): ShownStatus {
-  const status = value as Loose;
-  const counts = asObject(status['counts']);
-  const list = (key: string): Loose[] => {
-    const items = status[key];
-    return Array.isArray(items) ? items.map(asObject) : [];
-  };
-  return {
-    state: readState(status['state']),
-    sources: list('sources').map((source) => ({
-      id: asText(source['id']),
-      kind: asText(source['kind']),
-      label: asText(source['label']),
-      path: asText(source['path']),
-      present: source['present'] === true,
-      awaitingImportChoice: source['awaitingImportChoice'] === true,
-    })),
-    counts: {
-      found: asNumber(counts['found']),
-      waiting: asNumber(counts['waiting']),
-      queued: asNumber(counts['queued']),
-      uploading: asNumber(counts['uploading']),
-      synced: asNumber(counts['synced']),
-      failed: asNumber(counts['failed']),
-    },
-    recent: list('recent').map((ride) => ({
-      sha256: asText(ride['sha256']),
-      filename: asText(ride['filename']),
-      sourceId: asText(ride['sourceId']),
-      state: asText(ride['state']),
-      message: typeof ride['message'] === 'string' ? ride['message'] : null,
-      tripIds: asIds(ride['tripIds']),
-      routeIds: asIds(ride['routeIds']),
-      attempts: asNumber(ride['attempts']),
-      updatedAt: asText(ride['updatedAt']),
-    })),
-    lastPassAt: typeof status['lastPassAt'] === 'string' ? status['lastPassAt'] : null,
-  };
-}
+type ShownStatus = LocalSyncStatus;
+type ShownState = LocalSyncStatus['state'];
 
 // ---------------------------------------------------------------------------------------------------
 // Rendering
@@ -536,7 +430,7 @@ async function syncPage(
   const taskId = idParam({ task: query.text('task') }, 'task');
   const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
   const sync = ownedSync(context, user);
-  const status = sync === null ? null : readSyncStatus(sync.status());
+  const status = sync === null ? null : sync.status();
   const body = html`<h1>Sync</h1>
     ${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
     ${
@@ -625,7 +519,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return reply.code(401).send({ errors: ['sign in to see the sync status'] });
     const sync = ownedSync(context, user);
-    const status = sync === null ? null : readSyncStatus(sync.status());
+    const status = sync === null ? null : sync.status();
     const taskId = idParam({ task: new FormFields(request.query).text('task') }, 'task');
     const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
     return reply.send({
