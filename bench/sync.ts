@@ -21,9 +21,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RideportClient, undiciTransport, type UploadedRide } from '@rideport/client';
-import { openPlatform } from '@rideport/server';
 import { SyncEngine, type RideUploader } from '@rideport/sync';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
+import { createBenchAccount } from './account.js';
 import { fitVariant, HOUR_FITS } from './rides.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { formatTable } from './table.js';
@@ -35,32 +35,12 @@ const UPLOAD_CONCURRENCY = 3;
 const TARGET_SYNC_S = 60;
 const TARGET_RESCAN_MS = 1_000;
 
-interface Account {
-  apiKey: string;
-  authToken: string;
-}
-
-async function createAccount(databasePath: string): Promise<Account> {
-  const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
-  try {
-    const user = await platform.store.users.createPerson({
-      email: 'bench@example.com',
-      password: 'bench password',
-    });
-    const client = await platform.store.apiClients.create(user.id, { name: 'bench sync' });
-    const { token } = await platform.store.authTokens.issue(user.id, client.id);
-    return { apiKey: client.apiKey, authToken: token };
-  } finally {
-    await platform.close();
-  }
-}
-
 async function serverWithAccount(
   directory: string,
   name: string,
 ): Promise<{ server: ServerProcess; client: RideportClient }> {
   const databasePath = join(directory, `${name}.sqlite`);
-  const account = await createAccount(databasePath);
+  const account = await createBenchAccount(databasePath);
   const server = await startServer(['api', databasePath, 'http://127.0.0.1']);
   const client = new RideportClient({
     baseUrl: server.url,

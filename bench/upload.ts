@@ -28,6 +28,7 @@ import { openPlatform, type Platform } from '@rideport/server';
 import { Agent, request } from 'undici';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
 import { startServer } from './server-process.js';
+import { createBenchAccount } from './account.js';
 import { fitVariant, HOUR_FITS } from './rides.js';
 import { formatTable } from './table.js';
 
@@ -137,20 +138,8 @@ async function untilDone(url: string, account: Account, id: number): Promise<voi
 // The server
 
 async function createAccount(databasePath: string): Promise<Account> {
-  const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
-  try {
-    const { store } = platform;
-    const user = await store.users.createPerson({
-      email: 'bench@example.com',
-      password: 'bench password',
-      name: 'Bench Rider',
-    });
-    const client = await store.apiClients.create(user.id, { name: 'bench' });
-    const { token } = await store.authTokens.issue(user.id, client.id);
-    return { query: new URLSearchParams({ apikey: client.apiKey, auth_token: token }).toString() };
-  } finally {
-    await platform.close();
-  }
+  const { apiKey, authToken } = await createBenchAccount(databasePath);
+  return { query: new URLSearchParams({ apikey: apiKey, auth_token: authToken }).toString() };
 }
 
 /** created_at → finished_at of each task, ms, and the span from the first created to the last finished. */
