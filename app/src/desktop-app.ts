@@ -5,9 +5,14 @@
  * rides and failures; on wake from sleep, sync now; on quit, stop the engine and close the server
  * before the process ends. Everything Electron does comes through the ElectronApi passed in.
  */
-import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { defaultMountRoots, folderSourceId, type MountRoot } from '@rideport/sync';
+import {
+  currentUser,
+  defaultMountRoots,
+  folderSourceId,
+  type MountRoot,
+  type SyncStatus,
+} from '@rideport/sync';
 import { setStartAtLogin } from './autostart.js';
 import { CredentialStore } from './credentials.js';
 import type { ElectronApi } from './electron-api.js';
@@ -47,15 +52,6 @@ export interface DesktopOptions {
   deviceRoots?: readonly MountRoot[];
   /** for tests */
   engineOptions?: HostOptions['engineOptions'];
-}
-
-function currentUser(): { user: string; uid: number } {
-  try {
-    const info = userInfo();
-    return { user: info.username, uid: info.uid };
-  } catch {
-    return { user: homedir().split(/[\\/]/).pop() ?? '', uid: -1 };
-  }
 }
 
 export class DesktopApp {
@@ -159,10 +155,11 @@ export class DesktopApp {
     else await this.dashboard.show();
   }
 
-  #updateTray(): void {
+  /** `status`: the engine's, when the caller has just been given it (no second read of the ledger). */
+  #updateTray(status: SyncStatus | null = this.#host?.engine.status() ?? null): void {
     this.#tray?.show(
       trayModel({
-        status: this.#host?.engine.status() ?? null,
+        status,
         plainTextCredentials:
           this.#settings?.server.mode === 'remote' && (this.#credentials?.protection().plainText ?? false),
         problem: this.#hostProblem,
@@ -185,9 +182,9 @@ export class DesktopApp {
           : await startRemoteSync(options, this.#credentials!);
       this.#hostProblem = null;
       const engine = this.#host.engine;
-      this.#stopHostListener = engine.onChange(() => {
-        this.#notifier?.update(engine.status());
-        this.#updateTray();
+      this.#stopHostListener = engine.onChange((status) => {
+        this.#notifier?.update(status);
+        this.#updateTray(status);
       });
       // This engine's history is the baseline, not news.
       this.#notifier?.reset();

@@ -2,7 +2,6 @@
  * What `rideport sync` and `rideport up` share around the sync engine beyond @rideport/sync's host
  * helpers: the `--import` option, the first-run question "how far back?", and who runs the command.
  */
-import { homedir, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseImportWindow, type ImportWindow, type SourceStatus, type SyncEngine } from '@rideport/sync';
 import { UsageError } from './errors.js';
@@ -48,16 +47,5 @@ async function ask(terminal: NonNullable<CliIo['terminal']>, source: SourceStatu
     }
   } finally {
     prompt.close();
-  }
-}
-
-/** Who runs the command, for the device mount roots (/media/$USER, /run/user/$UID/gvfs). */
-export function currentUser(): { user: string; uid: number } {
-  try {
-    const info = userInfo();
-    return { user: info.username, uid: info.uid };
-  } catch {
-    // No passwd entry (some containers): the home folder's name is the best guess.
-    return { user: homedir().split(/[\\/]/).pop() ?? '', uid: -1 };
   }
 }

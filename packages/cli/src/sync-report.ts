@@ -108,7 +108,7 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
   const flush = (): void => {
     render(engine.status());
   };
-  const unsubscribe = engine.onChange(flush);
+  const unsubscribe = engine.onChange(render);
   return {
     flush,
     stop() {

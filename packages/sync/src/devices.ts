@@ -6,6 +6,7 @@
  * they are polled like everything else). Nothing here writes to a device.
  */
 import { readdir, stat } from 'node:fs/promises';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 export type DeviceVendor = 'garmin' | 'wahoo' | 'hammerhead' | 'bryton' | 'lezyne' | 'coros';
@@ -110,6 +111,17 @@ const VENDORS = Object.keys(LAYOUTS) as DeviceVendor[];
 /** The layouts a vendor's activity folders are looked for at, relative to the volume. */
 export function activityFoldersFor(vendor: DeviceVendor): string[] {
   return LAYOUTS[vendor].map((layout) => layout.path);
+}
+
+/** Who runs this process, for the mount roots (/media/$USER, /run/user/$UID/gvfs). */
+export function currentUser(): { user: string; uid: number } {
+  try {
+    const info = userInfo();
+    return { user: info.username, uid: info.uid };
+  } catch {
+    // No passwd entry (some containers): the home folder's name is the best guess.
+    return { user: homedir().split(/[\\/]/).pop() ?? '', uid: -1 };
+  }
 }
 
 /**

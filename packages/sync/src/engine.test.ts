@@ -295,7 +295,7 @@ describe('running', () => {
   it('notices new files through its watcher and says what it does', async () => {
     const engine = engineFor({ fullPassIntervalMs: 3_600_000 });
     const states = new Set<string>();
-    engine.onChange(() => states.add(engine.status().state.kind));
+    engine.onChange((status) => states.add(status.state.kind));
     engine.start();
     await until(() => engine.status().lastPassAt !== null, 'the first pass');
     for (let seed = 1; seed <= 3; seed++) device.write(`ride-${seed}.gpx`, gpxRide(seed));

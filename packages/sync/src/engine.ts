@@ -78,7 +78,7 @@ export class SyncEngine {
   };
   readonly #ledger: Ledger;
   readonly #inbox: Inbox;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(status: SyncStatus) => void>();
   /** sources waiting for "how far back to import", by id */
   readonly #pending = new Map<string, PendingSource>();
   /** the devices found by the last detection, by source id */
@@ -258,7 +258,8 @@ export class SyncEngine {
     return this.#ledger.tripSources(tripIds);
   }
 
-  onChange(listener: () => void): () => void {
+  /** `listener` gets the new status after each change (at most once per turn of the event loop). */
+  onChange(listener: (status: SyncStatus) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -619,13 +620,18 @@ export class SyncEngine {
     }
   }
 
-  /** Tells listeners that something changed, at most once per turn of the event loop. */
+  /**
+   * Tells listeners that something changed, at most once per turn of the event loop, with the status
+   * read once for all of them.
+   */
   #changed(): void {
     if (this.#emitQueued || this.#listeners.size === 0) return;
     this.#emitQueued = true;
     setImmediate(() => {
       this.#emitQueued = false;
-      for (const listener of this.#listeners) listener();
+      if (this.#listeners.size === 0 || this.#stopping) return;
+      const status = this.status();
+      for (const listener of this.#listeners) listener(status);
     });
   }
 }

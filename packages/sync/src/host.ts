@@ -75,19 +75,22 @@ export function engineControls(engine: SyncEngine, userId: () => number | null):
   };
 }
 
-/** A refused token is renewed at most this often, so a server that refuses every token is not hammered. */
-const RENEW_INTERVAL_MS = 10_000;
-
 /**
- * Hosts that own their server's database (`rideport up`, the desktop app) renew a refused token
- * themselves: when the engine needs sign-in, `renew` puts new credentials into the uploader and the
- * engine goes on. Returns the function that stops watching.
+ * Hosts that can get new credentials without asking anyone renew a refused token themselves: the
+ * owners of the server's database (`rideport up`, the desktop app) issue a new one, `rideport sync`
+ * with email and password signs in again. When the engine needs sign-in, `renew` puts new credentials
+ * into the uploader and the engine goes on; at most one attempt per `intervalMs`, so a server that
+ * refuses every attempt is not hammered. Returns the function that stops watching.
  */
-export function renewCredentialsWhenRefused(engine: SyncEngine, renew: () => Promise<void>): () => void {
+export function renewCredentialsWhenRefused(
+  engine: SyncEngine,
+  renew: () => Promise<void>,
+  intervalMs = 10_000,
+): () => void {
   let lastAttemptMs = Number.NEGATIVE_INFINITY;
-  return engine.onChange(() => {
-    if (engine.status().state.kind !== 'needs-sign-in') return;
-    if (Date.now() - lastAttemptMs < RENEW_INTERVAL_MS) return;
+  return engine.onChange((status) => {
+    if (status.state.kind !== 'needs-sign-in') return;
+    if (Date.now() - lastAttemptMs < intervalMs) return;
     lastAttemptMs = Date.now();
     renew().then(
       () => {

@@ -1,6 +1,6 @@
 export { SyncEngine, folderSourceId } from './engine.js';
 export type { SyncEngineOptions } from './engine.js';
-export { defaultMountRoots, detectDevices } from './devices.js';
+export { currentUser, defaultMountRoots, detectDevices } from './devices.js';
 export type { DetectedDevice, DeviceVendor, MountRoot } from './devices.js';
 export { parseImportWindow } from './status.js';
 export type {

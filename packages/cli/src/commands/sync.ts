@@ -4,7 +4,14 @@
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
 import { RideportClient, type Credentials } from '@rideport/client';
-import { defaultMountRoots, SyncEngine, syncFolders, type SyncStatus } from '@rideport/sync';
+import {
+  currentUser,
+  defaultMountRoots,
+  renewCredentialsWhenRefused,
+  SyncEngine,
+  syncFolders,
+  type SyncStatus,
+} from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
@@ -12,7 +19,7 @@ import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
-import { answerImportQuestions, currentUser, importWindowOption } from '../sync-host.js';
+import { answerImportQuestions, importWindowOption } from '../sync-host.js';
 import type { Command } from './command.js';
 
 const help = `Usage: rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e> --password <p>) [--once]
@@ -94,7 +101,18 @@ async function run(args: string[], io: CliIo): Promise<number> {
       await answerImportQuestions(engine, io, 'sync');
       if (values['retry-failed'] === true) engine.retryFailed();
       const report = reportSync(engine, io, logFormat);
-      const relogin = login === null ? null : keepSignedIn(engine, client, login);
+      // With email and password, a refused token is replaced by signing in again, at most once a
+      // minute (failed sign-ins are rate-limited by the server).
+      const relogin =
+        login === null
+          ? null
+          : renewCredentialsWhenRefused(
+              engine,
+              async () => {
+                await client.legacy.login(login.email, login.password);
+              },
+              60_000,
+            );
       try {
         if (values.once === true) return finishOnce(await engine.syncOnce(), io, logFormat);
         engine.start();
@@ -120,25 +138,6 @@ async function signIn(client: RideportClient, login: { email: string; password: 
   } catch (error) {
     throw new OperationError('sync: sign-in', error);
   }
-}
-
-/** With email and password, a refused token is replaced by signing in again (at most once a minute). */
-function keepSignedIn(
-  engine: SyncEngine,
-  client: RideportClient,
-  login: { email: string; password: string },
-): () => void {
-  let lastAttemptMs = 0;
-  return engine.onChange(() => {
-    if (engine.status().state.kind !== 'needs-sign-in' || Date.now() - lastAttemptMs < 60_000) return;
-    lastAttemptMs = Date.now();
-    client.legacy.login(login.email, login.password).then(
-      () => {
-        engine.signedIn();
-      },
-      () => undefined,
-    );
-  });
 }
 
 function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number {

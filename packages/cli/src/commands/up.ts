@@ -8,6 +8,7 @@
 import { RideportClient } from '@rideport/client';
 import { ensureLocalAccount, type LocalAccount } from '@rideport/server';
 import {
+  currentUser,
   defaultMountRoots,
   engineControls,
   renewCredentialsWhenRefused,
@@ -29,7 +30,7 @@ import {
   untilStopSignal,
 } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
-import { currentUser, importWindowOption } from '../sync-host.js';
+import { importWindowOption } from '../sync-host.js';
 import type { Command } from './command.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './serve.js';
 
