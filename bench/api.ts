@@ -24,7 +24,7 @@
  * rounds. Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert
  * wall-clock times.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRideFile, type Track } from '@rideport/ridefile';
@@ -214,12 +214,26 @@ async function benchmark(): Promise<void> {
     const api = await startServer(['api', library.databasePath, baseUrl]);
     servers.push(api);
     const headers = { authorization: library.authorization };
+    const routesUrl = `${api.url}/api/v1/routes.json?page_size=${PAGE_SIZE}`;
+    // The same page's bytes from a bare Fastify route: what sending them costs on this machine, with
+    // no work at all behind them (the routes target's ratio cannot exceed this row's).
+    const pagePath = join(directory, 'routes-page.json');
+    writeFileSync(pagePath, Buffer.from(await (await fetch(routesUrl, { headers })).arrayBuffer()));
+    const bytes = await startServer(['bytes', pagePath]);
+    servers.push(bytes);
     const tripUrl = `${api.url}/api/v1/trips/${library.tripId}.json`;
     const tripLabel = `GET /api/v1/trips/{id}.json (${TRIP_POINTS.toLocaleString('en')} points)`;
     const targets: Target[] = [
       {
         label: 'ceiling: bare Fastify GET /hello',
         url: `${hello.url}/hello`,
+        headers: {},
+        connections: CONNECTIONS,
+        goal: null,
+      },
+      {
+        label: `reference: bare Fastify sending the routes page`,
+        url: `${bytes.url}/page`,
         headers: {},
         connections: CONNECTIONS,
         goal: null,
@@ -234,7 +248,7 @@ async function benchmark(): Promise<void> {
       },
       {
         label: `GET /api/v1/routes.json?page_size=${PAGE_SIZE}`,
-        url: `${api.url}/api/v1/routes.json?page_size=${PAGE_SIZE}`,
+        url: routesUrl,
         headers,
         connections: CONNECTIONS,
         goal: (result) => ({
@@ -293,7 +307,7 @@ async function benchmark(): Promise<void> {
       p99Ms: median(list.map((run) => run.p99Ms)),
       bytesPerResponse: median(list.map((run) => run.bytesPerResponse)),
       failures: list.reduce((sum, run) => sum + run.failures, 0),
-      ratio: median(list.map((run, round) => run.requestsPerSecond / ceilingRuns[round]!.requestsPerSecond)),
+      ratio: ratioOf(list, ceilingRuns),
     }));
     const rows = targets.map((target, i) => {
       const result = summary[i]!;
@@ -320,6 +334,9 @@ async function benchmark(): Promise<void> {
       )}`,
     );
     console.log('response = bytes per response, headers included, as autocannon counts them');
+    const runsOf = (url: string): Run[] => runs[targets.findIndex((target) => target.url === url)]!;
+    const ofReference = ratioOf(runsOf(routesUrl), runsOf(`${bytes.url}/page`));
+    console.log(`routes index ÷ bare Fastify sending the same page: ${(ofReference * 100).toFixed(1)} %`);
     console.log(
       `A routes page rendered afresh (cache miss: count + page query, ${PAGE_SIZE} records spliced): ` +
         `${ms(library.renderMs)} ms median in-process, server time only.`,
@@ -328,6 +345,11 @@ async function benchmark(): Promise<void> {
     for (const server of servers) await server.stop();
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** The median over the rounds of `runs`' requests per second ÷ `reference`'s in the same round. */
+function ratioOf(runs: Run[], reference: Run[]): number {
+  return median(runs.map((run, round) => run.requestsPerSecond / reference[round]!.requestsPerSecond));
 }
 
 await benchmark();

@@ -32,7 +32,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const resolved = resolveOptions(options);
   const database = await openDatabase(resolved.databasePath, { backgroundCheckpoints: true });
   const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
-  const store = new Store(database.db, resolved, masterKey);
+  const store = new Store(database, resolved, masterKey);
   const context: ServerContext = {
     store,
     options: resolved,

@@ -19,7 +19,7 @@ export async function openPlatform(options: ServerOptions): Promise<Platform> {
   const database = await openDatabase(resolved.databasePath);
   const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
   return {
-    store: new Store(database.db, resolved, masterKey),
+    store: new Store(database, resolved, masterKey),
     options: resolved,
     close: () => database.close(),
   };

@@ -5,13 +5,22 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  SqliteDialect,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { DatabaseGeneration } from './generation.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 export interface OpenDatabase {
   db: Kysely<Database>;
+  /** tells whether the database may have changed since a moment, for results kept between requests */
+  generation: DatabaseGeneration;
   /** the raw connection, for the few things Kysely does not do (backups, checkpoints) */
   sqlite: SqliteDatabase.Database;
   close(): Promise<void>;
@@ -35,7 +44,11 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
   sqlite.pragma('busy_timeout = 5000');
   // WAL makes NORMAL durable against application crashes; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const generation = new DatabaseGeneration(sqlite);
+  const connection = withStatementCache(sqlite, () => {
+    generation.noteWrite();
+  });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   try {
     await migrate(db);
   } catch (error) {
@@ -46,6 +59,7 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
     options.backgroundCheckpoints === true && path !== ':memory:' ? startCheckpointer(path, sqlite) : null;
   return {
     db,
+    generation,
     sqlite,
     close: async () => {
       await checkpointer?.stop();
@@ -62,19 +76,43 @@ const STATEMENT_CACHE_SIZE = 512;
  * every query anew, and preparing was a third of the time of a simple authenticated v1 request
  * (issue 4's bench/api): the same few queries run on every request. A statement is bound afresh on
  * each run, and Kysely runs one query at a time on this single connection, so sharing one is safe.
+ * Statements that may write call `onWrite` when they run (db/generation.ts).
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(sqlite: SqliteDatabase.Database, onWrite: () => void): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql) {
       let statement = statements.get(sql);
       if (statement === undefined) {
-        statement = sqlite.prepare(sql);
+        const prepared = sqlite.prepare(sql);
+        statement = prepared.readonly ? prepared : noticingWrites(prepared, onWrite);
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
         statements.set(sql, statement);
       }
       return statement;
+    },
+  };
+}
+
+/**
+ * A statement that calls `onWrite` whenever it runs. Kysely calls `all` for statements that return rows
+ * (an INSERT … RETURNING too) and `run` for the others.
+ */
+function noticingWrites(statement: SqliteDatabase.Statement, onWrite: () => void): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all(parameters) {
+      onWrite();
+      return statement.all(parameters);
+    },
+    run(parameters) {
+      onWrite();
+      return statement.run(parameters);
+    },
+    iterate(parameters) {
+      onWrite();
+      return statement.iterate(parameters);
     },
   };
 }

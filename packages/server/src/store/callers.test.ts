@@ -73,6 +73,18 @@ describe('Callers', () => {
     expect(await callers.byAccessToken(live)).toBeUndefined();
   });
 
+  it('stops resolving a token that expires while it is kept, and hands out callers nobody can change', async () => {
+    const { callers } = server.store;
+    const first = await callers.byAuthToken(credentials.apiKey, credentials.authToken);
+    expect(first).toBeDefined();
+    // Kept: the same caller again, frozen, since nothing was written in between.
+    expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBe(first);
+    expect(Object.isFrozen(first?.user) && Object.isFrozen(first?.client)).toBe(true);
+    // Unused for longer than the lifetime: expired, though the database did not change.
+    server.clock.advance(30 * 24 * 3600 * 1000 + 1);
+    expect(await callers.byAuthToken(credentials.apiKey, credentials.authToken)).toBeUndefined();
+  });
+
   describe('changes made through another connection', () => {
     let other: OpenDatabase;
     let otherStore: Store;
@@ -81,7 +93,7 @@ describe('Callers', () => {
       const databasePath = join(directory, 'rideport.sqlite');
       other = await openDatabase(databasePath);
       otherStore = new Store(
-        other.db,
+        other,
         resolveOptions({ databasePath, baseUrl: BASE_URL, clock: () => server.clock.now }),
         Buffer.alloc(32),
       );

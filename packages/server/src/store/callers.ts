@@ -3,18 +3,31 @@
  * authenticated request asks this, and three separate lookups were a good part of a small request's
  * cost (issue 4's bench/api). A miss says nothing about why; callers then ask the detailed checks
  * (AuthTokens.check, OAuth.findLiveToken) for the message. Both queries are compiled once
- * (db/prepared.ts): compiling them was most of what the check cost.
+ * (db/prepared.ts): compiling them was most of what the check cost. What they find is kept while the
+ * database is unchanged (db/generation.ts): a revoked token, a deleted client or user is a write, in
+ * this process or another, so the next lookup asks the database again.
  */
 import { PreparedQuery } from '../db/prepared.js';
 import type { ApiClientRow, UserRow } from '../db/schema.js';
 import { secretHash } from '../security/secrets.js';
+import { VersionedCache } from '../versioned-cache.js';
 import { toApiClient, type ApiClient } from './api-clients.js';
 import { TOUCH_INTERVAL_MS } from './auth-tokens.js';
 import type { StoreContext } from './context.js';
 
 export interface ResolvedCaller {
-  user: UserRow;
-  client: ApiClient;
+  readonly user: Readonly<UserRow>;
+  readonly client: Readonly<ApiClient>;
+}
+
+/** Callers kept per kind of credential: far more than a local server's users ever present at once. */
+const CACHED_CALLERS = 1000;
+
+interface ResolvedAuthToken {
+  caller: ResolvedCaller;
+  tokenId: number;
+  /** Unix milliseconds, as stored when the caller was resolved */
+  lastUsedAt: number;
 }
 
 /** The client's columns under names that cannot clash with the user's. */
@@ -52,6 +65,11 @@ function clientOf(row: ClientColumns): ApiClient {
   });
 }
 
+/** Frozen: one resolved caller serves every request until the database changes. */
+function callerOf(row: UserRow & ClientColumns): ResolvedCaller {
+  return Object.freeze({ user: Object.freeze(userOf(row)), client: Object.freeze(clientOf(row)) });
+}
+
 function userOf(row: UserRow): UserRow {
   return {
     id: row.id,
@@ -72,6 +90,10 @@ export class Callers {
   readonly #authTokenLifetimeMs: number;
   readonly #byAuthToken;
   readonly #byAccessToken;
+  /** by API key and token hash */
+  readonly #authTokens = new VersionedCache<ResolvedAuthToken>(CACHED_CALLERS);
+  /** by token hash */
+  readonly #accessTokens = new VersionedCache<ResolvedCaller>(CACHED_CALLERS);
 
   constructor(context: StoreContext, authTokenLifetimeMs: number) {
     this.#context = context;
@@ -102,23 +124,40 @@ export class Callers {
 
   /** The user and client of a live auth token presented with its client's API key; moves its last use. */
   async byAuthToken(apiKey: string, token: string): Promise<ResolvedCaller | undefined> {
-    const row = await this.#byAuthToken.executeTakeFirst(secretHash(token), apiKey);
-    if (row === undefined) return undefined;
+    const stamp = this.#context.generation.stamp();
+    const tokenHash = secretHash(token);
+    const key = `${apiKey}\n${tokenHash}`;
+    let resolved = this.#authTokens.get(key, stamp);
+    if (resolved === undefined) {
+      const row = await this.#byAuthToken.executeTakeFirst(tokenHash, apiKey);
+      if (row === undefined) return undefined;
+      resolved = { caller: callerOf(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at };
+      this.#authTokens.set(key, stamp, resolved);
+    }
     const now = this.#context.clock();
-    if (now - row.token_last_used_at > this.#authTokenLifetimeMs) return undefined;
-    if (now - row.token_last_used_at > TOUCH_INTERVAL_MS) {
+    if (now - resolved.lastUsedAt > this.#authTokenLifetimeMs) return undefined;
+    if (now - resolved.lastUsedAt > TOUCH_INTERVAL_MS) {
+      // A write: the kept caller is asked for again next time, with its new last use.
       await this.#context.db
         .updateTable('auth_tokens')
         .set({ last_used_at: now })
-        .where('id', '=', row.token_id)
+        .where('id', '=', resolved.tokenId)
         .execute();
     }
-    return { user: userOf(row), client: clientOf(row) };
+    return resolved.caller;
   }
 
   /** The user and client of a live (unrevoked) OAuth access token. */
   async byAccessToken(token: string): Promise<ResolvedCaller | undefined> {
-    const row = await this.#byAccessToken.executeTakeFirst(secretHash(token));
-    return row === undefined ? undefined : { user: userOf(row), client: clientOf(row) };
+    const stamp = this.#context.generation.stamp();
+    const tokenHash = secretHash(token);
+    let caller = this.#accessTokens.get(tokenHash, stamp);
+    if (caller === undefined) {
+      const row = await this.#byAccessToken.executeTakeFirst(tokenHash);
+      if (row === undefined) return undefined;
+      caller = callerOf(row);
+      this.#accessTokens.set(tokenHash, stamp, caller);
+    }
+    return caller;
   }
 }

@@ -4,11 +4,12 @@
  * change). `GET /api/v1/sync.json` reads it (decisions.md §2), and the webhook outbox of issue 5 is
  * written beside it in the same transaction (decisions.md §6), so a change can never be made without
  * being announced. The log is append-only: sync.json with since=1970-01-01 reads all of it, and the
- * v1 list pages (api/v1/page-cache.ts) rely on the newest id of an owner's changes only ever growing.
+ * v1 list pages (api/v1/asset-endpoints.ts) rely on the newest id of an owner's changes only ever growing.
  */
 import type { Kysely, Selectable } from 'kysely';
 import { PreparedQuery } from '../db/prepared.js';
 import type { AssetChangesTable, AssetType, ChangeAction, Database } from '../db/schema.js';
+import { VersionedCache } from '../versioned-cache.js';
 import type { StoreContext } from './context.js';
 import { queueWebhookNotifications } from './webhooks.js';
 
@@ -62,10 +63,15 @@ export interface SyncedAsset {
   at: number;
 }
 
+/** Owners and kinds whose newest change id is kept: more than a local server's users. */
+const LATEST_CHANGE_IDS_KEPT = 1000;
+
 export class AssetChanges {
   readonly #context: StoreContext;
   /** compiled once (db/prepared.ts): the v1 lists ask it on every request */
   readonly #latestChangeId;
+  /** the answers of latestChangeId, by owner and kind, while the database is unchanged */
+  readonly #latestChangeIds = new VersionedCache<number>(LATEST_CHANGE_IDS_KEPT);
 
   constructor(context: StoreContext) {
     this.#context = context;
@@ -120,7 +126,13 @@ export class AssetChanges {
    * read differently: the v1 lists use it to tell whether a rendered page is still current.
    */
   async latestChangeId(ownerId: number, kind: AssetType): Promise<number> {
-    const row = await this.#latestChangeId.executeTakeFirst(ownerId, kind);
-    return row?.id ?? 0;
+    const stamp = this.#context.generation.stamp();
+    const key = `${ownerId}:${kind}`;
+    let id = this.#latestChangeIds.get(key, stamp);
+    if (id === undefined) {
+      id = (await this.#latestChangeId.executeTakeFirst(ownerId, kind))?.id ?? 0;
+      this.#latestChangeIds.set(key, stamp, id);
+    }
+    return id;
   }
 }

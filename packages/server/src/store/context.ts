@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseGeneration } from '../db/generation.js';
 import type { Database } from '../db/schema.js';
 
-/** What every repository needs: the database and the clock (Unix milliseconds). */
+/** What every repository needs: the database, its generation and the clock (Unix milliseconds). */
 export interface StoreContext {
   db: Kysely<Database>;
+  /** for results kept in memory between requests (db/generation.ts) */
+  generation: DatabaseGeneration;
   clock: () => number;
 }

@@ -4,6 +4,7 @@
  * runs in one transaction inside its repository.
  */
 import type { Kysely } from 'kysely';
+import type { OpenDatabase } from '../db/open.js';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { ApiClients } from './api-clients.js';
@@ -43,9 +44,13 @@ export class Store {
   /** the webhook outbox and delivery log (decisions.md §6; src/webhooks) */
   readonly webhooks: Webhooks;
 
-  constructor(db: Kysely<Database>, options: ResolvedOptions, masterKey: Buffer) {
+  constructor(
+    { db, generation }: Pick<OpenDatabase, 'db' | 'generation'>,
+    options: ResolvedOptions,
+    masterKey: Buffer,
+  ) {
     this.#db = db;
-    const context = { db, clock: options.clock };
+    const context = { db, generation, clock: options.clock };
     this.users = new Users(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import { forbidden, notFound } from '../../errors.js';
-import { PageCache } from './page-cache.js';
+import { VersionedCache } from '../../versioned-cache.js';
 import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery } from './pagination.js';
 import {
   assetRecordJson,
@@ -53,7 +53,9 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
   const prefix = v1UrlPrefix(context.options.baseUrl);
   const listUrl = `${prefix}/${plural}.json`;
   const recordUrl = assetRecordUrl(prefix, type);
-  const pages = new PageCache(PAGE_CACHE_BYTES);
+  // Pages as sent, versioned by the owner's newest change of this asset type (store/changes.ts): every
+  // write that could change a page (its records, their order, the count) logs a change.
+  const pages = new VersionedCache<Buffer>(PAGE_CACHE_BYTES, (body) => body.length);
 
   v1Route(app, context, {
     method: 'GET',
@@ -77,7 +79,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       const { user } = callerOf(request);
       const query = request.query as PaginationQuery;
       reply.type(JSON_CONTENT_TYPE);
-      // The version first, then the page (see page-cache.ts).
+      // The version first, then the page (see versioned-cache.ts).
       const version = await store.changes.latestChangeId(user.id, type);
       const key = `${user.id}:${query.page}:${query.page_size}`;
       const cached = pages.get(key, version);
