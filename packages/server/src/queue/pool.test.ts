@@ -1,0 +1,44 @@
+/**
+ * The parse pool (queue/pool.ts): files parse in worker threads that run at a lower priority than the
+ * main thread, which keeps answering requests while they parse (issue 5, status.json under load).
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createParsePool, type ParsePool } from './pool.js';
+
+const SAMPLE_RIDE = readFileSync(new URL('../../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
+
+/** The nice value of every thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceness(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: state is field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[19 - 3]);
+  });
+}
+
+let pool: ParsePool | null = null;
+afterEach(async () => {
+  await pool?.destroy();
+  pool = null;
+});
+
+describe('the parse pool', () => {
+  it('parses in worker threads at a lower priority than the main thread', async () => {
+    pool = createParsePool(1);
+    const outcome = await pool.parse(
+      { bytes: new Uint8Array(SAMPLE_RIDE), filename: 'ride.gpx', maxBytes: 1 << 26, maxPoints: 1e6 },
+      new AbortController().signal,
+    );
+    expect(outcome.ok).toBe(true);
+    expect(getPriority()).toBe(0);
+    if (process.platform === 'linux') {
+      // This thread and V8's keep the main priority; the parser's is lowered by 10.
+      const niceness = threadNiceness();
+      expect(niceness).toContain(10);
+      expect(niceness).toContain(0);
+    }
+  });
+});
