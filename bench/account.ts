@@ -1,26 +1,32 @@
 /**
- * The account the upload and sync benchmarks upload as, written into the server's database before the
- * server starts (as `rideport admin` would).
+ * The account the benchmarks call the server as, written into the server's database before the server
+ * starts (as `rideport admin` would).
  */
-import { openPlatform } from '@rideport/server';
+import { openPlatform, type Store } from '@rideport/server';
 
 export interface BenchAccount {
+  userId: number;
   apiKey: string;
   authToken: string;
 }
 
+/** A user, an API client and an auth token, written through `store`. */
+export async function addBenchAccount(store: Store): Promise<BenchAccount> {
+  const user = await store.users.createPerson({
+    email: 'bench@example.com',
+    password: 'bench password',
+    name: 'Bench Rider',
+  });
+  const client = await store.apiClients.create(user.id, { name: 'bench' });
+  const { token } = await store.authTokens.issue(user.id, client.id);
+  return { userId: user.id, apiKey: client.apiKey, authToken: token };
+}
+
+/** The bench account in the database at `databasePath`. */
 export async function createBenchAccount(databasePath: string): Promise<BenchAccount> {
   const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
   try {
-    const { store } = platform;
-    const user = await store.users.createPerson({
-      email: 'bench@example.com',
-      password: 'bench password',
-      name: 'Bench Rider',
-    });
-    const client = await store.apiClients.create(user.id, { name: 'bench' });
-    const { token } = await store.authTokens.issue(user.id, client.id);
-    return { apiKey: client.apiKey, authToken: token };
+    return await addBenchAccount(platform.store);
   } finally {
     await platform.close();
   }

@@ -31,6 +31,7 @@ import { parseRideFile, type Track } from '@rideport/ridefile';
 import { buildServer } from '@rideport/server';
 import autocannon from 'autocannon';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from '../test/support/corpus.js';
+import { addBenchAccount } from './account.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { formatTable } from './table.js';
 import { median } from './child-timing.js';
@@ -101,33 +102,27 @@ async function buildLibrary(directory: string, baseUrl: string): Promise<Library
   const app = await buildServer({ databasePath, baseUrl });
   try {
     const { store } = app.rideport;
-    const user = await store.users.createPerson({
-      email: 'bench@example.com',
-      password: 'bench password',
-      name: 'Bench Rider',
-    });
-    const client = await store.apiClients.create(user.id, { name: 'bench' });
-    const { token } = await store.authTokens.issue(user.id, client.id);
+    const { userId, apiKey, authToken } = await addBenchAccount(store);
     const tracks = corpusTracks();
     // Every corpus track (rides too) becomes a route, round after round, until the library is full.
     const sources = tracks.filter((entry) => entry.track.points.length <= MAX_ROUTE_POINTS);
     for (let i = 0; i < ROUTES_IN_LIBRARY; i++) {
       const { track } = sources[i % sources.length]!;
-      await store.assets.createFromTrack(user.id, { ...track, kind: 'route' });
+      await store.assets.createFromTrack(userId, { ...track, kind: 'route' });
     }
     const trip = benchTrip(tracks);
-    const created = await store.assets.createFromTrack(user.id, trip.track, { name: 'Bench trip' });
+    const created = await store.assets.createFromTrack(userId, trip.track, { name: 'Bench trip' });
     return {
       renderMs: await timeRender(async () => {
         await store.assets.listRecordsJson(
           'route',
-          user.id,
+          userId,
           { offset: 0, limit: PAGE_SIZE },
           { prefix: `${baseUrl}/api/v1/routes/`, suffix: '.json' },
         );
       }),
       databasePath,
-      authorization: `Basic ${Buffer.from(`${client.apiKey}:${token}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${apiKey}:${authToken}`).toString('base64')}`,
       tripId: created.row.id,
       routeCount: ROUTES_IN_LIBRARY,
       routeSources: sources.length,
