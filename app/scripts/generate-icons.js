@@ -109,7 +109,8 @@ const roundedSquare = (inset, radius) => (u, v) => {
   const qy = Math.max(Math.abs(v - 0.5) - (0.5 - inset - radius), 0);
   return Math.hypot(qx, qy) <= radius;
 };
-const any =
+/** The points inside any of `shapes`. */
+const union =
   (...shapes) =>
   (u, v) =>
     shapes.some((shape) => shape(u, v));
@@ -129,7 +130,7 @@ function wheel(cx, cy, radius, spokes, stroke) {
       ),
     );
   }
-  return any(...parts);
+  return union(...parts);
 }
 
 const TEAL = [18, 122, 110];
@@ -160,7 +161,7 @@ function trayIcon(size, state) {
   if (state === 'syncing') {
     layers.push({ inside: disc(badge.cx, badge.cy, badge.r), color: BLUE });
     layers.push({
-      inside: any(
+      inside: union(
         segment(0.76, 0.64, 0.76, 0.88, 0.09),
         segment(0.66, 0.78, 0.76, 0.88, 0.09),
         segment(0.86, 0.78, 0.76, 0.88, 0.09),
@@ -169,11 +170,14 @@ function trayIcon(size, state) {
     });
   } else if (state === 'attention') {
     layers.push({ inside: disc(badge.cx, badge.cy, badge.r), color: ORANGE });
-    layers.push({ inside: any(segment(0.76, 0.63, 0.76, 0.8, 0.09), disc(0.76, 0.89, 0.05)), color: WHITE });
+    layers.push({
+      inside: union(segment(0.76, 0.63, 0.76, 0.8, 0.09), disc(0.76, 0.89, 0.05)),
+      color: WHITE,
+    });
   } else if (state === 'paused') {
     layers.push({ inside: disc(badge.cx, badge.cy, badge.r), color: GREY });
     layers.push({
-      inside: any(segment(0.71, 0.67, 0.71, 0.85, 0.07), segment(0.81, 0.67, 0.81, 0.85, 0.07)),
+      inside: union(segment(0.71, 0.67, 0.71, 0.85, 0.07), segment(0.81, 0.67, 0.81, 0.85, 0.07)),
       color: WHITE,
     });
   } else if (state === 'offline') {

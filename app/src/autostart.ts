@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { AppLike } from './electron-api.js';
-import { writeFileAtomically } from './atomic-write.js';
+import { writeFileAtomically } from '@rideport/sync';
 
 export const AUTOSTART_FILE_NAME = 'rideport.desktop';
 

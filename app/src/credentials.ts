@@ -11,7 +11,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SafeStorageLike } from './electron-api.js';
-import { writeFileAtomically } from './atomic-write.js';
+import { writeFileAtomically } from '@rideport/sync';
 
 export interface RemoteToken {
   /** the server it was issued by: a token is never sent to another */

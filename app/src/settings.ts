@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { ImportWindow } from '@rideport/sync';
-import { writeFileAtomically } from './atomic-write.js';
+import { writeFileAtomically } from '@rideport/sync';
 
 export type ServerSetting =
   /** the server the app hosts on 127.0.0.1, with the local account */

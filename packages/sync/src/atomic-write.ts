@@ -1,6 +1,7 @@
 /**
  * Writes a file so that a crash leaves the old content or the new, never half of one: a temporary file
  * beside it, flushed, then renamed over it (rename is atomic within a folder on every platform we ship).
+ * The inbox's copies and the desktop app's settings and credentials are written this way.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';

@@ -6,9 +6,10 @@
  * a crash or a full disk never leaves a half-written copy under a real name.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkRideFileComplete } from '@rideport/ridefile';
+import { writeFileAtomically } from './atomic-write.js';
 import { isGone } from './listing.js';
 
 export type Reading =
@@ -56,7 +57,6 @@ export function sha256Of(bytes: Uint8Array): string {
 
 export class Inbox {
   readonly #folder: string;
-  #made = false;
 
   constructor(folder: string) {
     this.#folder = folder;
@@ -70,22 +70,10 @@ export class Inbox {
 
   /** Stores bytes under `name` durably; a copy already there (same content, same name) is kept. */
   async store(name: string, bytes: Uint8Array): Promise<void> {
-    if (!this.#made) {
-      await mkdir(this.#folder, { recursive: true });
-      this.#made = true;
-    }
     const target = join(this.#folder, name);
     const existing = await stat(target).catch(() => null);
     if (existing?.size === bytes.length) return;
-    const temporary = join(this.#folder, `.${name}.${process.pid}.partial`);
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
+    await writeFileAtomically(target, bytes);
   }
 
   /** The bytes of an inbox file, or null when it is missing. */

@@ -6,7 +6,7 @@
  * redirects (303) to the path the link was made for; a used, expired or unknown token shows the
  * sign-in form with a message instead.
  *
- * A GET that signs in could be used to sign someone into another account (login CSRF), as any
+ * A GET that signs in could be used to sign someone into another account (login CSRF), just as an
  * emailed sign-in link could; these links are only handed to the person at the machine (the app's own
  * window, the terminal running `rideport up`) and run out within two minutes.
  */
