@@ -212,7 +212,13 @@ if (!hasGpsbabel || !hasSchemas)
  * "Time expected" complaints are left out, and only those.
  */
 function schemaErrors(xsd: string, path: string): string {
-  const run = spawnSync('xmllint', ['--noout', '--schema', xsd, path], { encoding: 'utf8' });
+  // An untimed route's TCX draws one complaint per point: a megabyte of them would pass spawnSync's
+  // default buffer, cut the output mid-line and kill xmllint (a CI run failed so).
+  const run = spawnSync('xmllint', ['--noout', '--schema', xsd, path], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  if (run.error) throw run.error;
   if (run.status === 0) return '';
   return run.stderr
     .split('\n')
