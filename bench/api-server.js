@@ -3,11 +3,18 @@
 //   node bench/api-server.js hello                       a bare Fastify app: GET /hello → {"hello":"world"}
 //   node bench/api-server.js bytes <file>                a bare Fastify app: GET /page → the file's bytes
 //   node bench/api-server.js api <database> <base url>   buildServer() from @rideport/server's build
+//   node bench/api-server.js upload-reference            the physical bound of bench/upload (below)
 // Listens on 127.0.0.1 on a free port and prints one JSON line, {"port": N}; stops on SIGTERM.
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
+import multipart from '@fastify/multipart';
 import Fastify from 'fastify';
 import { buildServer } from '@rideport/server';
+/* global AbortController -- Node has it; this config declares no globals for .js files */
+// Not part of the package's interface: the upload queue's own worker pool, for the reference below.
+import { createParsePool } from '../packages/server/dist/queue/pool.js';
 
 const [mode, databasePath, baseUrl] = process.argv.slice(2);
 
@@ -23,10 +30,49 @@ async function build() {
     app.get('/page', (_request, reply) => reply.type('application/json; charset=utf-8').send(page));
     return app;
   }
+  if (mode === 'upload-reference') return uploadReference();
   if (mode === 'api' && databasePath !== undefined && baseUrl !== undefined) {
     return buildServer({ databasePath, baseUrl });
   }
-  throw new Error('usage: api-server.js hello | bytes <file> | api <database> <base url>');
+  throw new Error('usage: api-server.js hello | bytes <file> | api <database> <base url> | upload-reference');
+}
+
+/**
+ * What any server must do for bench/upload, and no more: receive the multipart upload, hash it, answer
+ * a task id, parse the file (and pack its points) in the upload queue's worker pool, and answer
+ * status.json from memory. No database, no credentials, no durability: the least work the same uploads
+ * can cost on this machine, so the distance to it is what our server adds.
+ */
+async function uploadReference() {
+  const app = Fastify({ logger: false });
+  await app.register(multipart, { limits: { fileSize: 64 * 1024 * 1024 } });
+  const pool = createParsePool(availableParallelism());
+  const never = new AbortController().signal;
+  const tasks = new Map();
+  app.post('/trips.json', async (request) => {
+    const file = await request.file();
+    const bytes = await file.toBuffer();
+    createHash('sha256').update(bytes).digest('hex');
+    const id = tasks.size + 1;
+    tasks.set(id, { id, status: 0, response_code: 'queued', message: '' });
+    const parse = { bytes, filename: file.filename, maxBytes: 256 * 1024 * 1024, maxPoints: 1_000_000 };
+    void pool.parse(parse, never).then((outcome) => {
+      tasks.set(id, {
+        id,
+        status: outcome.ok ? 1 : -1,
+        response_code: outcome.ok ? 'success' : 'failed',
+        message: '',
+      });
+    });
+    return { success: 1, task_id: id };
+  });
+  app.get('/queued_tasks/status.json', (request) => ({
+    queued_tasks: String(request.query.ids)
+      .split(',')
+      .flatMap((id) => tasks.get(Number(id)) ?? []),
+  }));
+  app.addHook('onClose', () => pool.destroy());
+  return app;
 }
 
 const app = await build();

@@ -10,8 +10,10 @@
  *    Measured per upload: the time to the `{"success": 1, "task_id"}` answer, and to the poll that saw
  *    status 1 (client side); and, from the task row, created_at → finished_at (server side, without
  *    the transfer and the polling). Target: with 20 concurrent uploaders, median ≤ 100 ms and 99th
- *    percentile ≤ 500 ms. Peers in the same run: one uploader at a time (no queueing), and parsing the
- *    file alone in this process (@rideport/ridefile, one thread).
+ *    percentile ≤ 500 ms. Peers in the same run: one uploader at a time (no queueing); the physical
+ *    bound, the same uploads against a reference server that only receives, hashes and parses them in
+ *    the same worker pool (bench/api-server.js upload-reference, after ours has stopped); and parsing
+ *    the file alone in this process (@rideport/ridefile, one thread).
  * 2. Sustained ingest: typical rides of about an hour (corpus FIT files of 0.9 to 1.2 h from Garmin,
  *    Karoo and Zwift recordings, varied the same way), uploaded by 8 concurrent uploaders as fast as
  *    the server takes them, while a prober asks status.json for five recent tasks every 20 ms and times
@@ -38,7 +40,7 @@ const CONCURRENT_UPLOADERS = 20;
 /** rounds of CONCURRENT_UPLOADERS uploads at once */
 const CONCURRENT_ROUNDS = 5;
 const SOLO_UPLOADS = 10;
-const WARM_UP_UPLOADS = 4;
+const WARM_UP_UPLOADS = 20;
 const INGEST_UPLOADS = 600;
 const INGEST_UPLOADERS = 8;
 const PROBE_INTERVAL_MS = 20;
@@ -170,6 +172,7 @@ function percentile(values: readonly number[], fraction: number): number {
 }
 
 const median = (values: readonly number[]): number => percentile(values, 0.5);
+const ratioOf = (value: number, reference: number): string => `${(value / reference).toFixed(2)}×`;
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
 interface UploadTiming {
@@ -216,6 +219,31 @@ async function probeStatus(
   return latencies;
 }
 
+interface LatencyRuns {
+  solo: UploadTiming[];
+  concurrent: UploadTiming[];
+}
+
+/** Part 1 against the server at `url`: a warm-up, uploads one at a time, then rounds of 20 at once. */
+async function latencyRuns(url: string, account: Account, fenix: Uint8Array): Promise<LatencyRuns> {
+  // Warm-up: the worker threads start with the first task, and the code paths get compiled.
+  for (const bytes of variants(fenix, WARM_UP_UPLOADS)) {
+    await timedUpload(url, account, bytes, 'fenix.fit');
+  }
+  const solo: UploadTiming[] = [];
+  for (const bytes of variants(fenix, SOLO_UPLOADS)) {
+    solo.push(await timedUpload(url, account, bytes, 'fenix.fit'));
+  }
+  const concurrent: UploadTiming[] = [];
+  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+    const copies = variants(fenix, CONCURRENT_UPLOADERS);
+    concurrent.push(
+      ...(await Promise.all(copies.map((bytes) => timedUpload(url, account, bytes, 'fenix.fit')))),
+    );
+  }
+  return { solo, concurrent };
+}
+
 function parseAloneMs(bytes: Uint8Array): number {
   for (let i = 0; i < 3; i++) parseRideFile(bytes);
   const times: number[] = [];
@@ -240,26 +268,14 @@ async function main(): Promise<void> {
     const account = await createAccount(databasePath);
     const server = await startServer(['api', databasePath, 'http://127.0.0.1']);
     const fenix = readFit(HEADLINE_FIT);
-    const solo: UploadTiming[] = [];
-    const concurrent: UploadTiming[] = [];
+    let solo: UploadTiming[] = [];
+    let concurrent: UploadTiming[] = [];
     let idleProbe: number[] = [];
     let ingestProbe: number[] = [];
     const ingestIds: number[] = [];
     let ingestWallMs = 0;
     try {
-      // Warm-up: the worker threads start with the first task, and the code paths get compiled.
-      for (const bytes of variants(fenix, WARM_UP_UPLOADS)) {
-        await timedUpload(server.url, account, bytes, 'fenix.fit');
-      }
-      for (const bytes of variants(fenix, SOLO_UPLOADS)) {
-        solo.push(await timedUpload(server.url, account, bytes, 'fenix.fit'));
-      }
-      for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
-        const copies = variants(fenix, CONCURRENT_UPLOADERS);
-        concurrent.push(
-          ...(await Promise.all(copies.map((bytes) => timedUpload(server.url, account, bytes, 'fenix.fit')))),
-        );
-      }
+      ({ solo, concurrent } = await latencyRuns(server.url, account, fenix));
 
       const probeIds = (): number[] =>
         ingestIds.length >= 5 ? ingestIds.slice(-5) : concurrent.slice(-5).map((t) => t.id);
@@ -298,6 +314,14 @@ async function main(): Promise<void> {
       ingestProbe = await probing;
     } finally {
       await server.stop();
+    }
+
+    const referenceServer = await startServer(['upload-reference']);
+    let reference: LatencyRuns;
+    try {
+      reference = await latencyRuns(referenceServer.url, account, fenix);
+    } finally {
+      await referenceServer.stop();
       await agent.close();
     }
 
@@ -342,8 +366,8 @@ async function main(): Promise<void> {
           0.99,
         ),
       ),
-      ms(median(serverSide)),
-      ms(percentile(serverSide, 0.99)),
+      serverSide.length === 0 ? '' : ms(median(serverSide)),
+      serverSide.length === 0 ? '' : ms(percentile(serverSide, 0.99)),
       `${(median(timings.map((t) => t.readyMs)) / parseMs).toFixed(1)}×`,
     ];
     console.log(
@@ -365,6 +389,8 @@ async function main(): Promise<void> {
             concurrent,
             concurrentServer,
           ),
+          latencyRow('reference: 1 at a time', reference.solo, []),
+          latencyRow(`reference: ${CONCURRENT_UPLOADERS} at once`, reference.concurrent, []),
           ['parse alone, in-process (peer)', '10', '', ms(parseMs), '', '', '', '1.0×'],
         ],
         ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
@@ -375,8 +401,9 @@ async function main(): Promise<void> {
       concurrent.map((t) => t.readyMs),
       0.99,
     );
+    const referenceReady = reference.concurrent.map((t) => t.readyMs);
     console.log(
-      `\nready = upload start → the poll that saw status 1 (client); server = task created → finished (task row). 20 uploaders: median ${ms(concurrentMedian)} (${concurrentMedian <= TARGET_MEDIAN_MS ? 'meets' : 'misses'} ≤ ${TARGET_MEDIAN_MS} ms), p99 ${ms(concurrentP99)} (${concurrentP99 <= TARGET_P99_MS ? 'meets' : 'misses'} ≤ ${TARGET_P99_MS} ms).\n`,
+      `\nready = upload start → the poll that saw status 1 (client); server = task created → finished (task row). reference = bench/api-server.js upload-reference: bare Fastify receiving and hashing the same uploads and parsing them in the same worker pool, status from memory, no database or credentials (the least these uploads cost on this machine). 20 uploaders: median ${ms(concurrentMedian)} (${concurrentMedian <= TARGET_MEDIAN_MS ? 'meets' : 'misses'} ≤ ${TARGET_MEDIAN_MS} ms; ${ratioOf(concurrentMedian, median(referenceReady))} the reference's), p99 ${ms(concurrentP99)} (${concurrentP99 <= TARGET_P99_MS ? 'meets' : 'misses'} ≤ ${TARGET_P99_MS} ms; ${ratioOf(concurrentP99, percentile(referenceReady, 0.99))} the reference's).\n`,
     );
 
     const ridesPerSecond = (INGEST_UPLOADS / ingest.spanMs) * 1000;

@@ -19,12 +19,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The API client named by `apikey`; 401 when it is missing or unknown. */
-export async function legacyClient(
-  request: FastifyRequest,
-  params: LegacyParams,
-  context: ServerContext,
-): Promise<ApiClient> {
-  const apiKey = params.text('apikey') ?? header(request, 'x-service-api-key');
+async function legacyClient(apiKey: string | undefined, context: ServerContext): Promise<ApiClient> {
   if (apiKey === undefined) throw notAuthorized('the apikey parameter is required');
   const client = await context.store.apiClients.findByApiKey(apiKey);
   if (client === undefined) throw notAuthorized('unknown apikey');
@@ -38,14 +33,37 @@ export interface LegacyUser extends Caller {
   authToken: string | null;
 }
 
-/** The user behind the request, or null when it carries no user credentials at all. */
-export async function legacyUser(
+/**
+ * The API client and the user behind a request (the user null when it carries no user credentials).
+ * A live auth token with its client's key is one lookup the store keeps while the database is
+ * unchanged (store/callers.ts): clients poll the upload queue's status with them many times a second
+ * (issue 5). Anything else takes the detailed path, whose errors say what is wrong.
+ */
+export async function legacyCaller(
+  request: FastifyRequest,
+  params: LegacyParams,
+  context: ServerContext,
+): Promise<{ client: ApiClient; user: LegacyUser | null }> {
+  const apiKey = params.text('apikey') ?? header(request, 'x-service-api-key');
+  const authToken = params.text('auth_token') ?? header(request, 'x-service-auth-token');
+  if (apiKey !== undefined && authToken !== undefined) {
+    const resolved = await context.store.callers.byAuthToken(apiKey, authToken);
+    if (resolved !== undefined) {
+      const user = { ...resolved, via: 'auth_token' as const, signedInWithPassword: false, authToken };
+      return { client: resolved.client, user };
+    }
+  }
+  const client = await legacyClient(apiKey, context);
+  return { client, user: await legacyUser(request, params, context, client, authToken) };
+}
+
+async function legacyUser(
   request: FastifyRequest,
   params: LegacyParams,
   context: ServerContext,
   client: ApiClient,
+  authToken: string | undefined,
 ): Promise<LegacyUser | null> {
-  const authToken = params.text('auth_token') ?? header(request, 'x-service-auth-token');
   if (authToken !== undefined) {
     const user = await userOfAuthToken(context.store, authToken, client);
     return { user, client, via: 'auth_token', signedInWithPassword: false, authToken };

@@ -213,6 +213,26 @@ describe('legacy credentials', () => {
     }
   });
 
+  it("refuses a token at once when it is revoked, and with another client's key", async () => {
+    const { token } = await server.store.authTokens.issue(setup.bob.id, setup.client.id);
+    const current = (apikey: string) =>
+      legacy(server, { url: '/users/current.json', query: { apikey, auth_token: token } });
+    // Twice: the second answer comes from the lookup the store keeps (store/callers.ts).
+    expect((await current(setup.apiKey)).status).toBe(200);
+    expect((await current(setup.apiKey)).status).toBe(200);
+    const other = await server.store.apiClients.create(setup.bob.id, { name: 'Another client' });
+    const wrongKey = await current(other.apiKey);
+    expect(wrongKey.status).toBe(401);
+    expect(errorOf(wrongKey)).toBe('the auth token is invalid: log in again to get a new one');
+
+    const check = await server.store.authTokens.check(token, setup.client.id);
+    if (!check.ok) throw new Error('the token should be live');
+    await server.store.authTokens.revoke(check.row.id);
+    const revoked = await current(setup.apiKey);
+    expect(revoked.status).toBe(401);
+    expect(errorOf(revoked)).toMatch(/log in again/);
+  });
+
   it('takes the x-service-api-key and x-service-auth-token headers too', async () => {
     const response = await legacy(server, {
       url: '/users/current.json',

@@ -9,7 +9,7 @@ import type { ServerContext } from '../context.js';
 import { ApiError, notAuthorized } from '../errors.js';
 import type { ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
-import { legacyClient, legacyUser, type LegacyUser } from './credentials.js';
+import { legacyCaller, type LegacyUser } from './credentials.js';
 import { LegacyParams } from './params.js';
 import { jsonpCallback, sendLegacy } from './respond.js';
 import { legacyVersion, type LegacyVersion } from './version.js';
@@ -89,9 +89,8 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     if (multipart !== undefined && request.isMultipart()) request.body = await multipart.fields(request);
     const params = new LegacyParams(request.query, request.body);
     const callback = jsonpCallback(request, params);
-    const client = await legacyClient(request, params, context);
+    const { client, user } = await legacyCaller(request, params, context);
     const version = legacyVersion(params, client);
-    const user = await legacyUser(request, params, context, client);
     if (user === null && options.auth === 'user') {
       throw notAuthorized(
         `authentication required: send auth_token, or email and password (${LOG_IN_AGAIN})`,

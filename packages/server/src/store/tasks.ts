@@ -18,6 +18,7 @@ import type {
   TaskStatus,
   Visibility,
 } from '../db/schema.js';
+import { PreparedQuery } from '../db/prepared.js';
 import { RECORD_FORMAT } from './asset-records.js';
 import type { StoreContext } from './context.js';
 
@@ -102,10 +103,29 @@ const PROGRESS_PROCESSING = 10;
 export class Tasks {
   readonly #context: StoreContext;
   readonly #failedRetentionMs: number;
+  readonly #statuses;
 
   constructor(context: StoreContext, failedRetentionMs: number) {
     this.#context = context;
     this.#failedRetentionMs = failedRetentionMs;
+    // Clients poll this many times a second (issue 5): one statement for any list of ids, the list
+    // bound as a JSON array, built once (db/prepared.ts).
+    this.#statuses = new PreparedQuery(context.db, 2, (db, userId: number, idsJson: string) =>
+      db
+        .selectFrom('queued_tasks')
+        .select([
+          'id',
+          'user_id',
+          'status',
+          'response_code',
+          'message',
+          'progress',
+          'created_at',
+          'updated_at',
+        ])
+        .where('user_id', '=', userId)
+        .where(sql<boolean>`id IN (SELECT value FROM json_each(${idsJson}))`),
+    );
   }
 
   /** Stores the task and its bytes in one transaction; the task's id. */
@@ -300,12 +320,7 @@ export class Tasks {
   /** The tasks of `userId` among `ids`; others' tasks, unknown and purged ids are left out. */
   async statuses(userId: number, ids: readonly number[]): Promise<TaskStatusRow[]> {
     if (ids.length === 0) return [];
-    return this.#context.db
-      .selectFrom('queued_tasks')
-      .select(['id', 'user_id', 'status', 'response_code', 'message', 'progress', 'created_at', 'updated_at'])
-      .where('user_id', '=', userId)
-      .where('id', 'in', ids)
-      .execute();
+    return this.#statuses.execute(userId, JSON.stringify(ids));
   }
 
   /**
