@@ -61,6 +61,46 @@ describe('packed track points and their JSON', () => {
     );
   });
 
+  it('keeps values in fixed steps exactly, stored as integers (property)', () => {
+    // What devices record: whole numbers, decimal steps, semicircles; near the edges of each form.
+    const stepped = fc.oneof(
+      fc
+        .tuple(fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), fc.integer({ min: 0, max: 9 }))
+        .map(([n, decimals]) => n / 10 ** decimals),
+      fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((n) => n * (180 / 2 ** 31)),
+      fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 0.1 + 0.2, -0, 0),
+    );
+    const key = fc.constantFrom(...TRACK_POINT_KEYS);
+    const point = fc
+      .array(fc.tuple(key, stepped), { maxLength: 10 })
+      .map((entries) => Object.fromEntries(entries) as TrackPoint);
+    fc.assert(
+      fc.property(fc.array(point, { maxLength: 60 }), (points) => {
+        expect(storedJson(points)).toBe(referenceJson(points));
+      }),
+    );
+  });
+
+  it('packs a recorded ride into a fraction of its float64 columns', () => {
+    const [track] = tracksOf(readFixture('fit', 'multisport-wheel.fit'), 'multisport-wheel.fit');
+    const points = track!.points;
+    const float64Bytes = TRACK_POINT_KEYS.reduce(
+      (sum, key) => sum + points.filter((point) => Number.isFinite(point[key])).length * 8,
+      0,
+    );
+    expect(points.length).toBeGreaterThan(100);
+    expect(packTrackPoints(points).byteLength).toBeLessThan(float64Bytes / 2);
+  });
+
+  it('reads the packed form of version 1, which older servers stored', () => {
+    const points: TrackPoint[] = [
+      { x: 7.1, y: 46.2, t: 1 },
+      { t: 2, h: 130 },
+      { x: 0.1 + 0.2, t: 3 },
+    ];
+    expect(unpackTrackPoints(packVersion1(points))).toEqual(points);
+  });
+
   it('keeps every point of every track of the fixtures and the corpus', () => {
     const files = [
       { name: 'sample-ride.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') },
@@ -99,7 +139,41 @@ describe('packed track points and their JSON', () => {
   it('refuses damaged bytes instead of inventing points', () => {
     const packed = packTrackPoints([{ x: 7.1, y: 46.2, t: 1 }, { t: 2 }]);
     expect(() => unpackTrackPoints(packed.subarray(0, packed.byteLength - 8))).toThrow(/damaged/);
-    expect(() => unpackTrackPoints(new Uint8Array([2, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
+    expect(() => unpackTrackPoints(new Uint8Array([3, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
     expect(() => unpackTrackPoints(new Uint8Array(3))).toThrow(/damaged/);
   });
 });
+
+/** Version 1 of the packed form (float64 values), as servers before version 2 wrote it. */
+function packVersion1(points: readonly TrackPoint[]): Uint8Array {
+  const count = points.length;
+  const bitmapBytes = Math.ceil(Math.ceil(count / 8) / 8) * 8;
+  let mask = 0;
+  const bytes: number[][] = [];
+  TRACK_POINT_KEYS.forEach((key, k) => {
+    const present = points.map((point) => Number.isFinite(point[key]));
+    const values = points.flatMap((point) => (Number.isFinite(point[key]) ? [point[key]!] : []));
+    if (values.length === 0) return;
+    mask |= 1 << k;
+    const section = new DataView(
+      new ArrayBuffer(8 + (values.length < count ? bitmapBytes : 0) + values.length * 8),
+    );
+    section.setUint32(0, values.length, true);
+    let offset = 8;
+    if (values.length < count) {
+      present.forEach((has, i) => {
+        if (has) section.setUint8(offset + (i >> 3), section.getUint8(offset + (i >> 3)) | (1 << (i & 7)));
+      });
+      offset += bitmapBytes;
+    }
+    values.forEach((value, j) => {
+      section.setFloat64(offset + 8 * j, value, true);
+    });
+    bytes.push([...new Uint8Array(section.buffer)]);
+  });
+  const header = new DataView(new ArrayBuffer(8));
+  header.setUint8(0, 1);
+  header.setUint16(2, mask, true);
+  header.setUint32(4, count, true);
+  return Uint8Array.from([...new Uint8Array(header.buffer), ...bytes.flat()]);
+}

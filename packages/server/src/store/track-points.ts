@@ -7,30 +7,162 @@
  *   so that single-record responses splice it in as it is, without parsing or re-serialising
  *   thousands of points per request.
  *
- * Packed layout (little-endian), version 1:
+ * Packed layout (little-endian), version 2:
  *   u8 version, u8 0, u16 mask of the TRACK_POINT_KEYS that any point has, u32 point count N;
  *   then for each key in the mask, in TRACK_POINT_KEYS order: u32 count P of points that have it,
- *   when P < N a bitmap of N bits (bit i: point i has it), zero bytes up to a multiple of 8, and the
- *   P values as float64.
- * A value that is not a finite number is not stored (JSON has no NaN; every key is optional).
+ *   u8 value width W (1, 2, 4 or 8 bytes), u8 scale, u16 0, float64 base; when P < N a bitmap of N
+ *   bits (bit i: point i has it) padded to a multiple of 8 bytes; then the P values, padded so too.
+ *   W = 8: the values as float64. Otherwise unsigned integers n of W bytes, each value being
+ *   (base + n) / 10^scale, or (base + n) × 180 / 2^31 for scale 255 (FIT's semicircles).
+ * Devices record in fixed steps (whole seconds, beats and watts, 0.2 m of altitude, centimetres of
+ * distance, semicircles of latitude): a 24,000-point FIT ride packs into about half the bytes of
+ * float64 columns, which the upload queue writes to the database and its log for every upload
+ * (issue 5). A column is stored as integers only when every value reads back as exactly the same
+ * number; otherwise as float64. A value that is not a finite number is not stored (JSON has no NaN;
+ * every key is optional).
+ *
+ * Version 1 (float64 values only, no per-key width, scale and base) is still read: databases hold it.
  */
 import { TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
 
-const VERSION = 1;
+const VERSION = 2;
 const HEADER_BYTES = 8;
+const SECTION_HEADER_BYTES = 16;
+
+/** scale: the value is (base + n) × 180 / 2^31, a FIT position in semicircles */
+const SEMICIRCLES = 255;
+const DEGREES_PER_SEMICIRCLE = 180 / 2 ** 31;
+/** the most decimal places tried before a column is stored as float64 */
+const MAX_DECIMALS = 9;
+const POWERS_OF_TEN = Array.from({ length: MAX_DECIMALS + 1 }, (_, k) => 10 ** k);
 
 const padded = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+
+/** How one column's values are stored. */
+interface ColumnEncoding {
+  /** bytes per value: 8 for float64, else an unsigned integer */
+  width: 1 | 2 | 4 | 8;
+  scale: number;
+  base: number;
+}
+
+const FLOAT64: ColumnEncoding = { width: 8, scale: 0, base: 0 };
+
+const decoded = (n: number, { scale, base }: ColumnEncoding): number =>
+  scale === SEMICIRCLES
+    ? (base + n) * DEGREES_PER_SEMICIRCLE
+    : scale === 0
+      ? base + n
+      : (base + n) / POWERS_OF_TEN[scale]!;
+
+const ONE_VALUE = new Float64Array(1);
+const ONE_STEP = new Float64Array(1);
+
+/** Whether `value` is a whole number of steps at `scale`: stepColumn's rule, for one value. */
+function isWholeAt(value: number, scale: number): boolean {
+  ONE_VALUE[0] = value;
+  return stepColumn(ONE_VALUE, scale, ONE_STEP) < 0;
+}
+
+/** The smallest and largest steps of the last column `stepColumn` took whole. */
+const stepRange = { min: 0, max: 0 };
+
+/**
+ * Puts the steps at `scale` of the column's values into `scratch` (NaN where the column has none) and
+ * their range into `stepRange`; -1 when every value is a whole number of steps that reads back as the
+ * value itself (-0 does not: base + offset would be +0), else the index of the first value that is
+ * not. One loop per kind of scale, so that each stays simple for the compiler: packing runs for every
+ * upload (issue 5).
+ */
+function stepColumn(column: Float64Array, scale: number, scratch: Float64Array): number {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  const length = column.length;
+  if (scale === 0) {
+    for (let i = 0; i < length; i++) {
+      const value = column[i]!;
+      if (value !== value) {
+        scratch[i] = NaN;
+        continue;
+      }
+      if (!Number.isSafeInteger(value) || (value === 0 && 1 / value < 0)) return i;
+      scratch[i] = value;
+      if (value < min) min = value;
+      if (value > max) max = value;
+    }
+  } else {
+    const semicircles = scale === SEMICIRCLES;
+    const power = semicircles ? 1 : POWERS_OF_TEN[scale]!;
+    for (let i = 0; i < length; i++) {
+      const value = column[i]!;
+      if (value !== value) {
+        scratch[i] = NaN;
+        continue;
+      }
+      const n = semicircles ? Math.round(value / DEGREES_PER_SEMICIRCLE) : Math.round(value * power);
+      const back = semicircles ? n * DEGREES_PER_SEMICIRCLE : n / power;
+      if (back !== value || !(Math.abs(n) <= Number.MAX_SAFE_INTEGER) || (value === 0 && 1 / value < 0)) {
+        return i;
+      }
+      scratch[i] = n;
+      if (n < min) min = n;
+      if (n > max) max = n;
+    }
+  }
+  stepRange.min = min;
+  stepRange.max = max;
+  return -1;
+}
+
+/**
+ * The narrowest exact form for the present (non-NaN) values of a column: the fewest decimal places,
+ * or semicircles, that every value is a whole number of, with the smallest as base and the others
+ * as unsigned offsets from it ((base + offset) is the value's whole number of steps, so it reads back
+ * as the value itself). When the column is stored as integers, its values are replaced by their
+ * steps (`scratch`: room for one column). The column has at least one value.
+ */
+function encodeColumn(column: Float64Array, scratch: Float64Array): ColumnEncoding {
+  let first = 0;
+  while (Number.isNaN(column[first]!)) first++;
+  let scale = scaleOf(column[first]!, 0);
+  while (scale >= 0) {
+    const failed = stepColumn(column, scale, scratch);
+    if (failed < 0) break;
+    // A value that needs more decimal places than those before it (which then have them too).
+    // Scales only grow, so this ends.
+    scale = scaleOf(column[failed]!, scale);
+  }
+  if (scale < 0) return FLOAT64;
+  const { min, max } = stepRange;
+  const range = max - min;
+  const width = range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
+  if (width === 8) return FLOAT64;
+  column.set(scratch);
+  return { width, scale, base: min };
+}
+
+/** The least decimal places from `from` at which `value` is whole, else semicircles, else -1. */
+function scaleOf(value: number, from: number): number {
+  if (from !== SEMICIRCLES) {
+    for (let scale = from; scale <= MAX_DECIMALS; scale++) {
+      if (isWholeAt(value, scale)) return scale;
+    }
+  }
+  return isWholeAt(value, SEMICIRCLES) ? SEMICIRCLES : -1;
+}
 
 export function packTrackPoints(points: readonly TrackPoint[]): Uint8Array<ArrayBuffer> {
   const count = points.length;
   const { columns, present } = readColumns(points);
   const bitmapBytes = padded(Math.ceil(count / 8));
+  const scratch = new Float64Array(count);
+  const encodings = columns.map((column, k) => (present[k] === 0 ? FLOAT64 : encodeColumn(column, scratch)));
   let size = HEADER_BYTES;
   let mask = 0;
   present.forEach((n, k) => {
     if (n === 0) return;
     mask |= 1 << k;
-    size += 8 + (n < count ? bitmapBytes : 0) + n * 8;
+    size += SECTION_HEADER_BYTES + (n < count ? bitmapBytes : 0) + padded(n * encodings[k]!.width);
   });
   const buffer = new ArrayBuffer(size);
   const bytes = new Uint8Array(buffer);
@@ -42,25 +174,41 @@ export function packTrackPoints(points: readonly TrackPoint[]): Uint8Array<Array
   columns.forEach((column, k) => {
     const n = present[k]!;
     if (n === 0) return;
+    const encoding = encodings[k]!;
     view.setUint32(offset, n, true);
-    offset += 8;
-    // Each section starts at a multiple of 8 in a buffer of our own: values go in through a typed view.
-    const values = new Float64Array(buffer, offset + (n < count ? bitmapBytes : 0), n);
-    if (n === count) {
-      values.set(column);
-    } else {
-      let j = 0;
+    view.setUint8(offset + 4, encoding.width);
+    view.setUint8(offset + 5, encoding.scale);
+    view.setFloat64(offset + 8, encoding.base, true);
+    offset += SECTION_HEADER_BYTES;
+    if (n < count) {
       for (let i = 0; i < count; i++) {
-        const value = column[i]!;
-        if (Number.isNaN(value)) continue;
-        bytes[offset + (i >> 3)]! |= 1 << (i & 7);
-        values[j++] = value;
+        if (!Number.isNaN(column[i]!)) bytes[offset + (i >> 3)]! |= 1 << (i & 7);
       }
       offset += bitmapBytes;
     }
-    offset += n * 8;
+    // Each section starts at a multiple of 8 in a buffer of our own: values go in through a typed view.
+    const values = typedValues(buffer, offset, n, encoding.width);
+    let j = 0;
+    for (let i = 0; i < count; i++) {
+      const value = column[i]!;
+      if (Number.isNaN(value)) continue;
+      values[j++] = encoding.width === 8 ? value : value - encoding.base;
+    }
+    offset += padded(n * encoding.width);
   });
   return bytes;
+}
+
+function typedValues(
+  buffer: ArrayBuffer,
+  offset: number,
+  length: number,
+  width: ColumnEncoding['width'],
+): Float64Array | Uint32Array | Uint16Array | Uint8Array {
+  if (width === 8) return new Float64Array(buffer, offset, length);
+  if (width === 4) return new Uint32Array(buffer, offset, length);
+  if (width === 2) return new Uint16Array(buffer, offset, length);
+  return new Uint8Array(buffer, offset, length);
 }
 
 /**
@@ -109,13 +257,16 @@ function readColumns(points: readonly TrackPoint[]): { columns: Float64Array[]; 
 }
 
 /**
- * The points of a packed form, each with its keys in TRACK_POINT_KEYS order. Throws on bytes that are
- * not a packed form this version wrote (a damaged database), rather than inventing points.
+ * The points of a packed form (version 2, or 1 as older servers wrote), each with its keys in
+ * TRACK_POINT_KEYS order. Throws on bytes that are not a packed form (a damaged database), rather
+ * than inventing points.
  */
 export function unpackTrackPoints(packed: Uint8Array): TrackPoint[] {
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const damaged = (): Error => new Error('the stored points are damaged (not a packed form of version 1)');
-  if (packed.byteLength < HEADER_BYTES || view.getUint8(0) !== VERSION) throw damaged();
+  const damaged = (): Error =>
+    new Error('the stored points are damaged (not a packed form of version 1 or 2)');
+  const version = packed.byteLength < HEADER_BYTES ? 0 : view.getUint8(0);
+  if (version !== 1 && version !== VERSION) throw damaged();
   const mask = view.getUint16(2, true);
   const count = view.getUint32(4, true);
   const bitmapBytes = padded(Math.ceil(count / 8));
@@ -123,23 +274,44 @@ export function unpackTrackPoints(packed: Uint8Array): TrackPoint[] {
   let offset = HEADER_BYTES;
   TRACK_POINT_KEYS.forEach((key, k) => {
     if ((mask & (1 << k)) === 0) return;
-    if (offset + 8 > packed.byteLength) throw damaged();
+    const sectionHeader = version === 1 ? 8 : SECTION_HEADER_BYTES;
+    if (offset + sectionHeader > packed.byteLength) throw damaged();
     const n = view.getUint32(offset, true);
-    offset += 8;
+    const encoding = version === 1 ? FLOAT64 : sectionEncoding(view, offset);
+    if (encoding === null) throw damaged();
+    offset += sectionHeader;
     const bitmap = n < count ? offset : -1;
     if (bitmap >= 0) offset += bitmapBytes;
-    if (n > count || offset + n * 8 > packed.byteLength) throw damaged();
+    const { width } = encoding;
+    if (n > count || offset + n * width > packed.byteLength) throw damaged();
     let j = 0;
     for (let i = 0; i < count; i++) {
       if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
       if (j === n) throw damaged();
-      points[i]![key] = view.getFloat64(offset + 8 * j++, true);
+      const at = offset + width * j++;
+      points[i]![key] =
+        width === 8
+          ? view.getFloat64(at, true)
+          : decoded(
+              width === 4 ? view.getUint32(at, true) : width === 2 ? view.getUint16(at, true) : packed[at]!,
+              encoding,
+            );
     }
     if (j !== n) throw damaged();
-    offset += n * 8;
+    offset += version === 1 ? n * 8 : padded(n * width);
   });
   if (offset !== packed.byteLength) throw damaged();
   return points;
+}
+
+/** A version 2 section's encoding, or null when its header is not one this version writes. */
+function sectionEncoding(view: DataView, offset: number): ColumnEncoding | null {
+  const width = view.getUint8(offset + 4);
+  const scale = view.getUint8(offset + 5);
+  const base = view.getFloat64(offset + 8, true);
+  if (width !== 1 && width !== 2 && width !== 4 && width !== 8) return null;
+  if ((scale > MAX_DECIMALS && scale !== SEMICIRCLES) || !Number.isSafeInteger(base)) return null;
+  return { width, scale, base };
 }
 
 /**
