@@ -43,22 +43,26 @@ describe('packed track points and their JSON', () => {
     expect(storedJson([])).toBe('[]');
   });
 
+  /** Every point of any list made of `value`s keeps them exactly (property). */
+  function keepsExactly(value: fc.Arbitrary<number>, key: fc.Arbitrary<string>): void {
+    // Entries in any order: a point's keys are inserted as they come (later repeats win).
+    const point = fc
+      .array(fc.tuple(key, value), { maxLength: 12 })
+      .map((entries) => Object.fromEntries(entries) as TrackPoint);
+    fc.assert(
+      fc.property(fc.array(point, { maxLength: 50 }), (points) => {
+        expect(storedJson(points)).toBe(referenceJson(points));
+      }),
+    );
+  }
+
   it('keeps every value exactly, for any points whatever the order of their keys (property)', () => {
     const value = fc.oneof(
       fc.double(),
       fc.integer({ min: -1e9, max: 1e9 }),
       fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 5e-324),
     );
-    const key = fc.constantFrom(...TRACK_POINT_KEYS, 'extra');
-    // Entries in any order: a point's keys are inserted as they come (later repeats win).
-    const point = fc
-      .array(fc.tuple(key, value), { maxLength: 12 })
-      .map((entries) => Object.fromEntries(entries) as TrackPoint);
-    fc.assert(
-      fc.property(fc.array(point, { maxLength: 40 }), (points) => {
-        expect(storedJson(points)).toBe(referenceJson(points));
-      }),
-    );
+    keepsExactly(value, fc.constantFrom(...TRACK_POINT_KEYS, 'extra'));
   });
 
   it('keeps values in fixed steps exactly, stored as integers (property)', () => {
@@ -70,15 +74,7 @@ describe('packed track points and their JSON', () => {
       fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((n) => n * (180 / 2 ** 31)),
       fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 0.1 + 0.2, -0, 0),
     );
-    const key = fc.constantFrom(...TRACK_POINT_KEYS);
-    const point = fc
-      .array(fc.tuple(key, stepped), { maxLength: 10 })
-      .map((entries) => Object.fromEntries(entries) as TrackPoint);
-    fc.assert(
-      fc.property(fc.array(point, { maxLength: 60 }), (points) => {
-        expect(storedJson(points)).toBe(referenceJson(points));
-      }),
-    );
+    keepsExactly(stepped, fc.constantFrom(...TRACK_POINT_KEYS));
   });
 
   it('packs a recorded ride into a fraction of its float64 columns', () => {
