@@ -15,7 +15,7 @@
  *   W = 8: the values as float64. Otherwise unsigned integers n of W bytes, each value being
  *   (base + n) / 10^scale, or (base + n) × 180 / 2^31 for scale 255 (FIT's semicircles).
  * Devices record in fixed steps (whole seconds, beats and watts, 0.2 m of altitude, centimetres of
- * distance, semicircles of latitude): a 24,000-point FIT ride packs into about half the bytes of
+ * distance, semicircles of latitude): a 24,000-point FIT ride packs into about a quarter of the bytes of
  * float64 columns, which the upload queue writes to the database and its log for every upload
  * (issue 5). A column is stored as integers only when every value reads back as exactly the same
  * number; otherwise as float64. A value that is not a finite number is not stored (JSON has no NaN;
