@@ -385,12 +385,16 @@ function powerStat(columns: PointColumns): (Stat & { normalized: number | null }
  */
 export function normalizedPower(columns: PointColumns): number | null {
   const { t, p } = columns;
+  // Most tracks have no power: then nothing is allocated (the array below is as long as the columns).
+  let firstPower = 0;
+  while (firstPower < columns.length && Number.isNaN(p[firstPower]!)) firstPower++;
+  if (firstPower === columns.length) return null;
   // One value a second; a typed array (grown as needed) rather than an array of boxed numbers.
-  let perSecond = new Float64Array(Math.max(64, columns.length));
+  let perSecond = new Float64Array(Math.max(64, columns.length - firstPower));
   let seconds = 0;
   let previousTime = NaN;
   let previousPower = 0;
-  for (let i = 0; i < columns.length; i++) {
+  for (let i = firstPower; i < columns.length; i++) {
     const time = Math.floor(t[i]!);
     const power = p[i]!;
     if (Number.isNaN(time) || Number.isNaN(power)) continue;
