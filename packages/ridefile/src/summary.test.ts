@@ -86,6 +86,34 @@ describe('elevation gain and loss (hysteresis)', () => {
   });
 });
 
+describe('cumulative distance from the recorded distance', () => {
+  function distances(values: readonly number[]): PointColumns {
+    const columns = new PointColumns();
+    for (const value of values) columns.d[columns.append()] = value;
+    return columns;
+  }
+
+  it('uses a column that already adds up as it is, without a copy', () => {
+    const columns = distances([0, 4.5, 4.5, 9.25, 20]);
+    const { meters, source } = cumulativeDistance(columns);
+    expect(source).toBe('points');
+    expect(meters).toBe(columns.d);
+  });
+
+  it('adds a restarted counter on to the total, and holds it across rows without a value', () => {
+    const columns = distances([NaN, 10, 30, NaN, 5, 25, 20, 40]);
+    const { meters } = cumulativeDistance(columns);
+    expect(meters).not.toBe(columns.d);
+    // 10 → 30 (+20), restart at 5 → 25 (+20), drop to 20 → 40 (+20)
+    expect([...meters.subarray(0, columns.length)]).toEqual([0, 10, 30, 30, 30, 50, 50, 70]);
+  });
+
+  it('starts a counter that begins below zero at zero', () => {
+    const { meters } = cumulativeDistance(distances([-3, 2, 7]));
+    expect([...meters.subarray(0, 3)]).toEqual([0, 5, 10]);
+  });
+});
+
 describe('summary choices', () => {
   const recorded = (distanceMeters: number | null, ascentMeters: number | null): RecordedTotals => ({
     distanceMeters,

@@ -90,30 +90,12 @@ export interface CumulativeDistance {
  */
 export function cumulativeDistance(columns: PointColumns): CumulativeDistance {
   const n = columns.length;
-  const meters = new Float64Array(n);
   const { d, x, y } = columns;
-  let hasFileDistance = false;
-  for (let i = 0; i < n; i++) {
-    if (!Number.isNaN(d[i]!)) {
-      hasFileDistance = true;
-      break;
-    }
-  }
-  if (hasFileDistance) {
-    let running = 0;
-    let previous = NaN;
-    for (let i = 0; i < n; i++) {
-      const value = d[i]!;
-      if (!Number.isNaN(value)) {
-        if (Number.isNaN(previous)) running = Math.max(0, value);
-        else if (value > previous) running += value - previous;
-        previous = value;
-      }
-      meters[i] = running;
-    }
-    return { meters, source: 'points' };
-  }
+  let firstDistance = 0;
+  while (firstDistance < n && Number.isNaN(d[firstDistance]!)) firstDistance++;
+  if (firstDistance < n) return { meters: fileDistance(d, n, firstDistance), source: 'points' };
 
+  const meters = new Float64Array(n);
   let running = 0;
   let lastLat = NaN;
   let lastLon = NaN;
@@ -130,6 +112,38 @@ export function cumulativeDistance(columns: PointColumns): CumulativeDistance {
     meters[i] = running;
   }
   return { meters, source: any ? 'positions' : null };
+}
+
+/**
+ * The recorded distance `d` made cumulative: each value plus the drops of the counter before it, zero
+ * before the first value and the last total across rows without one. A column that already is
+ * cumulative (a value on every row, from zero up, never dropping: nearly every recording) is returned
+ * itself, read-only, so a long ride's summary allocates no array as long as its columns (issue 2, peak
+ * memory).
+ */
+function fileDistance(d: Float64Array, n: number, firstDistance: number): Float64Array {
+  if (firstDistance === 0 && isCumulative(d, n)) return d;
+  const meters = new Float64Array(n);
+  // cumulative = value + offset; the offset grows by each drop, so the total never goes back.
+  let offset = Math.max(0, d[firstDistance]!) - d[firstDistance]!;
+  let previous = d[firstDistance]!;
+  let running = 0;
+  for (let i = firstDistance; i < n; i++) {
+    const value = d[i]!;
+    if (!Number.isNaN(value)) {
+      if (value < previous) offset += previous - value;
+      previous = value;
+      running = value + offset;
+    }
+    meters[i] = running;
+  }
+  return meters;
+}
+
+function isCumulative(d: Float64Array, n: number): boolean {
+  if (!(d[0]! >= 0)) return false;
+  for (let i = 1; i < n; i++) if (!(d[i]! >= d[i - 1]!)) return false;
+  return true;
 }
 
 /**
