@@ -5,10 +5,31 @@ export const DEFAULT_MAX_POINTS = 2_000_000;
 
 const INITIAL_CAPACITY = 1024;
 
+/** A channel's values: Float64, or Float32 for a whole-number channel while every value fits exactly. */
+export type Column = Float64Array | Float32Array;
+
+// Channel slots: indexes into PointColumns.channels, in the specification's key order.
+export const SLOT_X = 0;
+export const SLOT_Y = 1;
+export const SLOT_E = 2;
+export const SLOT_T = 3;
+export const SLOT_C = 4;
+export const SLOT_H = 5;
+export const SLOT_P = 6;
+export const SLOT_S = 7;
+export const SLOT_D = 8;
+export const SLOT_TEMPERATURE = 9;
+
 /**
- * Column-wise storage of a track's samples while a reader runs: one Float64Array per channel,
- * NaN where a sample has no value. Readers append rows; the finishing step (track.ts) computes the
- * summary from the columns and builds the `TrackPoint` objects once, in the specification's key order.
+ * Column-wise storage of a track's samples while a reader runs: one typed array per channel, NaN where a
+ * sample has no value. Readers append rows; the finishing step (track.ts) computes the summary from the
+ * columns and builds the `TrackPoint` objects once, in the specification's key order.
+ *
+ * Cadence, heart rate, power and temperature start as Float32 columns: devices record them as small
+ * whole numbers (FIT: 8 and 16 bits), which Float32 holds exactly in half the memory, and the columns
+ * live beside the points while those are built (issue 2, peak memory). A value Float32 cannot hold
+ * exactly (a GPX temperature of 21.3) widens its channel to Float64 first: write such channels through
+ * `set`, or call `widen` before writing them directly.
  *
  * `s` and `d` hold what the device recorded (GPS-derived or wheel), and `wheel` marks the rows whose
  * speed and distance a wheel sensor measured; only those rows get `s`/`d` in the output points.
@@ -20,15 +41,15 @@ export class PointColumns {
   e: Float64Array;
   /** Unix seconds, possibly fractional until the points are built */
   t: Float64Array;
-  c: Float64Array;
-  h: Float64Array;
-  p: Float64Array;
+  c: Column;
+  h: Column;
+  p: Column;
   s: Float64Array;
   d: Float64Array;
-  T: Float64Array;
+  T: Column;
   wheel: Uint8Array;
-  /** the ten channels in the specification's key order (x y e t c h p s d T), for index-based writers */
-  channels: Float64Array[];
+  /** the ten channels by slot, in the specification's key order (x y e t c h p s d T) */
+  channels: Column[];
   readonly #maxPoints: number;
 
   constructor(maxPoints = DEFAULT_MAX_POINTS, capacityHint = INITIAL_CAPACITY) {
@@ -38,20 +59,42 @@ export class PointColumns {
     this.y = new Float64Array(capacity);
     this.e = new Float64Array(capacity);
     this.t = new Float64Array(capacity);
-    this.c = new Float64Array(capacity);
-    this.h = new Float64Array(capacity);
-    this.p = new Float64Array(capacity);
+    this.c = new Float32Array(capacity);
+    this.h = new Float32Array(capacity);
+    this.p = new Float32Array(capacity);
     this.s = new Float64Array(capacity);
     this.d = new Float64Array(capacity);
-    this.T = new Float64Array(capacity);
+    this.T = new Float32Array(capacity);
     this.wheel = new Uint8Array(capacity);
     this.channels = this.#channelList();
   }
 
-  #channelList(): Float64Array[] {
+  #channelList(): Column[] {
     return [this.x, this.y, this.e, this.t, this.c, this.h, this.p, this.s, this.d, this.T];
   }
 
+  /** Writes `value` into channel `slot` at `row`, widening the channel first if it cannot hold it exactly. */
+  set(slot: number, row: number, value: number): void {
+    let column = this.channels[slot]!;
+    if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
+      column = this.widen(slot);
+    }
+    column[row] = value;
+  }
+
+  /** Makes channel `slot` a Float64 column (keeping its values) and returns it. Re-read the column fields after calling. */
+  widen(slot: number): Float64Array {
+    const column = this.channels[slot]!;
+    if (column instanceof Float64Array) return column;
+    const wide = new Float64Array(column.length);
+    wide.set(column);
+    if (slot === SLOT_C) this.c = wide;
+    else if (slot === SLOT_H) this.h = wide;
+    else if (slot === SLOT_P) this.p = wide;
+    else this.T = wide;
+    this.channels = this.#channelList();
+    return wide;
+  }
   /** Appends an empty row (every channel NaN) and returns its index. Re-read the column fields after calling. */
   append(): number {
     const index = this.length;
@@ -114,12 +157,12 @@ export class PointColumns {
     this.y = grown(this.y, next);
     this.e = grown(this.e, next);
     this.t = grown(this.t, next);
-    this.c = grown(this.c, next);
-    this.h = grown(this.h, next);
-    this.p = grown(this.p, next);
+    this.c = grownColumn(this.c, next);
+    this.h = grownColumn(this.h, next);
+    this.p = grownColumn(this.p, next);
     this.s = grown(this.s, next);
     this.d = grown(this.d, next);
-    this.T = grown(this.T, next);
+    this.T = grownColumn(this.T, next);
     const wheel = new Uint8Array(next);
     wheel.set(this.wheel);
     this.wheel = wheel;
@@ -129,6 +172,13 @@ export class PointColumns {
 
 function grown(source: Float64Array, length: number): Float64Array {
   const target = new Float64Array(length);
+  target.set(source);
+  return target;
+}
+
+function grownColumn(source: Column, length: number): Column {
+  if (source instanceof Float64Array) return grown(source, length);
+  const target = new Float32Array(length);
   target.set(source);
   return target;
 }

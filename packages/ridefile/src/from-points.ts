@@ -8,7 +8,7 @@
  * seconds (fractions floored, like every reader's). Checking that the values are plausible (a time in
  * milliseconds, a latitude of 200) is the caller's part: this builds what it is given.
  */
-import { PointColumns } from './columns.js';
+import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from './columns.js';
 import { noWheelSensor } from './draft.js';
 import type { Track, TrackKind, TrackPoint } from './model.js';
 import { finishTrack } from './track.js';
@@ -38,12 +38,12 @@ export function trackFromPoints(points: readonly TrackPoint[], options: TrackFro
       columns.t[row] = point.t;
       timed = true;
     }
-    if (point.c !== undefined) columns.c[row] = point.c;
-    if (point.h !== undefined) columns.h[row] = point.h;
-    if (point.p !== undefined) columns.p[row] = point.p;
+    if (point.c !== undefined) columns.set(SLOT_C, row, point.c);
+    if (point.h !== undefined) columns.set(SLOT_H, row, point.h);
+    if (point.p !== undefined) columns.set(SLOT_P, row, point.p);
     if (point.s !== undefined) columns.s[row] = point.s;
     if (point.d !== undefined) columns.d[row] = point.d;
-    if (point.T !== undefined) columns.T[row] = point.T;
+    if (point.T !== undefined) columns.set(SLOT_TEMPERATURE, row, point.T);
     if (point.s !== undefined || point.d !== undefined) {
       columns.wheel[row] = 1;
       wheel = true;

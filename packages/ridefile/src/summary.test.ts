@@ -5,7 +5,7 @@ import {
   corpusFiles,
   readCorpus,
 } from '../../../test/support/corpus.js';
-import { PointColumns } from './columns.js';
+import { PointColumns, SLOT_P } from './columns.js';
 import { readFit } from './fit/read.js';
 import type { RecordedTotals } from './model.js';
 import {
@@ -28,7 +28,7 @@ function columnsOf(rows: ReadonlyArray<readonly [number, number, number, number,
     columns.y[i] = lat;
     columns.x[i] = lon;
     columns.e[i] = e;
-    if (power !== undefined) columns.p[i] = power;
+    if (power !== undefined) columns.set(SLOT_P, i, power);
   }
   return columns;
 }

@@ -1,4 +1,4 @@
-import type { PointColumns } from './columns.js';
+import type { Column, PointColumns } from './columns.js';
 import { haversineMeters } from './geo.js';
 import type { Bounds, Position, RecordedTotals, Stat, Summary, Terrain, TrackType } from './model.js';
 
@@ -314,7 +314,7 @@ const SKIP_ZERO = 1;
 const SKIP_ZERO_IN_AVERAGE = 2;
 
 function stat(
-  values: Float64Array,
+  values: Column,
   n: number,
   zeros: typeof KEEP_ZERO | typeof SKIP_ZERO | typeof SKIP_ZERO_IN_AVERAGE,
 ): Stat | null {

@@ -1,4 +1,4 @@
-import type { PointColumns } from './columns.js';
+import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
 import { TRACK_POINT_KEYS, type Track, type TrackPoint } from './model.js';
 import { summarize } from './summary.js';
@@ -33,12 +33,12 @@ type RunBuilder = (
   y: Float64Array,
   e: Float64Array,
   t: Float64Array,
-  c: Float64Array,
-  h: Float64Array,
-  p: Float64Array,
+  c: Column,
+  h: Column,
+  p: Column,
   s: Float64Array,
   d: Float64Array,
-  T: Float64Array,
+  T: Column,
   from: number,
   to: number,
   points: TrackPoint[],

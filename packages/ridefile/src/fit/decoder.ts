@@ -1,4 +1,4 @@
-import { PointColumns } from '../columns.js';
+import { PointColumns, SLOT_T, SLOT_X, SLOT_Y } from '../columns.js';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { Warning } from '../model.js';
 import { findAlignment, plausibleNextTimestamp, type AlignmentDefinition } from './alignment.js';
@@ -15,10 +15,8 @@ import {
   RECORD_NUM,
   RECORD_PROFILE,
   SEMICIRCLES_TO_DEGREES,
-  SLOT_T,
-  SLOT_X,
-  SLOT_Y,
   recordReader,
+  writesSmallIntegers,
   type FieldDefinition,
   type RecordReader,
   type RecordStep,
@@ -569,6 +567,9 @@ class SegmentDecoder {
       }
     }
     const recordSteps = globalNum === RECORD_NUM ? compileRecordSteps(fields) : null;
+    for (const step of recordSteps ?? []) {
+      if (step.slot >= 0 && !writesSmallIntegers(step)) this.#records.widen(step.slot);
+    }
     const definition: Definition = {
       globalNum,
       littleEndian,
@@ -666,7 +667,6 @@ class SegmentDecoder {
    */
   #interpretRecord(steps: RecordStep[], littleEndian: boolean, payload: number, row: number): number {
     const view = this.#view;
-    const channels = this.#records.channels;
     let filled = 0;
     // Steps are ordered so that enhanced_* fields come last and overwrite the plain ones they extend.
     for (let i = 0; i < steps.length; i++) {
@@ -683,7 +683,8 @@ class SegmentDecoder {
         this.#pendingRecordPrimes[step.field.num] = raw;
         this.#hasPendingRecordPrimes = true;
       }
-      channels[step.slot]![row] =
+      // The channel is read here, not before the loop: an expansion above may have widened one.
+      this.#records.channels[step.slot]![row] =
         step.conversion === CONVERT_NONE
           ? raw
           : step.conversion === CONVERT_SEMICIRCLES
@@ -719,11 +720,11 @@ class SegmentDecoder {
     if (this.#hasPendingRecordPrimes) this.#primeRecordAccumulators();
     const source = componentSource(this.#bytes, at, step.size, step.baseType, littleEndian);
     if (source === null) return;
-    const channels = this.#records.channels;
+    const records = this.#records;
     this.#accumulators.expand(RECORD_NUM, step.field.components, source, (targetNum, value) => {
       const target = RECORD_PROFILE.fields[targetNum];
       const slot = target === undefined ? undefined : RECORD_FIELD_SLOTS[target.name];
-      if (slot !== undefined && Number.isNaN(channels[slot]![row]!)) channels[slot]![row] = value;
+      if (slot !== undefined && Number.isNaN(records.channels[slot]![row]!)) records.set(slot, row, value);
     });
   }
 
@@ -880,9 +881,8 @@ class SegmentDecoder {
     const raw = readValue(this.#view, at, description.baseType, littleEndian);
     if (Number.isNaN(raw)) return;
     const value = scaled(raw, description.scale, description.offset);
-    const column = this.#records.channels[slot]!;
-    if (Number.isNaN(column[row]!))
-      column[row] = target.units === 'semicircles' ? value * SEMICIRCLES_TO_DEGREES : value;
+    if (Number.isNaN(this.#records.channels[slot]![row]!))
+      this.#records.set(slot, row, target.units === 'semicircles' ? value * SEMICIRCLES_TO_DEGREES : value);
   }
 }
 

@@ -5,7 +5,9 @@ import {
   buildFitFixtures,
   chainedFixtureParts,
   COMPRESSED_START_FIT,
+  developerTemperatureTenths,
   samples,
+  widePower,
 } from '../../../../fixtures/fit/generate.js';
 import { fixturePath, readFixture } from '../../../../test/support/corpus.js';
 import { invariantViolations } from '../../../../test/support/invariants.js';
@@ -387,6 +389,29 @@ describe('FIT developer fields declared equivalent to record.power (native_mesg_
         expect(track.points[index]!.p).toBe(developer);
       }
     });
+  });
+});
+
+describe('FIT values beyond the Float32 columns of c, h, p and T (PointColumns)', () => {
+  it('wide-record-fields.fit: a power declared uint32 keeps values above 2^24 exactly', () => {
+    const name = 'wide-record-fields.fit';
+    const sdk = sdkFixture(name);
+    const points = onlyTrack(parse(name)).points;
+    expect(points).toHaveLength(20);
+    expect(points.map((point) => point.p)).toEqual(points.map((_, index) => widePower(index)));
+    expect(points.map((point) => point.p)).toEqual(sdk.records.map((record) => record.power));
+    expect(points.map((point) => point.h)).toEqual(sdk.records.map((record) => record.heartRate));
+  });
+
+  it('developer-temperature-scaled.fit: a developer temperature in tenths fills T exactly (21.3, not 21.299999237060547)', () => {
+    const name = 'developer-temperature-scaled.fit';
+    sdkFixture(name);
+    const track = onlyTrack(parse(name));
+    expect(track.points).toHaveLength(40);
+    const expected = track.points.map((_, index) => developerTemperatureTenths(index) / 10);
+    expect(expected.some((value) => Math.fround(value) !== value)).toBe(true);
+    expect(track.points.map((point) => point.T)).toEqual(expected);
+    expect(track.summary.temperatureCelsius?.max).toBe(Math.max(...expected));
   });
 });
 

@@ -1,4 +1,4 @@
-import type { PointColumns } from '../columns.js';
+import { SLOT_H, type PointColumns } from '../columns.js';
 import type { FitMessage } from './decoder.js';
 import { numberField } from './names.js';
 
@@ -40,7 +40,7 @@ export function mergeHeartRates(hrMessages: FitMessage[], records: PointColumns)
         sum += sample.bpm;
         count += 1;
       } else if (sample.time > rangeEnd) {
-        if (count > 0) records.h[row] = Math.round(sum / count);
+        if (count > 0) records.set(SLOT_H, row, Math.round(sum / count));
         rangeStart = rangeEnd;
         break;
       }

@@ -1,3 +1,16 @@
+import {
+  SLOT_C,
+  SLOT_D,
+  SLOT_E,
+  SLOT_H,
+  SLOT_P,
+  SLOT_S,
+  SLOT_T,
+  SLOT_TEMPERATURE,
+  SLOT_X,
+  SLOT_Y,
+  type Column,
+} from '../columns.js';
 import { BASE_TYPE_SIZE, BaseType, readValue } from './base-types.js';
 import { messageByNum, messageNum } from './profile.js';
 import type { FitProfileField } from './profile-types.js';
@@ -9,18 +22,6 @@ import type { FitProfileField } from './profile-types.js';
 
 export const RECORD_NUM = messageNum('record');
 export const RECORD_PROFILE = messageByNum(RECORD_NUM)!;
-
-// Column slots a record field can fill: indexes into PointColumns.channels (x y e t c h p s d T).
-export const SLOT_X = 0;
-export const SLOT_Y = 1;
-const SLOT_E = 2;
-export const SLOT_T = 3;
-const SLOT_C = 4;
-const SLOT_H = 5;
-const SLOT_P = 6;
-const SLOT_S = 7;
-const SLOT_D = 8;
-const SLOT_TEMPERATURE = 9;
 
 export const CONVERT_NONE = 0;
 export const CONVERT_SEMICIRCLES = 1;
@@ -116,6 +117,27 @@ export function compileRecordSteps(fields: FieldDefinition[]): RecordStep[] {
   return steps.sort((a, b) => fieldPriority(a.field) - fieldPriority(b.field));
 }
 
+/** Base types whose values are whole numbers of at most 16 bits: a Float32 column holds them exactly. */
+const SMALL_INTEGER_TYPES: ReadonlySet<BaseType> = new Set([
+  BaseType.ENUM,
+  BaseType.BYTE,
+  BaseType.UINT8,
+  BaseType.UINT8Z,
+  BaseType.SINT8,
+  BaseType.UINT16,
+  BaseType.UINT16Z,
+  BaseType.SINT16,
+]);
+
+/**
+ * Whether every value the step writes fits a Float32 column exactly (`PointColumns`): an unscaled small
+ * integer, as the profile defines heart rate, cadence, power and temperature. The decoder widens the
+ * step's column before reading with any other step (a 32-bit power, a scaled cadence).
+ */
+export function writesSmallIntegers(step: RecordStep): boolean {
+  return step.conversion === CONVERT_NONE && SMALL_INTEGER_TYPES.has(step.baseType);
+}
+
 function fieldPriority(profileField: FitProfileField): number {
   return profileField.name.startsWith('enhanced') ? 2 : 1;
 }
@@ -133,12 +155,12 @@ export type RecordReader = (
   y: Float64Array,
   e: Float64Array,
   t: Float64Array,
-  c: Float64Array,
-  h: Float64Array,
-  p: Float64Array,
+  c: Column,
+  h: Column,
+  p: Column,
   s: Float64Array,
   d: Float64Array,
-  T: Float64Array,
+  T: Column,
   primes: Float64Array,
   read: typeof readValue,
 ) => number;

@@ -98,6 +98,28 @@ describe('readGpx: extensions (issue 2: local names, never prefixes)', () => {
   });
 });
 
+describe('readGpx: fractions in the whole-number channels', () => {
+  const point = (second: number, power: string, atemp: string, hr: string, cad: string): string =>
+    `<trkpt lat="47.0001" lon="8.0001"><time>2024-05-01T08:00:0${second}Z</time><extensions>` +
+    `<power>${power}</power><gpxtpx:TrackPointExtension><gpxtpx:atemp>${atemp}</gpxtpx:atemp>` +
+    `<gpxtpx:hr>${hr}</gpxtpx:hr><gpxtpx:cad>${cad}</gpxtpx:cad></gpxtpx:TrackPointExtension>` +
+    '</extensions></trkpt>';
+  const gpx =
+    '<gpx xmlns="http://www.topografix.com/GPX/1/1" ' +
+    'xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><trkseg>' +
+    point(0, '250', '21', '120', '85') +
+    point(1, '250.1', '21.3', '120.7', '85.5') +
+    '</trkseg></trk></gpx>';
+
+  it('keeps 250.1 W, 21.3 °C, 120.7 bpm and 85.5 rpm exactly, and the whole numbers before them', () => {
+    const [track] = finish(readGpx(new TextEncoder().encode(gpx), OPTIONS));
+    expect(track?.points.map(({ p, T, h, c }) => ({ p, T, h, c }))).toEqual([
+      { p: 250, T: 21, h: 120, c: 85 },
+      { p: 250.1, T: 21.3, h: 120.7, c: 85.5 },
+    ]);
+  });
+});
+
 describe('readGpx: tracks and routes', () => {
   const result = readGpxFixture('tracks-and-routes.gpx');
   const tracks = finish(result);

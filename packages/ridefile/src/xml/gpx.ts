@@ -1,7 +1,15 @@
-import { PointColumns } from '../columns.js';
+import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
 import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
 import type { Warning } from '../model.js';
-import { endRow, hasAnyTime, parseLatitude, parseLongitude, setValue, textOrNull } from './rows.js';
+import {
+  endRow,
+  hasAnyTime,
+  parseLatitude,
+  parseLongitude,
+  setChannelValue,
+  setValue,
+  textOrNull,
+} from './rows.js';
 import { readXml } from './sax.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
@@ -123,19 +131,19 @@ function readPointValue(
       setValue(columns.s, row, parseNumber(text));
       break;
     case 'hr':
-      setValue(columns.h, row, parseNumber(text));
+      setChannelValue(columns, SLOT_H, row, parseNumber(text));
       break;
     case 'cad':
     case 'cadence':
-      setValue(columns.c, row, parseNumber(text));
+      setChannelValue(columns, SLOT_C, row, parseNumber(text));
       break;
     case 'atemp':
     case 'temp':
-      setValue(columns.T, row, parseNumber(text));
+      setChannelValue(columns, SLOT_TEMPERATURE, row, parseNumber(text));
       break;
     case 'power':
     case 'PowerInWatts':
-      setValue(columns.p, row, parseNumber(text));
+      setChannelValue(columns, SLOT_P, row, parseNumber(text));
       break;
     // cluetrust gpxdata and OpenTracks: distance from the start, the summary's distance.
     case 'distance':

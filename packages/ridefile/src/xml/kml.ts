@@ -1,4 +1,4 @@
-import { PointColumns } from '../columns.js';
+import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from '../columns.js';
 import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
 import type { TrackKind, Warning } from '../model.js';
@@ -8,6 +8,7 @@ import {
   hasAnyTime,
   latitudeOrNaN,
   longitudeOrNaN,
+  setChannelValue,
   setValue,
   textOrNull,
 } from './rows.js';
@@ -18,17 +19,16 @@ import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
 const KML_WHEEL_REASON = 'KML does not say where speed or distance came from';
 
 /** The per-point channels of `SimpleArrayData`, by its `name` (lower-cased); other names are ignored. */
-type ChannelKey = 'h' | 'c' | 'p' | 'T' | 's' | 'd';
-const CHANNELS: ReadonlyMap<string, ChannelKey> = new Map<string, ChannelKey>([
-  ['heartrate', 'h'],
-  ['heart_rate', 'h'],
-  ['hr', 'h'],
-  ['cadence', 'c'],
-  ['power', 'p'],
-  ['temperature', 'T'],
+const CHANNELS: ReadonlyMap<string, number> = new Map([
+  ['heartrate', SLOT_H],
+  ['heart_rate', SLOT_H],
+  ['hr', SLOT_H],
+  ['cadence', SLOT_C],
+  ['power', SLOT_P],
+  ['temperature', SLOT_TEMPERATURE],
   // recorded speed and distance: for the summary only, never in the points (no wheel sensor)
-  ['speed', 's'],
-  ['distance', 'd'],
+  ['speed', SLOT_S],
+  ['distance', SLOT_D],
 ]);
 
 /**
@@ -52,7 +52,8 @@ interface OpenTrack {
   base: number;
   whenCount: number;
   coordCount: number;
-  channel: ChannelKey | null;
+  /** the channel slot of the SimpleArrayData being read */
+  channel: number | null;
   channelDepth: number;
   valueCount: number;
 }
@@ -124,7 +125,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
             if (closingDepth === track.channelDepth) track.channel = null;
             else if (name === 'value' && track.channel !== null && closingDepth === track.channelDepth + 1) {
               const row = ensureRow(columns, track.base + track.valueCount++);
-              setValue(columns[track.channel], row, parseNumber(text));
+              setChannelValue(columns, track.channel, row, parseNumber(text));
             }
             return;
           }

@@ -33,6 +33,11 @@ export function setValue(column: Float64Array, row: number, value: number): void
   if (!Number.isNaN(value)) column[row] = value;
 }
 
+/** `setValue` for any channel by slot, including the Float32 ones that may have to widen (`PointColumns.set`). */
+export function setChannelValue(columns: PointColumns, slot: number, row: number, value: number): void {
+  if (!Number.isNaN(value)) columns.set(slot, row, value);
+}
+
 /**
  * Finishes a row a reader filled: half a position (a latitude without a longitude) is no position, and a
  * row with no value at all is dropped when it is the last one. Returns whether the row was kept.

@@ -1,7 +1,7 @@
-import { PointColumns } from '../columns.js';
+import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
 import { emptyLap, noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
-import { endRow, parseLatitude, parseLongitude, setValue, textOrNull } from './rows.js';
+import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue, textOrNull } from './rows.js';
 import { readXml } from './sax.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
@@ -180,10 +180,10 @@ function readPointValue(
       if (parent === 'Trackpoint') setValue(columns.d, row, parseNumber(text));
       break;
     case 'Value':
-      if (parent === 'HeartRateBpm') setValue(columns.h, row, parseNumber(text));
+      if (parent === 'HeartRateBpm') setChannelValue(columns, SLOT_H, row, parseNumber(text));
       break;
     case 'Cadence':
-      if (parent === 'Trackpoint') setValue(columns.c, row, parseNumber(text));
+      if (parent === 'Trackpoint') setChannelValue(columns, SLOT_C, row, parseNumber(text));
       break;
     case 'RunCadence':
       point.runCadence = parseNumber(text);
@@ -196,7 +196,7 @@ function readPointValue(
       if (parent === 'TPX') setValue(columns.s, row, parseNumber(text));
       break;
     case 'Watts':
-      if (parent === 'TPX') setValue(columns.p, row, parseNumber(text));
+      if (parent === 'TPX') setChannelValue(columns, SLOT_P, row, parseNumber(text));
       break;
     default:
       break;
@@ -207,7 +207,7 @@ function endPoint(container: OpenContainer, point: Readonly<PointState>): void {
   const { columns } = container;
   const { row } = point;
   // RunCadence only when the point has no Cadence (running files carry one or the other).
-  if (Number.isNaN(columns.c[row]!)) setValue(columns.c, row, point.runCadence);
+  if (Number.isNaN(columns.c[row]!)) setChannelValue(columns, SLOT_C, row, point.runCadence);
   if (!endRow(columns, row)) return;
   if (!point.present) return;
   container.presentPoints += 1;
