@@ -97,6 +97,35 @@ const MIN_RECORD_BYTES = 8;
 const NO_DEVELOPER_FIELDS: DeveloperFieldDefinition[] = [];
 /** Distinct definitions remembered per FIT file (real files have a few dozen at most). */
 const MAX_CACHED_DEFINITIONS = 256;
+// 32-bit FNV-1a (definitionHash)
+const FNV_OFFSET_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** A definition with the bytes it was compiled from. */
+interface CachedDefinition {
+  source: Uint8Array;
+  hasDeveloperFields: boolean;
+  definition: Definition;
+}
+
+/** 32-bit FNV-1a of a definition's bytes after its header and reserved byte, seeded by the developer-data bit. */
+export function definitionHash(
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+  hasDeveloperFields: boolean,
+): number {
+  let hash = hasDeveloperFields ? FNV_OFFSET_BASIS ^ 1 : FNV_OFFSET_BASIS;
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  return hash;
+}
+
+/** Whether `bytes[from, to)` equals `source`. */
+function sameBytes(source: Uint8Array, bytes: Uint8Array, from: number, to: number): boolean {
+  if (source.length !== to - from) return false;
+  for (let i = 0; i < source.length; i++) if (source[i] !== bytes[from + i]) return false;
+  return true;
+}
 /** Distinct record layouts compiled per FIT file; real files have a handful, more are read interpreted. */
 const MAX_GENERATED_READERS = 32;
 const POSITION_SLOTS = (1 << SLOT_X) | (1 << SLOT_Y);
@@ -294,8 +323,8 @@ class SegmentDecoder {
    */
   readonly #pendingRecordPrimes = new Float64Array(256).fill(NaN);
   #hasPendingRecordPrimes = false;
-  /** definitions by their bytes (see #cachedDefinition) */
-  readonly #definitionCache = new Map<string, Definition>();
+  /** definitions by a hash of their bytes, each kept with those bytes (see #cachedDefinition) */
+  readonly #definitionCache = new Map<number, CachedDefinition>();
   /** record layouts this segment may still compile (each costs a code generation) */
   readonly #readerBudget = { generations: MAX_GENERATED_READERS };
   #lastTimestamp = NaN;
@@ -516,15 +545,28 @@ class SegmentDecoder {
    */
   #cachedDefinition(position: number, size: number, hasDeveloperFields: boolean): Definition | null {
     // Everything after the header and reserved bytes decides the definition (and the header's
-    // developer-data bit, which decides how much of it there is).
+    // developer-data bit, which decides how much of it there is). A numeric hash of those bytes finds
+    // the candidate without building a string key per definition message; the bytes then confirm it.
     const bytes = this.#bytes;
-    let key = hasDeveloperFields ? 'd' : 'n';
-    for (let i = position + 2; i < position + size; i++) key += String.fromCharCode(bytes[i]!);
-    const cached = this.#definitionCache.get(key);
-    if (cached !== undefined) return cached;
+    const from = position + 2;
+    const to = position + size;
+    const hash = definitionHash(bytes, from, to, hasDeveloperFields);
+    const cached = this.#definitionCache.get(hash);
+    if (
+      cached !== undefined &&
+      cached.hasDeveloperFields === hasDeveloperFields &&
+      sameBytes(cached.source, bytes, from, to)
+    ) {
+      return cached.definition;
+    }
     const definition = this.#define(position, hasDeveloperFields);
-    if (definition !== null && this.#definitionCache.size < MAX_CACHED_DEFINITIONS)
-      this.#definitionCache.set(key, definition);
+    // A colliding entry is replaced; the cache stays bounded against files of endless distinct definitions.
+    if (
+      definition !== null &&
+      (cached !== undefined || this.#definitionCache.size < MAX_CACHED_DEFINITIONS)
+    ) {
+      this.#definitionCache.set(hash, { source: bytes.slice(from, to), hasDeveloperFields, definition });
+    }
     return definition;
   }
 
