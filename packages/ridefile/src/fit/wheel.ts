@@ -48,12 +48,13 @@ export function wheelSensorVerdict(input: {
   /** sessions, sports and laps: any of them may name the virtual_activity sub-sport */
   activityMessages: FitMessage[];
 }): WheelVerdict {
-  const devices = describeDevices(input.deviceInfos);
+  const deviceInfos = distinctDeviceInfos(input.deviceInfos);
+  const devices = describeDevices(deviceInfos);
 
   const virtual = virtualRideReason(input.fileId, input.activityMessages);
   if (virtual !== null) return { wheelSensor: false, reason: virtual, devices };
 
-  const trainer = input.deviceInfos.find(isSmartTrainer);
+  const trainer = deviceInfos.find(isSmartTrainer);
   if (trainer !== undefined) {
     return {
       wheelSensor: false,
@@ -62,7 +63,7 @@ export function wheelSensorVerdict(input: {
     };
   }
 
-  const wheel = input.deviceInfos.find(isWheelSensor);
+  const wheel = deviceInfos.find(isWheelSensor);
   if (wheel === undefined) {
     return { wheelSensor: false, reason: 'no bike speed sensor among the connected devices', devices };
   }
@@ -103,6 +104,37 @@ function virtualRideReason(fileId: FitMessage | undefined, activityMessages: Fit
     return 'virtual ride (sub-sport virtual_activity): speed and distance are simulated';
   }
   return null;
+}
+
+/** Distinct devices looked for among the device_infos; past this many the rest are kept as they are. */
+const MAX_DISTINCT_DEVICES = 64;
+
+/**
+ * The device_infos without repeats: recorders write the same ones many times (a Wahoo ELEMNT file: 310
+ * of them, 9 distinct), and a repeat changes nothing in the rule or the SensorDevice list, which take
+ * the first of each. A repeat has the same value in every field they read. Comparing with the few
+ * distinct ones so far is cheaper than a string key per message; the bound keeps a hostile file of
+ * thousands of distinct devices linear (the list stays correct, only longer).
+ */
+function distinctDeviceInfos(deviceInfos: FitMessage[]): FitMessage[] {
+  const distinct: FitMessage[] = [];
+  for (const info of deviceInfos) {
+    if (distinct.length < MAX_DISTINCT_DEVICES && distinct.some((kept) => sameDevice(kept, info))) continue;
+    distinct.push(info);
+  }
+  return distinct;
+}
+
+function sameDevice(a: FitMessage, b: FitMessage): boolean {
+  return (
+    a['deviceIndex'] === b['deviceIndex'] &&
+    a['sourceType'] === b['sourceType'] &&
+    a['deviceType'] === b['deviceType'] &&
+    a['manufacturer'] === b['manufacturer'] &&
+    a['productName'] === b['productName'] &&
+    a['product'] === b['product'] &&
+    a['descriptor'] === b['descriptor']
+  );
 }
 
 function describeDevices(deviceInfos: FitMessage[]): SensorDevice[] {
