@@ -399,52 +399,53 @@ function powerStat(columns: PointColumns): (Stat & { normalized: number | null }
  */
 export function normalizedPower(columns: PointColumns): number | null {
   const { t, p } = columns;
-  // Most tracks have no power: then nothing is allocated (the array below is as long as the columns).
-  let firstPower = 0;
-  while (firstPower < columns.length && Number.isNaN(p[firstPower]!)) firstPower++;
-  if (firstPower === columns.length) return null;
-  // One value a second; a typed array (grown as needed) rather than an array of boxed numbers.
-  let perSecond = new Float64Array(Math.max(64, columns.length - firstPower));
-  let seconds = 0;
+  const average = new RollingFourthPowers();
+  // The value of the latest second stays open: more samples in the same second replace it.
+  let open = NaN;
   let previousTime = NaN;
-  let previousPower = 0;
-  for (let i = firstPower; i < columns.length; i++) {
+  for (let i = 0; i < columns.length; i++) {
     const time = Math.floor(t[i]!);
     const power = p[i]!;
     if (Number.isNaN(time) || Number.isNaN(power)) continue;
     const gap = time - previousTime;
-    // At most POWER_HOLD_SECONDS values are added below.
-    if (seconds + POWER_HOLD_SECONDS + 1 > perSecond.length) {
-      const grown = new Float64Array(perSecond.length * 2);
-      grown.set(perSecond);
-      perSecond = grown;
-    }
-    if (gap > 0 && gap <= POWER_HOLD_SECONDS) {
-      for (let k = 1; k < gap; k++) perSecond[seconds++] = previousPower;
-    }
     // Several samples in one second (or a clock going back) replace rather than add seconds.
-    if (gap > 0 || Number.isNaN(previousTime)) perSecond[seconds++] = power;
-    else perSecond[seconds - 1] = power;
+    if (gap > 0 || Number.isNaN(previousTime)) {
+      if (!Number.isNaN(open)) average.add(open);
+      if (gap > 0 && gap <= POWER_HOLD_SECONDS) for (let k = 1; k < gap; k++) average.add(open);
+    }
+    open = power;
     if (!(time < previousTime)) previousTime = time;
-    previousPower = power;
   }
-  if (seconds < NORMALIZED_POWER_WINDOW_SECONDS) return null;
+  if (!Number.isNaN(open)) average.add(open);
+  return average.count === 0 ? null : (average.sumOfFourthPowers / average.count) ** 0.25;
+}
 
-  let windowSum = 0;
-  let sumOfFourthPowers = 0;
-  let count = 0;
-  for (let k = 0; k < seconds; k++) {
-    windowSum += perSecond[k]!;
-    if (k >= NORMALIZED_POWER_WINDOW_SECONDS) windowSum -= perSecond[k - NORMALIZED_POWER_WINDOW_SECONDS]!;
-    if (k >= NORMALIZED_POWER_WINDOW_SECONDS - 1) {
+/**
+ * The 30 s rolling average of a per-second series and the sum of its fourth powers, kept as the values
+ * arrive: a ring of the last 30 seconds instead of the whole series, however long the ride.
+ */
+class RollingFourthPowers {
+  readonly #window = new Float64Array(NORMALIZED_POWER_WINDOW_SECONDS);
+  #seconds = 0;
+  #windowSum = 0;
+  sumOfFourthPowers = 0;
+  /** rolling averages so far (one per second from the 30th on) */
+  count = 0;
+
+  add(watts: number): void {
+    const slot = this.#seconds % NORMALIZED_POWER_WINDOW_SECONDS;
+    this.#windowSum += watts;
+    if (this.#seconds >= NORMALIZED_POWER_WINDOW_SECONDS) this.#windowSum -= this.#window[slot]!;
+    this.#window[slot] = watts;
+    this.#seconds += 1;
+    if (this.#seconds >= NORMALIZED_POWER_WINDOW_SECONDS) {
       // Two multiplications rather than `** 4`, a call to pow for every second of the ride.
-      const mean = windowSum / NORMALIZED_POWER_WINDOW_SECONDS;
+      const mean = this.#windowSum / NORMALIZED_POWER_WINDOW_SECONDS;
       const squared = mean * mean;
-      sumOfFourthPowers += squared * squared;
-      count += 1;
+      this.sumOfFourthPowers += squared * squared;
+      this.count += 1;
     }
   }
-  return (sumOfFourthPowers / count) ** 0.25;
 }
 
 function positionSummary(columns: PointColumns): {
