@@ -95,6 +95,7 @@ export class PointColumns {
     this.channels = this.#channelList();
     return wide;
   }
+
   /** Appends an empty row (every channel NaN) and returns its index. Re-read the column fields after calling. */
   append(): number {
     const index = this.length;

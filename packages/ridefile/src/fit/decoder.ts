@@ -97,6 +97,21 @@ const MIN_RECORD_BYTES = 8;
 const NO_DEVELOPER_FIELDS: DeveloperFieldDefinition[] = [];
 /** Distinct definitions remembered per FIT file (real files have a few dozen at most). */
 const MAX_CACHED_DEFINITIONS = 256;
+/** Distinct record layouts compiled per FIT file; real files have a handful, more are read interpreted. */
+const MAX_GENERATED_READERS = 32;
+const POSITION_SLOTS = (1 << SLOT_X) | (1 << SLOT_Y);
+/** Set in a record's filled bits when it expanded components (which columns they filled is not tracked). */
+const EXPANDED = 1 << 16;
+/** Record fields whose running value a component may count on from (record.distance ← compressed_speed_distance). */
+const RECORD_ACCUMULATED_FIELDS = Object.values(RECORD_PROFILE.fields).filter((field) => field.accumulated);
+/** The invalid value of a uint32 date_time (FIT protocol, "Base Types"). */
+const INVALID_TIMESTAMP = 0xffffffff;
+const CUT_SHORT = -1;
+const MISALIGNED = -2;
+/** A damaged file is realigned at most this often before the rest of it is given up. */
+const MAX_RESYNCS = 64;
+const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
+
 // 32-bit FNV-1a (definitionHash)
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -126,20 +141,6 @@ function sameBytes(source: Uint8Array, bytes: Uint8Array, from: number, to: numb
   for (let i = 0; i < source.length; i++) if (source[i] !== bytes[from + i]) return false;
   return true;
 }
-/** Distinct record layouts compiled per FIT file; real files have a handful, more are read interpreted. */
-const MAX_GENERATED_READERS = 32;
-const POSITION_SLOTS = (1 << SLOT_X) | (1 << SLOT_Y);
-/** Set in a record's filled bits when it expanded components (which columns they filled is not tracked). */
-const EXPANDED = 1 << 16;
-/** Record fields whose running value a component may count on from (record.distance ← compressed_speed_distance). */
-const RECORD_ACCUMULATED_FIELDS = Object.values(RECORD_PROFILE.fields).filter((field) => field.accumulated);
-/** The invalid value of a uint32 date_time (FIT protocol, "Base Types"). */
-const INVALID_TIMESTAMP = 0xffffffff;
-const CUT_SHORT = -1;
-const MISALIGNED = -2;
-/** A damaged file is realigned at most this often before the rest of it is given up. */
-const MAX_RESYNCS = 64;
-const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
 
 interface LastMessage {
   kind: (typeof LastKind)[keyof typeof LastKind];

@@ -131,8 +131,8 @@ const SMALL_INTEGER_TYPES: ReadonlySet<BaseType> = new Set([
 
 /**
  * Whether every value the step writes fits a Float32 column exactly (`PointColumns`): an unscaled small
- * integer, as the profile defines heart rate, cadence, power and temperature. The decoder widens the
- * step's column before reading with any other step (a 32-bit power, a scaled cadence).
+ * integer, as the profile defines heart rate, cadence, power and temperature. For any other step (a
+ * power declared 32-bit, a scaled field) the decoder widens the column when it compiles the definition.
  */
 export function writesSmallIntegers(step: RecordStep): boolean {
   return step.conversion === CONVERT_NONE && SMALL_INTEGER_TYPES.has(step.baseType);
