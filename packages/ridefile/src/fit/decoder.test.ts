@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RawFitWriter } from '../../../../fixtures/fit/generate.js';
+import { readFixture } from '../../../../test/support/corpus.js';
+import { DEFAULT_MAX_POINTS } from '../columns.js';
 import { parseRideFile } from '../parse.js';
-import { definitionHash } from './decoder.js';
+import { decodeFit, definitionHash } from './decoder.js';
 
 const RECORD = 20;
+const FILE_ID = 0;
+const DEVICE_INFO = 23;
 const TIMESTAMP = 253;
 const HEART_RATE = 3;
 const CADENCE = 4;
@@ -75,5 +79,73 @@ describe('FIT decoder: the definition cache', () => {
       { h: undefined, c: 101 },
       { h: 102, c: undefined },
     ]);
+  });
+});
+
+describe('FIT decoder: messages besides record', () => {
+  it('keeps only the messages asked for, and still reads the field descriptions of developer fields', () => {
+    const bytes = readFixture('fit', 'developer-power-native-wins.fit');
+    const [segment] = decodeFit(bytes, {
+      maxPoints: DEFAULT_MAX_POINTS,
+      messages: new Set(['session']),
+    }).segments;
+    expect([...segment!.messages.keys()]).toEqual(['session']);
+    expect(segment!.developerFields.map((field) => field.name)).toEqual(['Power']);
+    const everything = decodeFit(bytes, {
+      maxPoints: DEFAULT_MAX_POINTS,
+      messages: new Set(['session', 'event', 'lap', 'deviceInfo', 'fieldDescription']),
+    }).segments[0]!;
+    expect([...everything.messages.keys()].sort()).toEqual([
+      'deviceInfo',
+      'event',
+      'fieldDescription',
+      'lap',
+      'session',
+    ]);
+    // The developer power fills the records whatever messages are kept.
+    expect(Array.from(segment!.records.p.subarray(0, 40))).toEqual(
+      Array.from(everything.records.p.subarray(0, 40)),
+    );
+  });
+
+  it('decodes a device_info once however often it repeats with only a new timestamp', () => {
+    const writer = new RawFitWriter({ bigEndian: false })
+      .define(0, FILE_ID, [
+        { num: 0, type: 'enum' },
+        { num: 4, type: 'uint32' },
+      ])
+      .write(0, [4, START])
+      .define(1, DEVICE_INFO, [
+        { num: 253, type: 'uint32' },
+        { num: 0, type: 'uint8' },
+        { num: 1, type: 'uint8' },
+        { num: 25, type: 'enum' },
+      ])
+      .define(2, RECORD, [
+        { num: TIMESTAMP, type: 'uint32' },
+        { num: HEART_RATE, type: 'uint8' },
+      ]);
+    // Three devices (two under device_index 2), each announced again every third record.
+    const devices = [
+      [1, 120, 1],
+      [2, 120, 1],
+      [2, 121, 1],
+    ];
+    for (let i = 0; i < 30; i++) {
+      writer.write(1, [START + i, ...devices[i % 3]!]);
+      writer.write(2, [START + i, 100 + i]);
+    }
+    const [segment] = decodeFit(writer.bytes(), {
+      maxPoints: DEFAULT_MAX_POINTS,
+      messages: new Set(['deviceInfo']),
+    }).segments;
+    expect(
+      segment!.messages.get('deviceInfo')?.map((info) => [info['deviceIndex'], info['deviceType']]),
+    ).toEqual([
+      [1, 120],
+      [2, 120],
+      [2, 121],
+    ]);
+    expect(segment!.records.length).toBe(30);
   });
 });

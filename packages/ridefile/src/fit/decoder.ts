@@ -66,6 +66,9 @@ export interface FitDecodeResult {
 }
 
 const FIELD_DESCRIPTION_NUM = messageNum('fieldDescription');
+const DEVICE_INFO_NUM = messageNum('deviceInfo');
+/** device_info payloads remembered per definition to recognise repeats (a recorder has a dozen devices). */
+const MAX_DEVICE_INFO_PAYLOADS = 64;
 /** Field 253, the timestamp every message may carry (FIT profile, common fields). */
 const TIMESTAMP_FIELD_NUM = fieldNum('record', 'timestamp');
 
@@ -135,10 +138,13 @@ export function definitionHash(
   return hash;
 }
 
-/** Whether `bytes[from, to)` equals `source`. */
-function sameBytes(source: Uint8Array, bytes: Uint8Array, from: number, to: number): boolean {
-  if (source.length !== to - from) return false;
-  for (let i = 0; i < source.length; i++) if (source[i] !== bytes[from + i]) return false;
+/** Whether `bytes` from `from` on equal `source`, but for the 4 bytes at `skipAt` (-1: none). */
+function sameBytes(source: Uint8Array, bytes: Uint8Array, from: number, skipAt = -1): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const at = from + i;
+    if (at >= skipAt && at < skipAt + 4) continue;
+    if (source[i] !== bytes[at]) return false;
+  }
   return true;
 }
 
@@ -150,6 +156,9 @@ interface LastMessage {
   recordTimestampBefore: number;
   rowsBefore: number;
   messageName: string | null;
+  /** the device_info payloads the message was added to (see #repeatsDeviceInfo), and under which hash */
+  rememberedIn: Map<number, Uint8Array> | null;
+  rememberedHash: number;
   local: number;
   previousDefinition: Definition | undefined;
 }
@@ -165,7 +174,13 @@ interface PendingDeveloperValue {
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
-export function decodeFit(bytes: Uint8Array, options: { maxPoints: number }): FitDecodeResult {
+export interface FitDecodeOptions {
+  maxPoints: number;
+  /** the messages besides `record` the caller reads, by profile name; the others are skipped by size */
+  messages: ReadonlySet<string>;
+}
+
+export function decodeFit(bytes: Uint8Array, options: FitDecodeOptions): FitDecodeResult {
   const warnings: Warning[] = [];
   const segments: FitSegment[] = [];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -201,7 +216,7 @@ export function decodeFit(bytes: Uint8Array, options: { maxPoints: number }): Fi
       bytes,
       view,
       position,
-      options.maxPoints,
+      options,
       // Rows for every record, but no more than one per MIN_RECORD_BYTES: a crafted file of one-byte
       // records that hold nothing must not make the columns (81 bytes a row) many times its size.
       Math.min(
@@ -313,6 +328,9 @@ class SegmentDecoder {
   readonly #byteOffset: number;
   readonly #definitions: Array<Definition | undefined> = new Array<Definition | undefined>(16);
   readonly #messages = new Map<string, FitMessage[]>();
+  readonly #keptMessages: ReadonlySet<string>;
+  /** device_info payloads decoded so far, per definition, by hash (see #repeatsDeviceInfo) */
+  readonly #deviceInfoPayloads = new Map<Definition, Map<number, Uint8Array>>();
   readonly #records: PointColumns;
   readonly #developerFields = new Map<number, DeveloperFieldDescription>();
   readonly #pendingDeveloperValues: PendingDeveloperValue[] = [];
@@ -342,6 +360,8 @@ class SegmentDecoder {
     recordTimestampBefore: NaN,
     rowsBefore: 0,
     messageName: null,
+    rememberedIn: null,
+    rememberedHash: 0,
     local: 0,
     previousDefinition: undefined,
   };
@@ -350,12 +370,13 @@ class SegmentDecoder {
     bytes: Uint8Array,
     view: DataView,
     byteOffset: number,
-    maxPoints: number,
+    { maxPoints, messages }: FitDecodeOptions,
     recordMessages: number,
   ) {
     this.#bytes = bytes;
     this.#view = view;
     this.#byteOffset = byteOffset;
+    this.#keptMessages = messages;
     // Sized once for every record the segment holds: no regrowth, and no zero-filled rows to spare.
     this.#records = new PointColumns(maxPoints, Math.min(maxPoints, recordMessages));
   }
@@ -488,6 +509,7 @@ class SegmentDecoder {
     last.recordTimestampBefore = recordTimestampBefore;
     last.rowsBefore = this.#records.length;
     last.messageName = null;
+    last.rememberedIn = null;
     if (timestamp !== INVALID_TIMESTAMP) this.#lastTimestamp = timestamp;
     this.#dataMessage(definition, position + 1, time);
     return next;
@@ -521,6 +543,7 @@ class SegmentDecoder {
         while (pending.length > 0 && pending[pending.length - 1]!.row >= last.rowsBefore) pending.pop();
       }
       if (last.messageName !== null) this.#messages.get(last.messageName)?.pop();
+      last.rememberedIn?.delete(last.rememberedHash);
     }
     this.#lastTimestamp = last.timestampBefore;
     this.#lastRecordTimestamp = last.recordTimestampBefore;
@@ -556,7 +579,8 @@ class SegmentDecoder {
     if (
       cached !== undefined &&
       cached.hasDeveloperFields === hasDeveloperFields &&
-      sameBytes(cached.source, bytes, from, to)
+      cached.source.length === to - from &&
+      sameBytes(cached.source, bytes, from)
     ) {
       return cached.definition;
     }
@@ -641,13 +665,46 @@ class SegmentDecoder {
         compressedTime,
       );
     } else if (definition.profile !== undefined) {
+      const { name } = definition.profile;
+      const kept = this.#keptMessages.has(name);
+      // Field descriptions are always read: they say what developer fields hold.
+      if (!kept && definition.globalNum !== FIELD_DESCRIPTION_NUM) return;
+      if (definition.globalNum === DEVICE_INFO_NUM && this.#repeatsDeviceInfo(definition, payload)) return;
       const message = this.#genericMessage(definition, definition.profile, payload, compressedTime);
       if (definition.globalNum === FIELD_DESCRIPTION_NUM) this.#describeDeveloperField(message);
-      let list = this.#messages.get(definition.profile.name);
-      if (list === undefined) this.#messages.set(definition.profile.name, (list = []));
+      if (!kept) return;
+      let list = this.#messages.get(name);
+      if (list === undefined) this.#messages.set(name, (list = []));
       list.push(message);
-      this.#last.messageName = definition.profile.name;
+      this.#last.messageName = name;
     }
+  }
+
+  /**
+   * Whether this device_info says again what one before it said (the same bytes under the same
+   * definition, its timestamp aside). Recorders repeat them all through a ride (a Wahoo ELEMNT file:
+   * 310, of which 85 differ), and a repeat tells the reader nothing new: only the first of each device
+   * counts (wheel.ts). At most MAX_DEVICE_INFO_PAYLOADS are remembered per definition.
+   */
+  #repeatsDeviceInfo(definition: Definition, payload: number): boolean {
+    const bytes = this.#bytes;
+    const end = payload + definition.size;
+    const timestampAt = definition.timestampOffset < 0 ? -1 : payload + definition.timestampOffset;
+    let hash = FNV_OFFSET_BASIS;
+    for (let i = payload; i < end; i++) {
+      if (i === timestampAt) i += 4;
+      if (i < end) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+    }
+    let seen = this.#deviceInfoPayloads.get(definition);
+    if (seen === undefined) this.#deviceInfoPayloads.set(definition, (seen = new Map<number, Uint8Array>()));
+    const earlier = seen.get(hash);
+    if (earlier !== undefined && sameBytes(earlier, bytes, payload, timestampAt)) return true;
+    if (seen.size < MAX_DEVICE_INFO_PAYLOADS) {
+      seen.set(hash, bytes.slice(payload, end));
+      this.#last.rememberedIn = seen;
+      this.#last.rememberedHash = hash;
+    }
+    return false;
   }
 
   #record(

@@ -25,8 +25,20 @@ const FILE_ACTIVITY = typeValue('file', 'activity');
 const SPORT_TRANSITION = typeValue('sport', 'transition');
 const CYCLING_SPORTS = new Set([typeValue('sport', 'cycling'), typeValue('sport', 'eBiking')]);
 
+/** The messages besides `record` this reader reads (`first` and `segment.messages` below); the decoder skips the rest. */
+const READ_MESSAGES: ReadonlySet<string> = new Set([
+  'fileId',
+  'hr',
+  'session',
+  'sport',
+  'lap',
+  'deviceInfo',
+  'course',
+  'timestampCorrelation',
+]);
+
 export function readFit(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
-  const { segments, warnings } = decodeFit(bytes, options);
+  const { segments, warnings } = decodeFit(bytes, { maxPoints: options.maxPoints, messages: READ_MESSAGES });
   const drafts: TrackDraft[] = [];
   let creator: string | null = null;
   for (const segment of segments) {
