@@ -115,7 +115,7 @@ const MISALIGNED = -2;
 const MAX_RESYNCS = 64;
 const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
 
-// 32-bit FNV-1a (definitionHash)
+// 32-bit FNV-1a (fnv1a)
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
@@ -126,16 +126,24 @@ interface CachedDefinition {
   definition: Definition;
 }
 
-/** 32-bit FNV-1a of a definition's bytes after its header and reserved byte, seeded by the developer-data bit. */
+/** 32-bit FNV-1a of `bytes[from, to)` but for the 4 bytes at `skipAt` (-1: none), from `seed`. */
+function fnv1a(bytes: Uint8Array, from: number, to: number, seed = FNV_OFFSET_BASIS, skipAt = -1): number {
+  let hash = seed;
+  for (let i = from; i < to; i++) {
+    if (i === skipAt) i += 4;
+    if (i < to) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  }
+  return hash;
+}
+
+/** The hash of a definition's bytes after its header and reserved byte, seeded by the developer-data bit. */
 export function definitionHash(
   bytes: Uint8Array,
   from: number,
   to: number,
   hasDeveloperFields: boolean,
 ): number {
-  let hash = hasDeveloperFields ? FNV_OFFSET_BASIS ^ 1 : FNV_OFFSET_BASIS;
-  for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
-  return hash;
+  return fnv1a(bytes, from, to, hasDeveloperFields ? FNV_OFFSET_BASIS ^ 1 : FNV_OFFSET_BASIS);
 }
 
 /** Whether `bytes` from `from` on equal `source`, but for the 4 bytes at `skipAt` (-1: none). */
@@ -690,11 +698,7 @@ class SegmentDecoder {
     const bytes = this.#bytes;
     const end = payload + definition.size;
     const timestampAt = definition.timestampOffset < 0 ? -1 : payload + definition.timestampOffset;
-    let hash = FNV_OFFSET_BASIS;
-    for (let i = payload; i < end; i++) {
-      if (i === timestampAt) i += 4;
-      if (i < end) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
-    }
+    const hash = fnv1a(bytes, payload, end, FNV_OFFSET_BASIS, timestampAt);
     let seen = this.#deviceInfoPayloads.get(definition);
     if (seen === undefined) this.#deviceInfoPayloads.set(definition, (seen = new Map<number, Uint8Array>()));
     const earlier = seen.get(hash);
