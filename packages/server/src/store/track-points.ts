@@ -55,62 +55,49 @@ const decoded = (n: number, { scale, base }: ColumnEncoding): number =>
       ? base + n
       : (base + n) / POWERS_OF_TEN[scale]!;
 
-const ONE_VALUE = new Float64Array(1);
-const ONE_STEP = new Float64Array(1);
-
-/** Whether `value` is a whole number of steps at `scale`: stepColumn's rule, for one value. */
-function isWholeAt(value: number, scale: number): boolean {
-  ONE_VALUE[0] = value;
-  return stepColumn(ONE_VALUE, scale, ONE_STEP) < 0;
+/**
+ * The whole number of steps at `scale` that reads back as exactly `value`, or NaN when there is none.
+ * -0 has none (base + offset would read back as +0).
+ */
+function stepOf(value: number, scale: number): number {
+  if (value === 0 && 1 / value < 0) return NaN;
+  if (scale === 0) return Number.isSafeInteger(value) ? value : NaN;
+  const semicircles = scale === SEMICIRCLES;
+  const n = semicircles
+    ? Math.round(value / DEGREES_PER_SEMICIRCLE)
+    : Math.round(value * POWERS_OF_TEN[scale]!);
+  const back = semicircles ? n * DEGREES_PER_SEMICIRCLE : n / POWERS_OF_TEN[scale]!;
+  return back === value && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? n : NaN;
 }
 
-/** The smallest and largest steps of the last column `stepColumn` took whole. */
-const stepRange = { min: 0, max: 0 };
+/** The smallest and largest steps of a column. */
+interface StepRange {
+  min: number;
+  max: number;
+}
 
 /**
  * Puts the steps at `scale` of the column's values into `scratch` (NaN where the column has none) and
- * their range into `stepRange`; -1 when every value is a whole number of steps that reads back as the
- * value itself (-0 does not: base + offset would be +0), else the index of the first value that is
- * not. One loop per kind of scale, so that each stays simple for the compiler: packing runs for every
- * upload (issue 5).
+ * their range into `range`; -1 when every value is a whole number of steps (`stepOf`), else the index
+ * of the first value that is not.
  */
-function stepColumn(column: Float64Array, scale: number, scratch: Float64Array): number {
+function stepColumn(column: Float64Array, scale: number, scratch: Float64Array, range: StepRange): number {
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
-  const length = column.length;
-  if (scale === 0) {
-    for (let i = 0; i < length; i++) {
-      const value = column[i]!;
-      if (value !== value) {
-        scratch[i] = NaN;
-        continue;
-      }
-      if (!Number.isSafeInteger(value) || (value === 0 && 1 / value < 0)) return i;
-      scratch[i] = value;
-      if (value < min) min = value;
-      if (value > max) max = value;
+  for (let i = 0; i < column.length; i++) {
+    const value = column[i]!;
+    if (value !== value) {
+      scratch[i] = NaN;
+      continue;
     }
-  } else {
-    const semicircles = scale === SEMICIRCLES;
-    const power = semicircles ? 1 : POWERS_OF_TEN[scale]!;
-    for (let i = 0; i < length; i++) {
-      const value = column[i]!;
-      if (value !== value) {
-        scratch[i] = NaN;
-        continue;
-      }
-      const n = semicircles ? Math.round(value / DEGREES_PER_SEMICIRCLE) : Math.round(value * power);
-      const back = semicircles ? n * DEGREES_PER_SEMICIRCLE : n / power;
-      if (back !== value || !(Math.abs(n) <= Number.MAX_SAFE_INTEGER) || (value === 0 && 1 / value < 0)) {
-        return i;
-      }
-      scratch[i] = n;
-      if (n < min) min = n;
-      if (n > max) max = n;
-    }
+    const n = stepOf(value, scale);
+    if (n !== n) return i;
+    scratch[i] = n;
+    if (n < min) min = n;
+    if (n > max) max = n;
   }
-  stepRange.min = min;
-  stepRange.max = max;
+  range.min = min;
+  range.max = max;
   return -1;
 }
 
@@ -125,30 +112,30 @@ function encodeColumn(column: Float64Array, scratch: Float64Array): ColumnEncodi
   let first = 0;
   while (Number.isNaN(column[first]!)) first++;
   let scale = scaleOf(column[first]!, 0);
+  const range: StepRange = { min: 0, max: 0 };
   while (scale >= 0) {
-    const failed = stepColumn(column, scale, scratch);
+    const failed = stepColumn(column, scale, scratch, range);
     if (failed < 0) break;
     // A value that needs more decimal places than those before it (which then have them too).
     // Scales only grow, so this ends.
     scale = scaleOf(column[failed]!, scale);
   }
   if (scale < 0) return FLOAT64;
-  const { min, max } = stepRange;
-  const range = max - min;
-  const width = range <= 0xff ? 1 : range <= 0xffff ? 2 : range <= 0xffffffff ? 4 : 8;
+  const spread = range.max - range.min;
+  const width = spread <= 0xff ? 1 : spread <= 0xffff ? 2 : spread <= 0xffffffff ? 4 : 8;
   if (width === 8) return FLOAT64;
   column.set(scratch);
-  return { width, scale, base: min };
+  return { width, scale, base: range.min };
 }
 
 /** The least decimal places from `from` at which `value` is whole, else semicircles, else -1. */
 function scaleOf(value: number, from: number): number {
   if (from !== SEMICIRCLES) {
     for (let scale = from; scale <= MAX_DECIMALS; scale++) {
-      if (isWholeAt(value, scale)) return scale;
+      if (!Number.isNaN(stepOf(value, scale))) return scale;
     }
   }
-  return isWholeAt(value, SEMICIRCLES) ? SEMICIRCLES : -1;
+  return Number.isNaN(stepOf(value, SEMICIRCLES)) ? -1 : SEMICIRCLES;
 }
 
 export function packTrackPoints(points: readonly TrackPoint[]): Uint8Array<ArrayBuffer> {
