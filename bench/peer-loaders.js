@@ -98,11 +98,13 @@ function pointColumns(points, keys) {
 
 const pointMakers = new Map();
 
-/** A loop making the points of rows [from, to) with exactly `present` keys, one literal each. */
-/** The loop making points of one key set; one per set of column types too, so each loop sees one type. */
+/**
+ * The loop making the points of rows [from, to) with exactly `present` keys, one literal each; one per
+ * set of column types too, so that each loop sees one type.
+ */
 function pointMaker(present, keys, integral) {
-  const mask = `${present.join('')} ${present.map((key) => (integral[keys.indexOf(key)] ? 'i' : 'f')).join('')}`;
-  if (!pointMakers.has(mask)) {
+  const cacheKey = `${present.join('')} ${present.map((key) => (integral[keys.indexOf(key)] ? 'i' : 'f')).join('')}`;
+  if (!pointMakers.has(cacheKey)) {
     const fields = present.map((key) => `${key}: columns[${keys.indexOf(key)}][i]`).join(', ');
     // Generated from the fixed key names only, never from the file.
     const loop = new Function(
@@ -112,9 +114,9 @@ function pointMaker(present, keys, integral) {
       'to',
       `for (let i = from; i < to; i++) points[i] = { ${fields} };`,
     );
-    pointMakers.set(mask, loop);
+    pointMakers.set(cacheKey, loop);
   }
-  return pointMakers.get(mask);
+  return pointMakers.get(cacheKey);
 }
 
 function makePoints({ length, columns, runs }) {
