@@ -35,5 +35,6 @@ function inspectTrack(track: Track): InspectedTrack {
     sensors: track.sensors,
     laps: track.laps,
     summary: track.summary,
+    warnings: track.warnings,
   };
 }

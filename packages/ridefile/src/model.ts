@@ -65,6 +65,12 @@ export interface Track {
   laps: Lap[];
   sensors: TrackSensors;
   summary: Summary;
+  /**
+   * What was wrong with the file where this track was read (issue 16): a cut-off end (only the last
+   * track of a file, where the cut is), a bad CRC, skipped or realigned data. Empty for a sound file.
+   * A track with any of these never takes the file's own totals for its summary.
+   */
+  warnings: Warning[];
 }
 
 export interface Lap {

@@ -98,6 +98,25 @@ describe('parseRideFile: damaged input keeps what it can', () => {
     expect(cut.warnings.map((warning) => warning.code)).toContain(RideFileWarningCode.TRUNCATED);
   });
 
+  it('gives a cut-off end to the last track only, and damage in the middle to every track', () => {
+    const text = new TextDecoder().decode(readFixture('gpx', 'tracks-and-routes.gpx'));
+    const whole = parseRideFile(new TextEncoder().encode(text));
+    expect(whole.tracks.length).toBeGreaterThan(1);
+    for (const track of whole.tracks) expect(track.warnings).toEqual([]);
+
+    const lastPoint = text.lastIndexOf('<trkpt');
+    const cut = parseRideFile(new TextEncoder().encode(text.slice(0, lastPoint + 20)));
+    const truncatedTracks = cut.tracks.map((track) =>
+      track.warnings.some((warning) => warning.code === RideFileWarningCode.TRUNCATED),
+    );
+    expect(truncatedTracks.at(-1)).toBe(true);
+    expect(truncatedTracks.slice(0, -1).every((truncated) => !truncated)).toBe(true);
+
+    const badCrc = parseRideFile(readFixture('fit', 'bad-crc.fit'));
+    expect(badCrc.warnings.map((warning) => warning.code)).toContain(RideFileWarningCode.BAD_CRC);
+    for (const track of badCrc.tracks) expect(track.warnings).toEqual(badCrc.warnings);
+  });
+
   it('calls corrupt gzip malformed', () => {
     const gzipped = new Uint8Array(gzipSync(sampleRide));
     gzipped.fill(0xaa, 10, 40);

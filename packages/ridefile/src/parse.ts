@@ -29,6 +29,24 @@ const DAMAGE_WARNINGS: ReadonlySet<string> = new Set([
   RideFileWarningCode.SKIPPED_DATA,
 ]);
 
+/** Warnings about the end of the input: the cut is in the last track, the tracks before it are whole. */
+const END_WARNINGS: ReadonlySet<string> = new Set([
+  RideFileWarningCode.TRUNCATED,
+  RideFileWarningCode.MALFORMED_XML,
+]);
+
+/**
+ * The file's warnings that concern one of its tracks (`Track.warnings`): damage in the middle (a bad
+ * CRC, skipped data, device-relative times) may lie in any track and goes with each; a cut-off end only
+ * with the last track; bytes after the data concern no track.
+ */
+function trackWarnings(warnings: readonly Warning[], isLast: boolean): Warning[] {
+  return warnings.filter(
+    (warning) =>
+      warning.code !== RideFileWarningCode.TRAILING_DATA && (isLast || !END_WARNINGS.has(warning.code)),
+  );
+}
+
 const READERS: Record<RideFileFormat, (bytes: Uint8Array, options: ReaderOptions) => ReaderResult> = {
   fit: readFit,
   gpx: readGpx,
@@ -93,7 +111,10 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
 
   const result = READERS[format](data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
   warnings.push(...result.warnings);
-  const tracks = result.drafts.filter((draft) => draft.columns.length > 0).map(finishTrack);
+  const drafts = result.drafts.filter((draft) => draft.columns.length > 0);
+  const tracks = drafts.map((draft, index) =>
+    finishTrack(draft, trackWarnings(warnings, index === drafts.length - 1)),
+  );
   if (tracks.length === 0) {
     // Nothing readable because the file is damaged is MALFORMED; a sound file without points is NO_TRACKS.
     const damaged = warnings.some((warning) => DAMAGE_WARNINGS.has(warning.code));

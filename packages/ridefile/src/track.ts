@@ -1,10 +1,13 @@
 import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
-import { TRACK_POINT_KEYS, type Track, type TrackPoint } from './model.js';
+import { TRACK_POINT_KEYS, type Track, type TrackPoint, type Warning } from './model.js';
 import { summarize } from './summary.js';
 
-/** Turns a reader's draft into the public `Track`: summary from the columns, then the points. */
-export function finishTrack(draft: TrackDraft): Track {
+/**
+ * Turns a reader's draft into the public `Track`: summary from the columns, then the points.
+ * `warnings`: what was wrong with the file where this track was read (see `Track.warnings`).
+ */
+export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track {
   const { columns } = draft;
   // The summary first: its working arrays (as long as the columns) can be collected before the points
   // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
@@ -21,6 +24,7 @@ export function finishTrack(draft: TrackDraft): Track {
     laps: draft.laps,
     sensors: draft.sensors,
     summary,
+    warnings,
   };
 }
 

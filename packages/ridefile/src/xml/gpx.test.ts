@@ -15,7 +15,7 @@ function readGpxFixture(name: string): ReaderResult {
 }
 
 function finish(result: ReaderResult): Track[] {
-  return result.drafts.map(finishTrack);
+  return result.drafts.map((draft) => finishTrack(draft));
 }
 
 function utcSeconds(iso: string): number {
