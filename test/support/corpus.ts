@@ -53,3 +53,17 @@ export function fixturePath(...parts: string[]): string {
 export function readFixture(...parts: string[]): Uint8Array {
   return new Uint8Array(readFileSync(fixturePath(...parts)));
 }
+
+/**
+ * Corpus files that no device recorded: SOURCES.md marks them SYNTHETIC (made by a library's generator
+ * for speed tests). Checks against what devices computed leave them out.
+ */
+export function syntheticCorpusFiles(): ReadonlySet<string> {
+  if (!corpusAvailable) return new Set();
+  const sources = readFileSync(join(CORPUS_DIR, 'SOURCES.md'), 'utf8');
+  const names = sources
+    .split('\n')
+    .filter((line) => line.startsWith('| `') && line.includes('SYNTHETIC'))
+    .map((line) => line.slice(3, line.indexOf('`', 3)));
+  return new Set(names);
+}

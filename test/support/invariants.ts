@@ -1,8 +1,16 @@
+import type { Stat, Summary, Warning } from '../../packages/ridefile/src/model.js';
 import { TRACK_POINT_KEYS, type Track } from '../../packages/ridefile/src/model.js';
 
-/** What must hold for every point of every track, whatever the file (design.md, `TrackPoint`). */
+/**
+ * What must hold for every point and the summary of every track, whatever the file (design.md,
+ * `TrackPoint`; issue 16, the summary's invariants).
+ */
 export function invariantViolations(track: Track): string[] {
   const problems: string[] = [];
+  if (track.summary.pointCount !== track.points.length) {
+    problems.push(`summary.pointCount ${track.summary.pointCount} but ${track.points.length} points`);
+  }
+  problems.push(...summaryViolations(track.summary, track.warnings));
   let lastDistance = -Infinity;
   track.points.forEach((point, index) => {
     const say = (problem: string): void => {
@@ -27,5 +35,89 @@ export function invariantViolations(track: Track): string[] {
       lastDistance = point.d;
     }
   });
+  return problems;
+}
+
+/** Warnings after which the file's own totals never describe the points (issue 16). */
+const INCOMPLETE = new Set(['RIDEFILE_TRUNCATED', 'RIDEFILE_MALFORMED_XML', 'RIDEFILE_SKIPPED_DATA']);
+
+/**
+ * The summary's invariants (issue 16): min ≤ avg ≤ max for every channel; moving ≤ elapsed and
+ * timer ≤ elapsed, all whole seconds; distance ÷ moving time is the average speed and never above the
+ * maximum; the file's own totals only for a file read whole; every value finite where present.
+ */
+export function summaryViolations(summary: Summary, warnings: readonly Warning[] = []): string[] {
+  const problems: string[] = [];
+  const say = (problem: string): void => {
+    problems.push(problem);
+  };
+  const stats: Array<[string, Stat | null]> = [
+    ['speed', summary.speedMetersPerSecond],
+    ['heart rate', summary.heartRateBpm],
+    ['cadence', summary.cadenceRpm],
+    ['power', summary.powerWatts],
+    ['temperature', summary.temperatureCelsius],
+  ];
+  for (const [name, stat] of stats) {
+    if (stat === null) continue;
+    if (![stat.min, stat.avg, stat.max].every(Number.isFinite))
+      say(`${name} is not finite: ${JSON.stringify(stat)}`);
+    if (!(stat.min <= stat.avg && stat.avg <= stat.max))
+      say(`${name}: not min ≤ avg ≤ max: ${JSON.stringify(stat)}`);
+  }
+  const normalized = summary.powerWatts?.normalized ?? null;
+  if (normalized !== null && summary.powerWatts !== null) {
+    if (!(normalized >= summary.powerWatts.min && normalized <= summary.powerWatts.max)) {
+      say(`normalized power ${normalized} outside ${summary.powerWatts.min}..${summary.powerWatts.max}`);
+    }
+  }
+
+  const { elapsedSeconds: elapsed, timerSeconds: timer, movingSeconds: moving } = summary;
+  for (const [name, value] of [
+    ['elapsed', elapsed],
+    ['timer', timer],
+    ['moving', moving],
+  ] as const) {
+    if (value !== null && !(Number.isInteger(value) && value >= 0))
+      say(`${name} time ${value} is not whole seconds ≥ 0`);
+  }
+  if (moving !== null && (elapsed === null || moving > elapsed))
+    say(`moving ${moving} s beyond elapsed ${elapsed} s`);
+  if (timer !== null && (elapsed === null || timer > elapsed))
+    say(`timer ${timer} s beyond elapsed ${elapsed} s`);
+  if ((timer === null) !== (summary.timerSource === null)) say('timer and its source disagree');
+
+  const distance = summary.distanceMeters;
+  if (distance !== null && !(Number.isFinite(distance) && distance >= 0)) say(`distance ${distance}`);
+  const speed = summary.speedMetersPerSecond;
+  if ((speed === null) !== (summary.speedSource === null)) say('speed and its source disagree');
+  if (speed !== null) {
+    if (distance === null || moving === null || !(moving > 0)) {
+      say(`a speed without distance and moving time: ${distance} m, ${moving} s`);
+    } else {
+      const average = distance / moving;
+      if (Math.abs(speed.avg - average) > 1e-9 * average)
+        say(`average speed ${speed.avg} is not distance ÷ moving ${average}`);
+      if (average > speed.max) say(`distance ÷ moving ${average} above the maximum speed ${speed.max}`);
+    }
+  }
+  if (!(summary.speedSpikesIgnored >= 0)) say('speedSpikesIgnored below zero');
+  for (const value of [summary.elevationGainMeters, summary.elevationLossMeters]) {
+    if (value !== null && !(value >= 0)) say(`elevation ${value} below zero`);
+  }
+
+  const incomplete = warnings.some((warning) => INCOMPLETE.has(warning.code));
+  if (incomplete) {
+    for (const [name, source] of [
+      ['distance', summary.distanceSource],
+      ['timer', summary.timerSource],
+      ['elevation', summary.elevationSource],
+    ] as const) {
+      if (source === 'file') say(`${name} from the file's totals although the file was not read whole`);
+    }
+  }
+  if (summary.distanceSource === 'file' && summary.recorded?.distanceMeters !== distance) {
+    say("distance from the file but not the file's");
+  }
   return problems;
 }

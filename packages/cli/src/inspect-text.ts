@@ -47,10 +47,15 @@ function trackText(track: InspectedTrack, number: number, count: number): string
   const distance = orNone(summary.distanceMeters, kilometres);
   const source = summary.distanceSource === null ? '' : ` (from ${summary.distanceSource})`;
   text += line('distance', `${distance}${summary.distanceMeters === null ? '' : source}`, indent);
-  text += line('elapsed', orNone(summary.elapsedSeconds, hoursMinutesSeconds), indent);
+  const jumps = summary.clockJumps.length;
+  const jumped =
+    jumps === 0 ? '' : ` (leaving out ${jumps === 1 ? 'a jump' : `${jumps} jumps`} of the device clock)`;
+  text += line('elapsed', `${orNone(summary.elapsedSeconds, hoursMinutesSeconds)}${jumped}`, indent);
+  const timerSource = summary.timerSource === null ? '' : ` (${TIMER_SOURCES[summary.timerSource]})`;
+  text += line('timer', `${orNone(summary.timerSeconds, hoursMinutesSeconds)}${timerSource}`, indent);
   text += line('moving', orNone(summary.movingSeconds, hoursMinutesSeconds), indent);
   text += line('elevation', elevation(track), indent);
-  text += line('speed', stat(summary.speedMetersPerSecond, 'km/h', kilometresPerHour), indent);
+  text += line('speed', speed(track), indent);
   text += line('heart rate', stat(summary.heartRateBpm, 'bpm'), indent);
   text += line('cadence', stat(summary.cadenceRpm, 'rpm'), indent);
   const power = summary.powerWatts;
@@ -67,6 +72,24 @@ function trackText(track: InspectedTrack, number: number, count: number): string
   text += line('laps', String(track.laps.length), indent);
   text += line('bounds', bounds(track), indent);
   return text;
+}
+
+/** Where the timer time comes from, in words (Summary.timerSource). */
+const TIMER_SOURCES = {
+  file: "the file's own total",
+  pauses: 'less the pauses the file marks',
+  points: 'the file marks no pause',
+} as const;
+
+function speed(track: InspectedTrack): string {
+  const { speedMetersPerSecond, speedSource, speedSpikesIgnored } = track.summary;
+  const range = stat(speedMetersPerSecond, 'km/h', kilometresPerHour);
+  if (speedSource === null) return range;
+  const spikes =
+    speedSpikesIgnored === 0
+      ? ''
+      : `, ${speedSpikesIgnored} GPS spike${speedSpikesIgnored === 1 ? '' : 's'} left out`;
+  return `${range} (range from ${speedSource === 'points' ? 'the recorded speed' : `the ${speedSource}`}${spikes})`;
 }
 
 function elevation(track: InspectedTrack): string {

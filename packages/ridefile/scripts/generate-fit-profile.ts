@@ -21,6 +21,7 @@ export const MESSAGE_NAMES = [
   'hr',
   'lap',
   'session',
+  'length',
   'activity',
   'sport',
   'developerDataId',
@@ -42,6 +43,7 @@ export const TYPE_NAMES = [
   'localDeviceType',
   'event',
   'eventType',
+  'lengthType',
 ] as const;
 
 interface SdkSubField {

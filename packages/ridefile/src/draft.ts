@@ -1,5 +1,5 @@
 import type { PointColumns } from './columns.js';
-import type { Lap, RecordedTotals, TrackKind, TrackSensors, Warning } from './model.js';
+import type { Lap, RecordedTotals, TimeSpan, TrackKind, TrackSensors, Warning } from './model.js';
 
 /**
  * What a format reader produces for one track before the shared finishing step (track.ts) turns it
@@ -18,6 +18,35 @@ export interface TrackDraft {
   recorded: RecordedTotals | null;
   calories: number | null;
   device: string | null;
+  /**
+   * Spans in which the device's timer stood still, in time order (FIT timer stop → start, the breaks
+   * between GPX/KML segments and TCX tracks); absent when the file marks none (issue 16, timer time).
+   * No distance is counted across them along the positions: devices count none while their timer
+   * stands, and GPX says segments are not connected (gpxpy, which FitTrackee uses, counts none either).
+   */
+  pauses?: TimeSpan[];
+  /** A pool swim's active lengths (FIT `length` messages), summed, s; absent without lengths. */
+  activeLengthsSeconds?: number;
+}
+
+/**
+ * The pauses between the segments of a track that starts new segments at rows `segmentStarts` (GPX
+ * `trkseg`, KML `gx:Track`, TCX `Track`): from the last time before each start to the first time from it.
+ */
+export function pausesBetweenSegments(columns: PointColumns, segmentStarts: readonly number[]): TimeSpan[] {
+  const pauses: TimeSpan[] = [];
+  const { t } = columns;
+  for (const start of segmentStarts) {
+    let before = start - 1;
+    while (before >= 0 && Number.isNaN(t[before]!)) before--;
+    let after = start;
+    while (after < columns.length && Number.isNaN(t[after]!)) after++;
+    if (before < 0 || after >= columns.length) continue;
+    const from = Math.floor(t[before]!);
+    const to = Math.floor(t[after]!);
+    if (to > from) pauses.push([from, to]);
+  }
+  return pauses;
 }
 
 export interface ReaderOptions {

@@ -29,6 +29,8 @@ export const RideFileWarningCode = {
   RELATIVE_TIME: 'RIDEFILE_RELATIVE_TIME',
   SKIPPED_DATA: 'RIDEFILE_SKIPPED_DATA',
   TRAILING_DATA: 'RIDEFILE_TRAILING_DATA',
+  /** the device clock jumped mid-track; the jump is left out of the times (Summary.clockJumps) */
+  CLOCK_JUMP: 'RIDEFILE_CLOCK_JUMP',
 } as const;
 
 export type RideFileWarningCode = (typeof RideFileWarningCode)[keyof typeof RideFileWarningCode];

@@ -115,6 +115,7 @@ export interface TrackSensors {
 
 export interface Stat {
   min: number;
+  /** over time: each value counts for the seconds it holds until the next one (at most 30 s, pauses left out) */
   avg: number;
   max: number;
 }
@@ -143,24 +144,63 @@ export interface RecordedTotals {
   timerSeconds: number | null;
 }
 
+/** A span of time, [from, to] in Unix seconds. */
+export type TimeSpan = readonly [from: number, to: number];
+
+/** A device clock that jumped between two records (set mid-ride, or a glitch of a few records). */
+export interface ClockJump {
+  /** Unix seconds of the first record after the jump */
+  at: number;
+  /** how far the clock jumped, s; negative when it went back */
+  seconds: number;
+}
+
+/**
+ * A track's summary (issue 16: README "How the numbers are made" documents every rule). Whatever the
+ * file, min ≤ avg ≤ max for every channel, moving ≤ elapsed, timer ≤ elapsed, and distance ÷ moving time
+ * ≤ maximum speed; every total describes the points the track holds. Times are whole seconds.
+ */
 export interface Summary {
   /** the number of points of the track */
   pointCount: number;
-  /**
-   * the total the file states (FIT session, TCX laps) when it has one; else the distance recorded
-   * with the points; else the geodesic length of the positions
-   */
   distanceMeters: number | null;
+  /**
+   * `file`: the file's own total (FIT session, TCX laps), used only when it describes the points read;
+   * `points`: the distance the device recorded with the points; `positions`: along the positions
+   */
   distanceSource: 'file' | 'points' | 'positions' | null;
+  /** from the first to the last timed point, leaving out clock jumps (`clockJumps`) */
   elapsedSeconds: number | null;
+  /**
+   * The device's timer, which stands still while it is stopped or auto-paused: from the file's own
+   * total (`file`, only when it describes the points), else the elapsed time less the pauses the file
+   * marks (`pauses`: FIT timer stop and start events, GPX and KML segments, TCX tracks), else the
+   * elapsed time (`points`: the file marks no pause).
+   */
+  timerSeconds: number | null;
+  timerSource: 'file' | 'pauses' | 'points' | null;
+  /** the time the rider moved faster than the sport's stop speed, from the points (or pool lengths) */
   movingSeconds: number | null;
-  /** the file's own total ascent when it states one (FIT session), else computed from the points */
+  /** the file's own total ascent when it describes the points (FIT session), else computed from the points */
   elevationGainMeters: number | null;
   elevationLossMeters: number | null;
   elevationSource: 'file' | 'points' | null;
+  /** the average is distance ÷ moving time; minimum and maximum as `speedSource` says */
   speedMetersPerSecond: Stat | null;
+  /**
+   * `points`: the speed the device recorded with the points; `distance`: derived from the recorded
+   * distance; `positions`: derived from the positions, leaving out isolated GPS spikes
+   */
+  speedSource: 'points' | 'distance' | 'positions' | null;
+  /** isolated GPS positions left out of the distance and the speeds: a jump no rider makes, and back */
+  speedSpikesIgnored: number;
+  /** jumps of the device clock, left out of the elapsed, timer and moving times */
+  clockJumps: ClockJump[];
+  /** zeros (no reading) left out */
   heartRateBpm: Stat | null;
+  /** the average leaves zeros (coasting) out, as Strava shows it; minimum and maximum keep them */
   cadenceRpm: Stat | null;
+  /** zeros kept; normalized power from 30-second rolling means of one value a second */
   powerWatts: (Stat & { normalized: number | null }) | null;
   temperatureCelsius: Stat | null;
   calories: number | null;

@@ -5,17 +5,16 @@ import {
   corpusFiles,
   readCorpus,
 } from '../../../test/support/corpus.js';
-import { PointColumns, SLOT_P } from './columns.js';
+import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from './columns.js';
 import { readFit } from './fit/read.js';
+import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals } from './model.js';
-import {
-  cumulativeDistance,
-  elevationGainLoss,
-  normalizedPower,
-  summarize,
-  terrain,
-  trackType,
-} from './summary.js';
+import { trackFromPoints } from './from-points.js';
+import { summarize, type SummaryContext } from './summary.js';
+import { normalizedPower } from './summary/channels.js';
+import { cumulativeDistance } from './summary/distance.js';
+import { elevationGainLoss } from './summary/elevation.js';
+import { terrain, trackType } from './summary/shape.js';
 
 const noContext = { recorded: null, calories: null, device: null };
 
@@ -123,13 +122,35 @@ describe('summary choices', () => {
     timerSeconds: null,
   });
 
-  it('prefers the totals the file states', () => {
+  it('prefers the totals the file states when they describe the points', () => {
     const columns = line(100, 10, (i) => 400 + i);
-    const summary = summarize(columns, { ...noContext, recorded: recorded(1234, 77) });
-    expect(summary.distanceMeters).toBe(1234);
+    const summary = summarize(columns, { ...noContext, recorded: recorded(1000, 77) });
+    expect(summary.distanceMeters).toBe(1000);
     expect(summary.distanceSource).toBe('file');
     expect(summary.elevationGainMeters).toBe(77);
     expect(summary.elevationSource).toBe('file');
+  });
+
+  it('never takes totals of a file cut off, or of more time than the points hold (issue 16)', () => {
+    const columns = line(100, 10, (i) => 400 + i);
+    const truncated = [{ code: RideFileWarningCode.TRUNCATED, message: 'cut off' }];
+    const cut = summarize(columns, { ...noContext, recorded: recorded(1000, 77) }, truncated);
+    expect(cut.distanceSource).toBe('positions');
+    expect(cut.elevationSource).toBe('points');
+    // An Ironman's laps (18,930 s of timer) beside 99 s of points.
+    const laps = { ...recorded(180_220, null), timerSeconds: 18_930 };
+    const kona = summarize(columns, { ...noContext, recorded: laps });
+    expect(kona.distanceSource).toBe('positions');
+    expect(kona.timerSource).toBe('points');
+    expect(kona.timerSeconds).toBe(99);
+  });
+
+  it('leaves a file total out that needs more speed than the points ever show (issue 16)', () => {
+    // 990 m along the points at 10 m/s; a stated 31.2 km would need 315 m/s.
+    const columns = line(100, 10, () => 400);
+    const summary = summarize(columns, { ...noContext, recorded: recorded(31_200, null) });
+    expect(summary.distanceSource).toBe('positions');
+    expect(summary.speedMetersPerSecond!.avg).toBeLessThanOrEqual(summary.speedMetersPerSecond!.max);
   });
 
   it('believes a stated zero only when the points agree', () => {
@@ -153,10 +174,14 @@ describe('summary choices', () => {
     const summary = summarize(columns, noContext);
     expect(summary.pointCount).toBe(101);
     expect(summary.elapsedSeconds).toBe(160);
-    expect(summary.movingSeconds).toBe(99);
+    expect(summary.timerSeconds).toBe(160);
+    expect(summary.timerSource).toBe('points');
+    // 99 s at 5 m/s, and 5 m covered during the stop: 500 m take at least 100 s at the top speed of 5 m/s.
+    expect(summary.movingSeconds).toBe(100);
     expect(summary.distanceMeters).toBeCloseTo(500, 0);
-    expect(summary.speedMetersPerSecond!.avg).toBeCloseTo(500 / 99, 1);
-    expect(summary.speedMetersPerSecond!.max).toBeCloseTo(5, 1);
+    expect(summary.speedMetersPerSecond!.avg).toBeCloseTo(5, 4);
+    expect(summary.speedMetersPerSecond!.max).toBeCloseTo(5, 4);
+    expect(summary.speedSource).toBe('positions');
     expect(summary.firstPosition).toEqual({ lat: 47, lng: 8 });
     expect(summary.bounds!.neLat).toBeCloseTo(47 + 500 / 111_195, 6);
     expect(summary.trackType).toBe('point_to_point');
@@ -274,14 +299,42 @@ describe.skipIf(!corpusAvailable)(
       expect((compared.length - misses.length) / compared.length).toBeGreaterThanOrEqual(0.9);
     });
 
-    it('gives the session totals as the summary distance and elevation gain', () => {
+    it('gives the session totals as the summary distance and elevation gain where they describe the points', () => {
       const withTotals = drafts.filter(({ draft }) => (draft.recorded?.ascentMeters ?? 0) > 0);
       expect(withTotals.length).toBeGreaterThanOrEqual(20);
-      for (const { draft } of withTotals) {
+      const computed: string[] = [];
+      for (const { file, draft } of withTotals) {
         const summary = summarize(draft.columns, draft);
-        expect(summary.elevationGainMeters).toBe(draft.recorded!.ascentMeters);
-        expect(summary.elevationSource).toBe('file');
+        if (summary.elevationSource === 'file') {
+          expect(summary.elevationGainMeters).toBe(draft.recorded!.ascentMeters);
+        } else {
+          computed.push(file);
+        }
       }
+      // Sessions of more time than the records hold: a Lezyne file with two rides (31,319 s of session,
+      // 14,518 s of records) and the synthetic file (30,877 s of session, 99,997 s of records).
+      expect(computed).toEqual([
+        'gpsbabel__lezyne_super_gps-garmin_fit-sample-bad-endian.fit',
+        'muktihari-fit__big_activity.fit',
+      ]);
+    });
+
+    it("has the timer time from the file's own pauses within 1 % or 1 s of total_timer_time (issue 16)", () => {
+      const misses = drafts
+        .filter(({ draft }) => draft.recorded?.timerSeconds != null && draft.columns.length > 0)
+        .filter(({ draft }) => {
+          const { timerSeconds } = summarize(draft.columns, { ...draft, recorded: null });
+          if (timerSeconds === null) return false; // device-relative times: no timer from the points
+          const stated = draft.recorded!.timerSeconds!;
+          return Math.abs(timerSeconds - stated) > Math.max(1, 0.01 * stated);
+        })
+        .map(({ file }) => file);
+      // Records end 20 s before the timer stopped (a generated swim), and a file holding two rides whose
+      // second was recorded under an earlier clock (its records jump back by 12 hours).
+      expect(misses).toEqual([
+        'gpsbabel__lezyne_super_gps-garmin_fit-sample-bad-endian.fit',
+        'muktihari-fit__chained_Activity_activity_poolswim.fit',
+      ]);
     });
 
     it('computes elevation gain from the points within 10 % of total_ascent on most files', () => {
@@ -308,3 +361,128 @@ describe.skipIf(!corpusAvailable)(
     });
   },
 );
+
+describe('the rules of issue 16', () => {
+  const context = (extra: Partial<SummaryContext> = {}): SummaryContext => ({ ...noContext, ...extra });
+
+  it('spreads sparse positions over the rows between them (a run with a position on every fourth record)', () => {
+    const columns = line(401, 3, () => 400); // 3 m/s
+    for (let i = 0; i < columns.length; i++) {
+      if (i % 4 !== 0) columns.x[i] = columns.y[i] = NaN;
+    }
+    const summary = summarize(columns, context({ sport: 'running' }));
+    expect(summary.movingSeconds).toBe(400);
+    expect(summary.speedMetersPerSecond!.avg).toBeCloseTo(3, 1);
+  });
+
+  it('moves a pool swim during its active lengths', () => {
+    const columns = columnsOf(
+      Array.from({ length: 100 }, (_, i) => [1_600_000_000 + i * 50, NaN, NaN, NaN] as const),
+    );
+    const summary = summarize(columns, context({ sport: 'swimming', activeLengthsSeconds: 1234.4 }));
+    expect(summary.movingSeconds).toBe(1234);
+  });
+
+  it('runs the timer except in the pauses the file marks, and moves in none of them', () => {
+    const columns = line(301, 5, () => 400);
+    const summary = summarize(columns, context({ pauses: [[1_600_000_100, 1_600_000_160]] }));
+    expect(summary.elapsedSeconds).toBe(300);
+    expect(summary.timerSeconds).toBe(240);
+    expect(summary.timerSource).toBe('pauses');
+    expect(summary.movingSeconds).toBeLessThanOrEqual(240);
+    // no distance is counted while the device was paused
+    expect(summary.distanceMeters).toBeCloseTo(1200, -1);
+  });
+
+  it('leaves a clock set 27 days forward out of the times, and says so', () => {
+    const columns = line(3600, 5, () => 400);
+    for (let i = 3; i < columns.length; i++) columns.t[i] = columns.t[i]! + 27 * 86_400;
+    const summary = summarize(columns, context());
+    expect(summary.elapsedSeconds).toBe(3598);
+    expect(summary.clockJumps).toEqual([{ at: 1_600_000_003 + 27 * 86_400, seconds: 27 * 86_400 + 1 }]);
+    const track = trackFromPoints(
+      Array.from({ length: 10 }, (_, i) => ({ t: 1_600_000_000 + i + (i >= 3 ? 27 * 86_400 : 0), h: 120 })),
+    );
+    expect(track.warnings.map((warning) => warning.message)).toEqual([
+      'the device clock jumped 27 days forward at 2020-10-10T12:26:43Z; the jump is left out of the elapsed, timer and moving times',
+    ]);
+  });
+
+  it('leaves a few records years off in the middle out of the times', () => {
+    const columns = line(1000, 5, () => 400);
+    for (let i = 500; i < 505; i++) columns.t[i] = columns.t[i]! + 20 * 365 * 86_400;
+    const summary = summarize(columns, context());
+    expect(summary.clockJumps.map((jump) => Math.sign(jump.seconds))).toEqual([1, -1]);
+    expect(summary.elapsedSeconds).toBeGreaterThanOrEqual(995);
+    expect(summary.elapsedSeconds).toBeLessThanOrEqual(999);
+  });
+
+  it('ignores an isolated GPS spike in distance and maximum speed, and says so', () => {
+    const columns = line(300, 8, () => 400);
+    columns.y[150] = columns.y[150]! + 400 / 111_195; // 400 m off the road for one second
+    const summary = summarize(columns, context({ sport: 'cycling' }));
+    expect(summary.speedSpikesIgnored).toBe(1);
+    expect(summary.distanceMeters).toBeCloseTo(299 * 8, -1);
+    expect(summary.speedMetersPerSecond!.max).toBeCloseTo(8, 0);
+  });
+
+  it('takes wheel-sensor speed as recorded, and leaves an isolated GPS speed glitch out', () => {
+    const gps = line(100, 6, () => 400);
+    for (let i = 0; i < gps.length; i++) gps.s[i] = i === 50 ? 60 : 6;
+    const glitch = summarize(gps, context());
+    expect(glitch.speedMetersPerSecond!.max).toBeCloseTo(6, 4);
+    expect(glitch.speedSpikesIgnored).toBe(1);
+    gps.wheel.fill(1, 0, gps.length);
+    expect(summarize(gps, context()).speedMetersPerSecond!.max).toBe(60);
+  });
+
+  it('leaves impossible channel values out of the summary (a power meter sending 21,733 W)', () => {
+    const columns = columnsOf(
+      Array.from(
+        { length: 100 },
+        (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, i === 10 ? 21_733 : 200] as const,
+      ),
+    );
+    expect(summarize(columns, context()).powerWatts).toMatchObject({ min: 200, avg: 200, max: 200 });
+  });
+
+  it('averages over time: a value recorded every 5 s counts five times one recorded every second', () => {
+    const columns = new PointColumns();
+    // 10 s at 100 bpm recorded every second, then 50 s at 160 bpm recorded every 5 s.
+    for (let second = 0; second <= 60; second += second < 10 ? 1 : 5) {
+      const i = columns.append();
+      columns.t[i] = 1_600_000_000 + second;
+      columns.set(SLOT_H, i, second < 10 ? 100 : 160);
+    }
+    // ... and the last value its own second, as a device adding the current value every second does.
+    expect(summarize(columns, context()).heartRateBpm!.avg).toBeCloseTo((10 * 100 + 50 * 160 + 160) / 61, 6);
+  });
+
+  it('leaves coasting zeros out of the average cadence but not out of its minimum', () => {
+    const columns = new PointColumns();
+    for (let i = 0; i < 10; i++) {
+      const row = columns.append();
+      columns.t[row] = 1_600_000_000 + i;
+      columns.set(SLOT_C, row, i < 5 ? 0 : 90);
+    }
+    expect(summarize(columns, context()).cadenceRpm).toEqual({ min: 0, avg: 90, max: 90 });
+  });
+
+  it('judges an indoor ride without distance by its pedalling', () => {
+    const columns = columnsOf(
+      Array.from({ length: 120 }, (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, i < 60 ? 180 : 0] as const),
+    );
+    for (let i = 0; i < columns.length; i++) columns.d[i] = 0;
+    const summary = summarize(columns, context({ sport: 'cycling' }));
+    expect(summary.movingSeconds).toBe(59);
+    expect(summary.speedMetersPerSecond).toBeNull();
+  });
+
+  it('uses the stop speed of the sport: a walk at 2 km/h moves, a ride at 2 km/h does not', () => {
+    const columns = line(200, 2 / 3.6, () => 400);
+    expect(summarize(columns, context({ sport: 'walking' })).movingSeconds).toBe(199);
+    // 110 m at 2 km/h still take their time: the moving time is what the distance needs at top speed.
+    const ride = summarize(columns, context({ sport: 'cycling' }));
+    expect(ride.movingSeconds).toBe(Math.ceil(ride.distanceMeters! / ride.speedMetersPerSecond!.max - 1e-6));
+  });
+});

@@ -1,6 +1,7 @@
 import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
-import { TRACK_POINT_KEYS, type Track, type TrackPoint, type Warning } from './model.js';
+import { RideFileWarningCode } from './errors.js';
+import { TRACK_POINT_KEYS, type ClockJump, type Track, type TrackPoint, type Warning } from './model.js';
 import { summarize } from './summary.js';
 
 /**
@@ -11,9 +12,10 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
   const { columns } = draft;
   // The summary first: its working arrays (as long as the columns) can be collected before the points
   // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
-  const summary = summarize(columns, draft);
+  const summary = summarize(columns, draft, warnings);
   const points = buildPoints(columns);
   summary.pointCount = points.length;
+  const clockWarning = clockJumpWarning(summary.clockJumps);
   return {
     kind: draft.kind,
     name: draft.name,
@@ -24,8 +26,41 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
     laps: draft.laps,
     sensors: draft.sensors,
     summary,
-    warnings,
+    warnings: clockWarning === null ? warnings : [...warnings, clockWarning],
   };
+}
+
+/** Says, once per track, that the device clock jumped and that the times leave the jump out. */
+function clockJumpWarning(jumps: readonly ClockJump[]): Warning | null {
+  const [first] = jumps;
+  if (first === undefined) return null;
+  const direction = first.seconds > 0 ? 'forward' : 'back';
+  const more = jumps.length > 1 ? ` (and ${jumps.length - 1} more time${jumps.length > 2 ? 's' : ''})` : '';
+  return {
+    code: RideFileWarningCode.CLOCK_JUMP,
+    message:
+      `the device clock jumped ${spanInWords(Math.abs(first.seconds))} ${direction} at ` +
+      `${new Date(first.at * 1000).toISOString().replace('.000Z', 'Z')}${more}; ` +
+      'the jump is left out of the elapsed, timer and moving times',
+  };
+}
+
+/** "27 days", "3 hours", "14 years": the largest unit, rounded. */
+function spanInWords(seconds: number): string {
+  const units: Array<[string, number]> = [
+    ['year', 365.25 * 86_400],
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+    ['second', 1],
+  ];
+  for (const [unit, size] of units) {
+    if (seconds >= size || unit === 'second') {
+      const count = Math.round(seconds / size);
+      return `${count} ${unit}${count === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} seconds`;
 }
 
 /**

@@ -33,6 +33,7 @@ describe('rideport inspect (text)', () => {
       '  channels      x 30, y 30, e 30, t 30, c 30, h 30, p 30, T 30',
       '  distance      1.02 km (from positions)',
       '  elapsed       0:02:25',
+      '  timer         0:02:25 (the file marks no pause)',
       '  moving        0:02:25',
       '  elevation     +14.5 m / -15.5 m (from points)',
       '  heart rate    min 124 / avg 141 / max 157 bpm',
@@ -44,8 +45,10 @@ describe('rideport inspect (text)', () => {
     ]) {
       expect(lines).toContain(expected);
     }
-    expect(run.stdout).toMatch(/^ {2}speed {9}min [\d.]+ \/ avg [\d.]+ \/ max [\d.]+ km\/h$/m);
-    expect(run.stdout).toMatch(/^ {2}power {9}min 109 \/ avg 195 \/ max 287 W, normalized \d+ W$/m);
+    expect(run.stdout).toMatch(
+      /^ {2}speed {9}min [\d.]+ \/ avg [\d.]+ \/ max [\d.]+ km\/h \(range from the positions\)$/m,
+    );
+    expect(run.stdout).toMatch(/^ {2}power {9}min 109 \/ avg 194 \/ max 287 W, normalized \d+ W$/m);
   });
 
   it('lists each warning with its code', async () => {

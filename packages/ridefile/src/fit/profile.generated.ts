@@ -4,9 +4,9 @@ import type { FitProfileMessage } from './profile-types.js';
 
 export const FIT_PROFILE_VERSION = '21.217';
 
-export type FitMessageName = 'fileId' | 'fileCreator' | 'deviceInfo' | 'event' | 'record' | 'hr' | 'lap' | 'session' | 'activity' | 'sport' | 'developerDataId' | 'fieldDescription' | 'timestampCorrelation' | 'course';
+export type FitMessageName = 'fileId' | 'fileCreator' | 'deviceInfo' | 'event' | 'record' | 'hr' | 'lap' | 'session' | 'length' | 'activity' | 'sport' | 'developerDataId' | 'fieldDescription' | 'timestampCorrelation' | 'course';
 
-export type FitTypeName = 'file' | 'sport' | 'subSport' | 'manufacturer' | 'garminProduct' | 'sourceType' | 'antplusDeviceType' | 'bleDeviceType' | 'localDeviceType' | 'event' | 'eventType';
+export type FitTypeName = 'file' | 'sport' | 'subSport' | 'manufacturer' | 'garminProduct' | 'sourceType' | 'antplusDeviceType' | 'bleDeviceType' | 'localDeviceType' | 'event' | 'eventType' | 'lengthType';
 
 export const FIT_MESSAGES: Readonly<Record<FitMessageName, FitProfileMessage>> = {
   fileId: {
@@ -492,6 +492,35 @@ export const FIT_MESSAGES: Readonly<Record<FitMessageName, FitProfileMessage>> =
       254: {"num":254,"name":"messageIndex","type":"messageIndex","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
     },
   },
+  length: {
+    num: 101,
+    name: 'length',
+    fields: {
+      0: {"num":0,"name":"event","type":"event","baseType":"enum","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      1: {"num":1,"name":"eventType","type":"eventType","baseType":"enum","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      2: {"num":2,"name":"startTime","type":"dateTime","baseType":"uint32","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      3: {"num":3,"name":"totalElapsedTime","type":"uint32","baseType":"uint32","array":false,"scale":1000,"offset":0,"units":"s","accumulated":false,"components":[],"subFields":[]},
+      4: {"num":4,"name":"totalTimerTime","type":"uint32","baseType":"uint32","array":false,"scale":1000,"offset":0,"units":"s","accumulated":false,"components":[],"subFields":[]},
+      5: {"num":5,"name":"totalStrokes","type":"uint16","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"strokes","accumulated":false,"components":[],"subFields":[]},
+      6: {"num":6,"name":"avgSpeed","type":"uint16","baseType":"uint16","array":false,"scale":1000,"offset":0,"units":"m/s","accumulated":false,"components":[],"subFields":[]},
+      7: {"num":7,"name":"swimStroke","type":"swimStroke","baseType":"enum","array":false,"scale":1,"offset":0,"units":"swim_stroke","accumulated":false,"components":[],"subFields":[]},
+      9: {"num":9,"name":"avgSwimmingCadence","type":"uint8","baseType":"uint8","array":false,"scale":1,"offset":0,"units":"strokes/min","accumulated":false,"components":[],"subFields":[]},
+      10: {"num":10,"name":"eventGroup","type":"uint8","baseType":"uint8","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      11: {"num":11,"name":"totalCalories","type":"uint16","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"kcal","accumulated":false,"components":[],"subFields":[]},
+      12: {"num":12,"name":"lengthType","type":"lengthType","baseType":"enum","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      18: {"num":18,"name":"playerScore","type":"uint16","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      19: {"num":19,"name":"opponentScore","type":"uint16","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      20: {"num":20,"name":"strokeCount","type":"uint16","baseType":"uint16","array":true,"scale":1,"offset":0,"units":"counts","accumulated":false,"components":[],"subFields":[]},
+      21: {"num":21,"name":"zoneCount","type":"uint16","baseType":"uint16","array":true,"scale":1,"offset":0,"units":"counts","accumulated":false,"components":[],"subFields":[]},
+      22: {"num":22,"name":"enhancedAvgRespirationRate","type":"uint16","baseType":"uint16","array":false,"scale":100,"offset":0,"units":"Breaths/min","accumulated":false,"components":[],"subFields":[]},
+      23: {"num":23,"name":"enhancedMaxRespirationRate","type":"uint16","baseType":"uint16","array":false,"scale":100,"offset":0,"units":"Breaths/min","accumulated":false,"components":[],"subFields":[]},
+      24: {"num":24,"name":"avgRespirationRate","type":"uint8","baseType":"uint8","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[{"fieldNum":22,"bits":8,"scale":1,"offset":0,"accumulate":false}],"subFields":[]},
+      25: {"num":25,"name":"maxRespirationRate","type":"uint8","baseType":"uint8","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[{"fieldNum":23,"bits":8,"scale":1,"offset":0,"accumulate":false}],"subFields":[]},
+      26: {"num":26,"name":"metabolicCalories","type":"uint16","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"kcal","accumulated":false,"components":[],"subFields":[]},
+      253: {"num":253,"name":"timestamp","type":"dateTime","baseType":"uint32","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+      254: {"num":254,"name":"messageIndex","type":"messageIndex","baseType":"uint16","array":false,"scale":1,"offset":0,"units":"","accumulated":false,"components":[],"subFields":[]},
+    },
+  },
   activity: {
     num: 34,
     name: 'activity',
@@ -583,4 +612,5 @@ export const FIT_TYPES: Readonly<Record<FitTypeName, Readonly<Record<number, str
   localDeviceType: {"0":"gps","1":"glonass","2":"gpsGlonass","3":"accelerometer","4":"barometer","5":"temperature","10":"whr","12":"sensorHub"},
   event: {"0":"timer","3":"workout","4":"workoutStep","5":"powerDown","6":"powerUp","7":"offCourse","8":"session","9":"lap","10":"coursePoint","11":"battery","12":"virtualPartnerPace","13":"hrHighAlert","14":"hrLowAlert","15":"speedHighAlert","16":"speedLowAlert","17":"cadHighAlert","18":"cadLowAlert","19":"powerHighAlert","20":"powerLowAlert","21":"recoveryHr","22":"batteryLow","23":"timeDurationAlert","24":"distanceDurationAlert","25":"calorieDurationAlert","26":"activity","27":"fitnessEquipment","28":"length","32":"userMarker","33":"sportPoint","36":"calibration","42":"frontGearChange","43":"rearGearChange","44":"riderPositionChange","45":"elevHighAlert","46":"elevLowAlert","47":"commTimeout","54":"autoActivityDetect","56":"diveAlert","57":"diveGasSwitched","71":"tankPressureReserve","72":"tankPressureCritical","73":"tankLost","75":"radarThreatAlert","76":"tankBatteryLow","81":"tankPodConnected","82":"tankPodDisconnected"},
   eventType: {"0":"start","1":"stop","2":"consecutiveDepreciated","3":"marker","4":"stopAll","5":"beginDepreciated","6":"endDepreciated","7":"endAllDepreciated","8":"stopDisable","9":"stopDisableAll"},
+  lengthType: {"0":"idle","1":"active"},
 };

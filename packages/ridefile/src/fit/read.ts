@@ -2,7 +2,7 @@ import type { PointColumns } from '../columns.js';
 import type { ReaderOptions, ReaderResult, TrackDraft } from '../draft.js';
 import { emptyLap } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
-import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
+import type { Lap, RecordedTotals, TimeSpan, TrackSensors, Warning } from '../model.js';
 import { decodeFit, type FitMessage, type FitSegment } from './decoder.js';
 import { mergeHeartRates } from './hr.js';
 import { deviceName, numberField, stringField } from './names.js';
@@ -23,12 +23,21 @@ import { wheelSensorVerdict } from './wheel.js';
 const FILE_COURSE = typeValue('file', 'course');
 const FILE_ACTIVITY = typeValue('file', 'activity');
 const SPORT_TRANSITION = typeValue('sport', 'transition');
+const EVENT_TIMER = typeValue('event', 'timer');
+const TIMER_START = typeValue('eventType', 'start');
+/** Every way a FIT timer stops: stop, stop_all (auto-pause writes these), stop_disable, stop_disable_all. */
+const TIMER_STOPS = new Set(
+  (['stop', 'stopAll', 'stopDisable', 'stopDisableAll'] as const).map((name) => typeValue('eventType', name)),
+);
+const LENGTH_ACTIVE = typeValue('lengthType', 'active');
 const CYCLING_SPORTS = new Set([typeValue('sport', 'cycling'), typeValue('sport', 'eBiking')]);
 
 /** The messages besides `record` this reader reads (`first` and `segment.messages` below); the decoder skips the rest. */
 const READ_MESSAGES: ReadonlySet<string> = new Set([
   'fileId',
   'hr',
+  'event',
+  'length',
   'session',
   'sport',
   'lap',
@@ -107,6 +116,39 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
     recorded: recordedTotals(sessions),
     calories: sum(sessions, 'totalCalories'),
     device: deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment)),
+    ...timing(segment, toUnix),
+  };
+}
+
+/**
+ * The pauses of the device's timer (issue 16, timer time): from each timer stop event (a stop, or the
+ * stop_all auto-pause writes) to the start that follows; and a pool swim's active lengths.
+ */
+function timing(
+  segment: FitSegment,
+  toUnix: (fitTime: number) => number,
+): { pauses?: TimeSpan[]; activeLengthsSeconds?: number } {
+  const pauses: TimeSpan[] = [];
+  let stoppedAt = NaN;
+  for (const event of segment.messages.get('event') ?? []) {
+    if (numberField(event, 'event') !== EVENT_TIMER) continue;
+    const time = Math.floor(toUnix(numberField(event, 'timestamp') ?? NaN));
+    if (Number.isNaN(time)) continue;
+    const type = numberField(event, 'eventType');
+    if (type !== undefined && TIMER_STOPS.has(type)) {
+      if (Number.isNaN(stoppedAt)) stoppedAt = time;
+    } else if (type === TIMER_START && !Number.isNaN(stoppedAt)) {
+      if (time > stoppedAt) pauses.push([stoppedAt, time]);
+      stoppedAt = NaN;
+    }
+  }
+  const active = (segment.messages.get('length') ?? []).filter(
+    (length) => numberField(length, 'lengthType') === LENGTH_ACTIVE,
+  );
+  const activeSeconds = sum(active, 'totalTimerTime') ?? sum(active, 'totalElapsedTime');
+  return {
+    ...(pauses.length === 0 ? {} : { pauses }),
+    ...(activeSeconds === null ? {} : { activeLengthsSeconds: activeSeconds }),
   };
 }
 

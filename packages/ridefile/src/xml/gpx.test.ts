@@ -141,6 +141,22 @@ describe('readGpx: tracks and routes', () => {
     ]);
   });
 
+  it('takes the breaks between segments as pauses of the timer (issue 16)', () => {
+    const point = (seconds: number, north: number): string =>
+      `<trkpt lat="${47 + north / 111_195}" lon="8"><time>${new Date((1_700_000_000 + seconds) * 1000).toISOString()}</time></trkpt>`;
+    const segment = (from: number, to: number): string =>
+      `<trkseg>${Array.from({ length: to - from + 1 }, (_, i) => point(from + i, (from + i) * 5)).join('')}</trkseg>`;
+    const gpx = `<gpx version="1.1" creator="t"><trk>${segment(0, 100)}${segment(400, 500)}</trk></gpx>`;
+    const [draft] = readGpx(new TextEncoder().encode(gpx), OPTIONS).drafts;
+    expect(draft!.pauses).toEqual([[1_700_000_100, 1_700_000_400]]);
+    const { summary } = finishTrack(draft!);
+    expect(summary.elapsedSeconds).toBe(500);
+    expect(summary.timerSeconds).toBe(200);
+    expect(summary.timerSource).toBe('pauses');
+    // the way from the end of one segment to the start of the next is not counted, as devices do
+    expect(summary.distanceMeters).toBeCloseTo(1000, -1);
+  });
+
   it('makes an rte a route even when its points have times', () => {
     expect(tracks[2]?.points[0]).toEqual({ x: 6, y: 45, e: 300, t: utcSeconds('2024-06-02T09:00:00Z') });
     expect(tracks[2]?.kind).toBe('route');

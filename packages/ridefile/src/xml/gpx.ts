@@ -1,5 +1,11 @@
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
-import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  noWheelSensor,
+  pausesBetweenSegments,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import type { Warning } from '../model.js';
 import {
   endRow,
@@ -25,6 +31,8 @@ interface OpenTrack {
   columns: PointColumns;
   name: string | null;
   sport: string | null;
+  /** the rows where a `trkseg` after the first begins: the recorder paused or lost its fix (GPX 1.1) */
+  segmentStarts: number[];
 }
 
 /**
@@ -62,8 +70,11 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
               columns: new PointColumns(options.maxPoints),
               name: null,
               sport: null,
+              segmentStarts: [],
             };
           }
+        } else if (name === 'trkseg' && depth === track.depth + 1) {
+          if (track.columns.length > 0) track.segmentStarts.push(track.columns.length);
         } else if (name === (track.isRoute ? 'rtept' : 'trkpt')) {
           const { columns } = track;
           row = columns.append();
@@ -167,5 +178,6 @@ function toDraft(track: OpenTrack): TrackDraft {
     recorded: null,
     calories: null,
     device: null,
+    pauses: pausesBetweenSegments(track.columns, track.segmentStarts),
   };
 }

@@ -136,6 +136,27 @@ describe('readKml: MultiTrack and LineString', () => {
   });
 });
 
+describe('readKml: pauses (issue 16)', () => {
+  it('takes the break between the Tracks of a MultiTrack as a pause of the timer', () => {
+    const track = (from: number, to: number): string =>
+      '<gx:Track>' +
+      Array.from(
+        { length: to - from + 1 },
+        (_, i) => `<when>${new Date((1_700_000_000 + from + i) * 1000).toISOString()}</when>`,
+      ).join('') +
+      Array.from(
+        { length: to - from + 1 },
+        (_, i) => `<gx:coord>8 ${47 + (from + i) / 10_000} 400</gx:coord>`,
+      ).join('') +
+      '</gx:Track>';
+    const kml =
+      '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Placemark>' +
+      `<gx:MultiTrack>${track(0, 100)}${track(160, 200)}</gx:MultiTrack></Placemark></kml>`;
+    const [draft] = readKml(new TextEncoder().encode(kml), OPTIONS).drafts;
+    expect(draft!.pauses).toEqual([[1_700_000_100, 1_700_000_160]]);
+  });
+});
+
 describe('readKml: damaged and unusual files', () => {
   it('pairs what aligns when the when and coord counts differ, keeps the extra row and names the counts', () => {
     const result = readKmlFixture('unequal-counts.kml');

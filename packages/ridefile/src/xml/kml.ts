@@ -1,5 +1,11 @@
 import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from '../columns.js';
-import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  noWheelSensor,
+  pausesBetweenSegments,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
 import type { TrackKind, Warning } from '../model.js';
 import {
@@ -41,6 +47,8 @@ interface Group {
   name: string | null;
   track: PointColumns | null;
   line: PointColumns | null;
+  /** rows where a second or later Track of a MultiTrack begins: OpenTracks writes one per pause */
+  segmentStarts: number[];
 }
 
 /**
@@ -72,7 +80,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
   let lineDepth = -1;
 
   const openGroup = (ownerDepth: number): Group => {
-    group ??= { depth: ownerDepth, name: null, track: null, line: null };
+    group ??= { depth: ownerDepth, name: null, track: null, line: null, segmentStarts: [] };
     return group;
   };
 
@@ -92,7 +100,9 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
         if (name === 'Placemark') {
           openGroup(depth);
         } else if (name === 'Track') {
-          const columns = (openGroup(depth).track ??= new PointColumns(options.maxPoints));
+          const owner = openGroup(depth);
+          const columns = (owner.track ??= new PointColumns(options.maxPoints));
+          if (columns.length > 0) owner.segmentStarts.push(columns.length);
           track = {
             depth,
             base: columns.length,
@@ -247,7 +257,9 @@ function isAsciiSpace(code: number): boolean {
 
 function pushDrafts(drafts: TrackDraft[], group: Group): void {
   if (group.track !== null && group.track.length > 0) {
-    drafts.push(toDraft(group.track, hasAnyTime(group.track) ? 'ride' : 'route', group.name));
+    const draft = toDraft(group.track, hasAnyTime(group.track) ? 'ride' : 'route', group.name);
+    draft.pauses = pausesBetweenSegments(group.track, group.segmentStarts);
+    drafts.push(draft);
   }
   if (group.line !== null && group.line.length > 0) drafts.push(toDraft(group.line, 'route', group.name));
 }

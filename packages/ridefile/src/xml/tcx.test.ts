@@ -137,6 +137,22 @@ describe('readTcx: a Biking activity', () => {
   });
 });
 
+describe('readTcx: pauses (issue 16)', () => {
+  it('takes a second Track within a lap as a pause of the timer, and a new lap as none', () => {
+    const point = (seconds: number): string =>
+      `<Trackpoint><Time>${new Date((1_700_000_000 + seconds) * 1000).toISOString()}</Time></Trackpoint>`;
+    const track = (from: number, to: number): string =>
+      `<Track>${Array.from({ length: to - from + 1 }, (_, i) => point(from + i)).join('')}</Track>`;
+    const lap = (tracks: string): string =>
+      `<Lap StartTime="2023-11-14T22:13:20Z"><TotalTimeSeconds>1</TotalTimeSeconds>${tracks}</Lap>`;
+    const tcx =
+      '<TrainingCenterDatabase><Activities><Activity Sport="Biking"><Id>2023-11-14T22:13:20Z</Id>' +
+      `${lap(track(0, 100) + track(160, 200))}${lap(track(260, 300))}</Activity></Activities></TrainingCenterDatabase>`;
+    const [draft] = readTcx(new TextEncoder().encode(tcx), OPTIONS).drafts;
+    expect(draft!.pauses).toEqual([[1_700_000_100, 1_700_000_160]]);
+  });
+});
+
 describe('readTcx: multisport sessions and courses', () => {
   const result = readTcxFixture('multisport-and-courses.tcx');
   const tracks = finish(result);

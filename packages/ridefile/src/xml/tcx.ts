@@ -1,5 +1,12 @@
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
-import { emptyLap, noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  emptyLap,
+  noWheelSensor,
+  pausesBetweenSegments,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue, textOrNull } from './rows.js';
 import { readXml } from './sax.js';
@@ -24,6 +31,10 @@ interface OpenContainer {
   /** points with SensorState Present, and those of them that also carry DistanceMeters in a Biking activity */
   presentPoints: number;
   wheelPoints: number;
+  /** rows where a lap's second or later `Track` begins: Garmin starts a new one after the timer stopped */
+  segmentStarts: number[];
+  /** `Track`s begun in the current lap */
+  lapTracks: number;
 }
 
 /** The Trackpoint being read; one object for the whole file, reset at each Trackpoint (no per-point objects). */
@@ -85,6 +96,10 @@ export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           const startTime = parseIsoSeconds(attributes['StartTime'] ?? '');
           lap.startTime = Number.isNaN(startTime) ? null : startTime;
           lapDepth = depth;
+          container.lapTracks = 0;
+        } else if (name === 'Track' && lap !== null && depth === lapDepth + 1) {
+          container.lapTracks += 1;
+          if (container.lapTracks > 1) container.segmentStarts.push(container.columns.length);
         }
       },
 
@@ -152,6 +167,8 @@ function newContainer(isCourse: boolean, depth: number, options: ReaderOptions):
     laps: [],
     presentPoints: 0,
     wheelPoints: 0,
+    segmentStarts: [],
+    lapTracks: 0,
   };
 }
 
@@ -297,6 +314,7 @@ function toDraft(container: OpenContainer): TrackDraft {
     recorded: recordedTotals(laps),
     calories: sum(laps.map((each) => each.calories)),
     device: container.device,
+    pauses: pausesBetweenSegments(columns, container.segmentStarts),
   };
 }
 

@@ -237,7 +237,7 @@ describe.skipIf(!corpusAvailable)(
         activity_type: 'cycling:road',
         is_stationary: false,
         duration: 5304,
-        moving_time: 4729,
+        moving_time: 4722,
         avg_speed: summary.speedMetersPerSecond!.avg * 3.6,
         max_speed: 10.628 * 3.6,
         avg_cad: summary.cadenceRpm!.avg,
@@ -252,9 +252,11 @@ describe.skipIf(!corpusAvailable)(
         calories: 741,
         device: 'Garmin Edge MTB',
       });
-      expect(record['avg_speed']).toBeCloseTo(23.76, 2);
-      expect(record['avg_hr']).toBeCloseTo(112.59, 2);
-      expect(record['avg_watts']).toBeCloseTo(132.07, 2);
+      // Distance ÷ moving time; heart rate and power averaged over time, as the Edge does (113 and 134
+      // in its session; scripts/device-comparison.ts).
+      expect(record['avg_speed']).toBeCloseTo(23.8, 2);
+      expect(record['avg_hr']).toBeCloseTo(112.6, 2);
+      expect(record['avg_watts']).toBeCloseTo(132.24, 2);
       expect(points).toHaveLength(4746);
       expect(points).toEqual(track.points);
       expect(body).toContain(
