@@ -95,6 +95,7 @@ describe('trips from our own fixtures', () => {
       max_watts: summary.powerWatts!.max,
       calories: null,
       device: null,
+      warnings: [],
     });
     expect(points).toEqual(track.points);
     // Unix seconds, keys in the specification's order.
@@ -251,6 +252,7 @@ describe.skipIf(!corpusAvailable)(
         max_watts: 1336,
         calories: 741,
         device: 'Garmin Edge MTB',
+        warnings: [],
       });
       expect(record['avg_speed']).toBeCloseTo(23.76, 2);
       expect(record['avg_hr']).toBeCloseTo(112.59, 2);
