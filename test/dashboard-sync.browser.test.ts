@@ -2,11 +2,12 @@
  * The dashboard's sync page in Debian's Chromium (issue 7): a real server on a real socket with the
  * real sync engine behind LocalSync, as `rideport up` wires it (packages/cli/src/commands/up.ts),
  * opened through a one-time sign-in link. Uploading a file through the page ends as a ride; a file
- * dropped into a watched folder shows up as synced; a rejected file shows the server's message and a
+ * dropped into a watched folder shows up as synced; a cut-off file says in its row where the ride was
+ * read up to (issue 16); a rejected file shows the server's message in words (never its code) and a
  * Retry button that works; Pause and Resume; every button is reachable with Tab and labelled.
  * Screenshots go to test-results/screenshots.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RideportClient, undiciTransport } from '@rideport/client';
@@ -62,6 +63,8 @@ describe.skipIf(!chromiumAvailable)(
         folders: [watched],
         deviceRoots: [],
         firstImport: { kind: 'all' },
+        // A cut-off file is taken after this long unchanged (two minutes by default).
+        incompleteGraceMs: 1_000,
       });
       const port = await freePort();
       url = `http://127.0.0.1:${port}`;
@@ -171,19 +174,44 @@ describe.skipIf(!chromiumAvailable)(
       await screenshot(page, 'dashboard-sync-folder-synced');
     });
 
+    it('says in the row of a cut-off file where the ride was read up to', async () => {
+      // The project's cut-off fixture: a ride in Zurich whose last point is 08:00:25 UTC.
+      writeFileSync(
+        join(watched, 'cut-off.fit'),
+        readFileSync(join(REPOSITORY_ROOT, 'fixtures/fit/truncated.fit')),
+      );
+      const row = historyRow('cut-off.fit');
+      await row.locator('.state', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+      expect((await row.textContent())?.replace(/\s+/g, ' ')).toContain(
+        'Created 1 ride from a file that ends early: the ride was read up to 10:00',
+      );
+      await screenshot(page, 'dashboard-sync-cut-off');
+      // The engine's status keeps the words; programs read the code from the trip's record.
+      const entry = engine.status().recent.find((ride) => ride.filename === 'cut-off.fit');
+      const trip = await client.v1.trips.get(entry!.tripIds[0]!);
+      expect(trip.warnings).toEqual([
+        { code: 'RIDEFILE_TRUNCATED', message: 'This file ends early: the ride was read up to 10:00.' },
+      ]);
+    });
+
     it('shows a rejected file with the server message and a Retry button that works', async () => {
       writeFileSync(join(watched, 'empty.gpx'), EMPTY_GPX);
       const row = historyRow('empty.gpx');
       const retry = row.getByRole('button', { name: 'Retry empty.gpx' });
       await retry.waitFor({ timeout: 30_000 });
       expect(await row.textContent()).toContain('Failed');
-      expect(await row.textContent()).toContain('RIDEFILE_NO_TRACKS');
+      expect(await row.textContent()).toContain(
+        'Could not read the file: the GPX file holds no track points',
+      );
+      expect(await row.textContent()).not.toContain('RIDEFILE_');
       await screenshot(page, 'dashboard-sync-rejected');
       await Promise.all([page.waitForURL(/notice=retried$/), retry.click()]);
       expect(await page.textContent('.notice')).toContain('queued to be uploaded again');
       // Tried again: the server says the same, now on the second attempt.
       await row.filter({ hasText: '2 attempts' }).waitFor({ timeout: 30_000 });
-      expect(await row.textContent()).toContain('RIDEFILE_NO_TRACKS');
+      expect(await row.textContent()).toContain(
+        'Could not read the file: the GPX file holds no track points',
+      );
       await screenshot(page, 'dashboard-sync-retried');
     });
 

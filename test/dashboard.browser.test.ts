@@ -3,17 +3,19 @@
  * sign-in page; the rides list shows a corpus ride and a synthetic 50,000-point ride; each ride page
  * draws its track on the map with OpenStreetMap's tiles blocked (so the outline is proven to draw
  * offline) and its charts; the downloads answer; the keyboard reaches the navigation and the
- * time/distance toggle. Screenshots go to test-results/screenshots.
+ * time/distance toggle. A cut-off copy of a real ride, uploaded through the API, shows its notice in
+ * words at the top of its page (issue 16). Screenshots go to test-results/screenshots.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RideportClient, undiciTransport } from '@rideport/client';
 import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
 import { buildServer } from '@rideport/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
-import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus } from './support/corpus.js';
+import { chromiumAvailable, launchChromium, screenshot, SCREENSHOT_DIR } from './support/chromium.js';
+import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus, readFixture } from './support/corpus.js';
 
 const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
 const EMAIL = 'dashboard.rider@example.com';
@@ -47,6 +49,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
   let page: Page;
   let longRideId: number;
   let corpusRideId: number | null = null;
+  let client: RideportClient | undefined;
   let tileRequests = 0;
   const pageErrors: string[] = [];
 
@@ -75,6 +78,13 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
       const [track] = parseRideFile(readCorpus(CORPUS_RIDE), { filename: CORPUS_RIDE }).tracks;
       if (track !== undefined) corpusRideId = (await store.assets.createFromTrack(user.id, track)).row.id;
     }
+    const apiClient = await store.apiClients.create(user.id, { name: 'Dashboard test', redirectUris: [] });
+    const issued = await store.authTokens.issue(user.id, apiClient.id);
+    client = new RideportClient({
+      baseUrl: url,
+      credentials: { kind: 'auth-token', apiKey: apiClient.apiKey, authToken: issued.token },
+      transport: undiciTransport(),
+    });
 
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -89,6 +99,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await client?.close();
     await app?.close();
     if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   });
@@ -159,6 +170,65 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
   it.skipIf(!corpusAvailable)(`draws a corpus ride (${CORPUS_RIDE})`, async () => {
     expect(corpusRideId).not.toBeNull();
     await expectRidePageDraws(corpusRideId!, 'dashboard-ride-corpus');
+  });
+
+  it('says at the top of the page of a cut-off ride where it stops, at 1280 and 390 px', async () => {
+    // A real ride cut off at 60 % of its bytes (the corpus is read in place, never copied), else the
+    // project's own cut-off fixture.
+    const whole = corpusAvailable ? readCorpus(CORPUS_RIDE) : readFixture('fit', 'truncated.fit');
+    const cut = corpusAvailable ? whole.subarray(0, Math.floor(whole.length * 0.6)) : whole;
+    const uploaded = await client!.uploadRide({ bytes: cut, filename: 'cut-off-ride.fit' });
+    const [trip] = uploaded.trips;
+    expect(trip).toBeDefined();
+    // The words, worked out here from the parsed points and the trip's time zone.
+    const [track] = parseRideFile(cut, { filename: 'cut-off-ride.fit' }).tracks;
+    const lastTime = track!.points.findLast((point) => point.t !== undefined)!.t!;
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: trip!.time_zone ?? 'UTC',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(lastTime * 1000));
+    const readUpTo = `the ride was read up to ${local}${trip!.time_zone === null ? ' UTC' : ''}`;
+    const words = `This file ends early: ${readUpTo}.`;
+    expect(uploaded.message).toBe(`Created 1 ride from a file that ends early: ${readUpTo}`);
+    expect(trip!.warnings).toEqual([{ code: 'RIDEFILE_TRUNCATED', message: words }]);
+
+    await page.goto(`${url}/dashboard/rides/${trip!.id}`);
+    const notice = page.getByRole('region', { name: 'A problem with the file' });
+    await expect(notice.isVisible()).resolves.toBe(true);
+    expect((await notice.textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+      `A problem with the file ${words}`,
+    );
+    // Near the top: above the summary, inside the first screen.
+    const noticeBox = (await notice.boundingBox())!;
+    const summaryBox = (await page.locator('#summary-heading').boundingBox())!;
+    expect(noticeBox.y).toBeLessThan(summaryBox.y);
+    expect(noticeBox.y + noticeBox.height).toBeLessThan(900);
+    await screenshot(page, 'dashboard-ride-cut-off-1280');
+
+    // A phone, signed in as the same rider.
+    const narrow = await browser!.newContext({
+      viewport: { width: 390, height: 844 },
+      storageState: await page.context().storageState(),
+    });
+    try {
+      const phone = await narrow.newPage();
+      await phone.route('https://tile.openstreetmap.org/**', (route) => route.abort());
+      await phone.goto(`${url}/dashboard/rides/${trip!.id}`);
+      const small = phone.getByRole('region', { name: 'A problem with the file' });
+      await expect(small.isVisible()).resolves.toBe(true);
+      const box = (await small.boundingBox())!;
+      // The whole notice fits the width: nothing runs off the side of a phone.
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      await screenshot(phone, 'dashboard-ride-cut-off-390');
+      // The first screen as the rider sees it (the full page is wider: the laps table overflows).
+      await phone.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-ride-cut-off-390-first-screen.png') });
+    } finally {
+      await narrow.close();
+    }
+    expect(pageErrors).toEqual([]);
   });
 
   it('answers the downloads with the right content types', async () => {

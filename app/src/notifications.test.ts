@@ -20,6 +20,7 @@ function ride(
     relativePath: `${sha}.fit`,
     state,
     message,
+    errorCode: null,
     tripIds: [],
     routeIds: [],
     attempts: 1,
@@ -91,10 +92,16 @@ describe('messagesFor', () => {
       messagesFor({
         synced: [],
         syncedUnlisted: 0,
-        failed: [ride('b', 'failed', 'RIDEFILE_MALFORMED')],
+        failed: [ride('b', 'failed', 'Could not read the file: the file is empty')],
         signInNeeded: null,
       }),
-    ).toEqual([{ kind: 'failed', title: 'A ride could not be synced', body: 'b.fit: RIDEFILE_MALFORMED' }]);
+    ).toEqual([
+      {
+        kind: 'failed',
+        title: 'A ride could not be synced',
+        body: 'b.fit: Could not read the file: the file is empty',
+      },
+    ]);
   });
 });
 

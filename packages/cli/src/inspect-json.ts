@@ -4,10 +4,13 @@
  * with `sensors.wheelSensorReason`, as the library's model names them.
  */
 import type { RideFile, Track } from '@rideport/ridefile';
+import { lastPointTime } from '@rideport/server';
 import { channelCounts, type ChannelCounts } from './channels.js';
 
 export type InspectedTrack = Omit<Track, 'points'> & {
   pointCount: number;
+  /** Unix seconds of the last point that has a time (where a cut-off file stops); null when none has */
+  lastPointTime: number | null;
   channels: ChannelCounts;
 };
 
@@ -31,6 +34,7 @@ function inspectTrack(track: Track): InspectedTrack {
     subSport: track.subSport,
     startTime: track.startTime,
     pointCount: track.points.length,
+    lastPointTime: lastPointTime(track.points),
     channels: channelCounts(track.points),
     sensors: track.sensors,
     laps: track.laps,

@@ -1,5 +1,6 @@
 /** The human-readable `inspect` report: what a person wants to know about a ride file at a glance. */
 import type { Stat } from '@rideport/ridefile';
+import { warningWords, type WarnedTrack } from '@rideport/server';
 import type { InspectedRide, InspectedTrack } from './inspect-json.js';
 import { decimal, hoursMinutesSeconds, isoUtc, kilometres, kilometresPerHour } from './format.js';
 
@@ -25,7 +26,8 @@ export function inspectText(ride: InspectedRide): string {
   let text = line('format', ride.format.toUpperCase());
   text += line('creator', ride.creator ?? 'unknown');
   text += line('warnings', ride.warnings.length === 0 ? 'none' : String(ride.warnings.length));
-  for (const warning of ride.warnings) text += `  ${warning.code}: ${warning.message}\n`;
+  // The library's own messages, for whoever inspects a file; the code after them, never before (issue 16).
+  for (const warning of ride.warnings) text += `  ${warning.message} (${warning.code})\n`;
   text += line('tracks', String(ride.tracks.length));
   ride.tracks.forEach((track, index) => {
     text += `\n${trackText(track, index + 1, ride.tracks.length)}`;
@@ -41,6 +43,8 @@ function trackText(track: InspectedTrack, number: number, count: number): string
   const sport = track.sport ?? 'unknown';
   text += line('sport', track.subSport === null ? sport : `${sport} / ${track.subSport}`, indent);
   text += line('start', orNone(track.startTime, isoUtc), indent);
+  text += line('end', orNone(track.lastPointTime, isoUtc), indent);
+  text += trackWarnings(track, indent);
   text += line('points', String(track.pointCount), indent);
   const channels = Object.entries(track.channels).map(([key, n]) => `${key} ${n}`);
   text += line('channels', channels.length === 0 ? 'none' : channels.join(', '), indent);
@@ -90,6 +94,22 @@ function speed(track: InspectedTrack): string {
       ? ''
       : `, ${speedSpikesIgnored} GPS spike${speedSpikesIgnored === 1 ? '' : 's'} left out`;
   return `${range} (range from ${speedSource === 'points' ? 'the recorded speed' : `the ${speedSource}`}${spikes})`;
+}
+
+/**
+ * What was wrong with the file where this track was read, in the words the dashboard shows (times in
+ * UTC, as `start` and `end` are), each followed by its code (issue 16).
+ */
+function trackWarnings(track: InspectedTrack, indent: string): string {
+  const said: WarnedTrack = {
+    kind: track.kind,
+    departedAtMs: track.startTime === null ? null : track.startTime * 1000,
+    lastPointAtMs: track.lastPointTime === null ? null : track.lastPointTime * 1000,
+    timeZone: null,
+  };
+  return track.warnings
+    .map((warning) => line('warning', `${warningWords(warning, said).sentence} (${warning.code})`, indent))
+    .join('');
 }
 
 function elevation(track: InspectedTrack): string {

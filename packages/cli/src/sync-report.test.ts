@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { ClientError, ClientErrorCode } from '@rideport/client';
 import { SyncEngine } from '@rideport/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from './io.js';
@@ -116,5 +117,55 @@ describe('without a terminal', () => {
     expect(events[0]?.event).toBe('synced');
     expect(events[0]?.file).toMatch(/^ride-\d\.gpx$/);
     expect(events[0]?.trips).toHaveLength(1);
+  });
+
+  it('says in words why a ride failed, and gives programs its code only in the JSON line (issue 16)', async () => {
+    const failing = new SyncEngine({
+      ledgerPath: join(directory.path, 'failing-ledger.sqlite'),
+      inboxFolder: join(directory.path, 'failing-inbox'),
+      folders: [folder],
+      firstImport: { kind: 'all' },
+      uploader: {
+        uploadRide: () =>
+          Promise.reject(
+            new ClientError(ClientErrorCode.REJECTED, 'task 1 failed', {
+              serverMessages: ['Could not read the file: the file is empty'],
+              serverCode: 'RIDEFILE_EMPTY',
+              taskId: 1,
+            }),
+          ),
+      },
+    });
+    try {
+      const text = new Capture();
+      const textReport = reportSync(
+        failing,
+        { stdout: text, stderr: new Capture(), cwd: directory.path },
+        'text',
+      );
+      await failing.syncOnce();
+      textReport.stop();
+      expect(text.lines).toContain('failed ride-1.gpx: Could not read the file: the file is empty');
+      expect(text.lines.join('\n')).not.toContain('RIDEFILE_');
+
+      // Failed rides of an earlier pass are history to a new report: this one sees them fail again.
+      failing.retryFailed();
+      const stdout = new Capture();
+      const report = reportSync(failing, { stdout, stderr: new Capture(), cwd: directory.path }, 'json');
+      await failing.syncOnce();
+      report.stop();
+      const failed = stdout.lines
+        .map((line) => JSON.parse(line) as { event: string; message: string; code: string | null })
+        .filter((event) => event.event === 'failed');
+      expect(failed).toHaveLength(5);
+      for (const event of failed) {
+        expect(event).toMatchObject({
+          message: 'Could not read the file: the file is empty',
+          code: 'RIDEFILE_EMPTY',
+        });
+      }
+    } finally {
+      await failing.stop();
+    }
   });
 });

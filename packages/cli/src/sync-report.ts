@@ -55,10 +55,12 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
           message: entry.message,
         });
       } else {
+        // Words for people on the line; the server's code only in the JSON line, for programs (issue 16).
         line(`failed ${where}: ${entry.message ?? 'no message'}`, {
           event: 'failed',
           file: where,
           message: entry.message,
+          code: entry.errorCode,
         });
       }
     }

@@ -33,6 +33,7 @@ export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorC
 export interface ClientErrorDetails {
   status?: number | null;
   serverMessages?: readonly string[];
+  serverCode?: string | null;
   retryAfterMs?: number | null;
   taskId?: number | null;
   cause?: unknown;
@@ -45,6 +46,11 @@ export class ClientError extends Error {
   readonly status: number | null;
   /** what the server said: the strings of `{"errors": [...]}` (v1) or `{"error": "..."}` (legacy) */
   readonly serverMessages: string[];
+  /**
+   * the server's stable code for what it refused, when it gives one: a failed upload task's
+   * `error_code` (RIDEFILE_MALFORMED, …; issue 16), while `serverMessages` say it in words
+   */
+  readonly serverCode: string | null;
   /** how long the server asked to wait (429 Retry-After), ms */
   readonly retryAfterMs: number | null;
   /** the upload task concerned (uploadRide), so a caller can poll it again later */
@@ -55,6 +61,7 @@ export class ClientError extends Error {
     this.code = code;
     this.status = details.status ?? null;
     this.serverMessages = [...(details.serverMessages ?? [])];
+    this.serverCode = details.serverCode ?? null;
     this.retryAfterMs = details.retryAfterMs ?? null;
     this.taskId = details.taskId ?? null;
   }
@@ -64,6 +71,7 @@ export class ClientError extends Error {
     return new ClientError(this.code, this.message, {
       status: this.status,
       serverMessages: this.serverMessages,
+      serverCode: this.serverCode,
       retryAfterMs: this.retryAfterMs,
       taskId,
       cause: this.cause,

@@ -24,6 +24,7 @@ export type {
   PageMeta,
   PaginationMeta,
   QueuedTask,
+  RecordWarning,
   RouteRecord,
   SyncItem,
   SyncResult,

@@ -88,6 +88,19 @@ export interface RouteRecord {
   ne_lng: number | null;
   track_type: TrackType;
   terrain: Terrain;
+  /**
+   * What was wrong with the file it was read from: cut off, damaged, partly unreadable (issue 16);
+   * empty for a sound file. Optional: other servers of this API may not send it, which means none known.
+   */
+  warnings?: RecordWarning[];
+}
+
+/** One problem of the file a route or trip was read from. */
+export interface RecordWarning {
+  /** stable, for programs: @rideport/ridefile's warning code, e.g. RIDEFILE_TRUNCATED */
+  code: string;
+  /** plain words for people: "This file ends early: the ride was read up to 14:32." */
+  message: string;
 }
 
 /** A trip (ride): a route's fields plus the ride's (decisions.md §2); speeds in km/h, times in s. */
@@ -214,7 +227,13 @@ export interface QueuedTask {
   id: number;
   /** -1 failed, 0 pending, 1 success */
   status: -1 | 0 | 1;
+  /** in words for people: what the upload made and what was wrong with the file, or why it failed */
   message: string;
+  /**
+   * a failed task's stable code for programs (RIDEFILE_MALFORMED, UPLOAD_PARSER_CRASHED, …), null
+   * otherwise (issue 16); absent from servers that do not send it
+   */
+  error_code?: string | null;
   response_code: 'pending' | 'success' | 'duplicate' | 'failed';
   /** 0..100 */
   progress: number;

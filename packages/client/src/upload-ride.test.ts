@@ -23,11 +23,11 @@ interface ScriptedTask {
   id: number;
   /** status answers before the task ends */
   pendingPolls: number;
-  end: { status: 1 | -1; response_code: string; message: string };
+  end: { status: 1 | -1; response_code: string; message: string; error_code?: string };
 }
 
 /** A tiny upload server: files by content, tasks that end after some polls. */
-function uploadServer(options: { pendingPolls?: number; fail?: string } = {}) {
+function uploadServer(options: { pendingPolls?: number; fail?: string; failCode?: string } = {}) {
   const files = new Map<string, number>();
   const tasks = new Map<number, ScriptedTask>();
   let nextTaskId = 1;
@@ -47,7 +47,12 @@ function uploadServer(options: { pendingPolls?: number; fail?: string } = {}) {
         pendingPolls: options.pendingPolls ?? 1,
         end:
           options.fail !== undefined
-            ? { status: -1, response_code: 'failed', message: options.fail }
+            ? {
+                status: -1,
+                response_code: 'failed',
+                message: options.fail,
+                ...(options.failCode === undefined ? {} : { error_code: options.failCode }),
+              }
             : duplicate
               ? {
                   status: 1,
@@ -197,14 +202,26 @@ describe('uploadRide', () => {
     }
   });
 
-  it('a failed task is REJECTED with the server’s message and the task id', async () => {
-    const { client } = setup(uploadServer({ fail: 'RIDEFILE_UNKNOWN_FORMAT: not a ride file' }));
+  it('a failed task is REJECTED with the server’s message, its code and the task id', async () => {
+    const { client } = setup(
+      uploadServer({ fail: 'Could not read the file: not a ride file', failCode: 'RIDEFILE_UNKNOWN_FORMAT' }),
+    );
     const error = await client.uploadRide(RIDE).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientError);
     expect(error).toMatchObject({
       code: ClientErrorCode.REJECTED,
       taskId: 1,
-      serverMessages: ['RIDEFILE_UNKNOWN_FORMAT: not a ride file'],
+      serverMessages: ['Could not read the file: not a ride file'],
+      serverCode: 'RIDEFILE_UNKNOWN_FORMAT',
+    });
+  });
+
+  it('a failed task of a server that sends no error_code has no server code', async () => {
+    const { client } = setup(uploadServer({ fail: 'not a ride file' }));
+    await expect(client.uploadRide(RIDE)).rejects.toMatchObject({
+      code: ClientErrorCode.REJECTED,
+      serverMessages: ['not a ride file'],
+      serverCode: null,
     });
   });
 

@@ -218,6 +218,7 @@ async function pollTask(
     if (task.status === 1) return outcomeOf(task);
     throw new ClientError(ClientErrorCode.REJECTED, `task ${id} failed: ${task.message}`, {
       serverMessages: [task.message],
+      serverCode: task.error_code ?? null,
       taskId: id,
     });
   }

@@ -16,6 +16,24 @@ export const ApiErrorCode = {
 
 export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
 
+/**
+ * Why an upload task failed, when it is not the parser's verdict on the file (issue 16): the task's
+ * `error_code` for programs, beside its message in words. A file the parser rejects fails with the
+ * parser's own code (a RideFileErrorCode such as RIDEFILE_MALFORMED).
+ */
+export const UploadErrorCode = {
+  /** the parser crashed on the file, every attempt */
+  PARSER_CRASHED: 'UPLOAD_PARSER_CRASHED',
+  /** the parser took longer than the time limit on the file, every attempt */
+  PARSER_TIMEOUT: 'UPLOAD_PARSER_TIMEOUT',
+  /** the server stopped while reading the file, every attempt */
+  INTERRUPTED: 'UPLOAD_INTERRUPTED',
+  /** the uploaded bytes were no longer stored */
+  LOST: 'UPLOAD_LOST',
+} as const;
+
+export type UploadErrorCode = (typeof UploadErrorCode)[keyof typeof UploadErrorCode];
+
 const STATUS: Record<ApiErrorCode, number> = {
   bad_request: 400,
   not_authorized: 401,

@@ -1,7 +1,10 @@
 export { buildServer } from './app.js';
 export { DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
 export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
-export { ApiError, ApiErrorCode } from './errors.js';
+export { ApiError, ApiErrorCode, UploadErrorCode } from './errors.js';
+export { saidWarnings, warningWords } from './warning-words.js';
+export { lastPointTime } from './store/track-points.js';
+export type { WarnedTrack, WarningWords } from './warning-words.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';

@@ -233,7 +233,8 @@ describe('what the server says', () => {
     expect(status.recent[0]).toMatchObject({
       filename: 'broken.gpx',
       state: 'failed',
-      message: 'RIDEFILE_MALFORMED: not a ride file',
+      message: 'Could not read the file: not a ride file',
+      errorCode: 'RIDEFILE_MALFORMED',
     });
     await engine.syncOnce();
     expect(uploader.uploads).toHaveLength(1);
@@ -243,6 +244,7 @@ describe('what the server says', () => {
     status = await engine.syncOnce();
     expect(uploader.uploads).toHaveLength(2);
     expect(status.counts).toMatchObject({ failed: 0, synced: 1 });
+    expect(status.recent[0]).toMatchObject({ state: 'synced', errorCode: null });
   });
 
   it('tries a ride again after a server error, and gives up for this run after the attempts', async () => {

@@ -648,6 +648,7 @@ function historyEntry(ride: RideRow): RideHistoryEntry {
     relativePath: ride.relativePath,
     state: ride.state,
     message: ride.message,
+    errorCode: ride.errorCode,
     tripIds: ride.tripIds,
     routeIds: ride.routeIds,
     attempts: ride.attempts,

@@ -9,7 +9,8 @@
  *   re-hashing). `state` says what the engine made of it: `waiting` (incomplete, look again), `skipped`
  *   (older than the source's import window) or `collected` (its bytes are a ride below).
  * - `rides`: one row per distinct content (SHA-256), copied into the inbox, with its upload state
- *   `queued` → `uploading` → `synced` | `failed`, the server's message and the trip and route ids.
+ *   `queued` → `uploading` → `synced` | `failed`, the server's message (and, for a failed ride, the
+ *   server's code for programs) and the trip and route ids.
  *   Keyed by content, so the same ride found twice (two folders, a renamed file, a re-plugged device)
  *   is one ride, and a ride deleted on the server stays synced here and never comes back.
  */
@@ -54,6 +55,8 @@ export interface RideRow {
   sizeBytes: number;
   state: RideState;
   message: string | null;
+  /** why the server refused a failed ride, as its stable code (issue 16); null otherwise */
+  errorCode: string | null;
   tripIds: number[];
   routeIds: number[];
   attempts: number;
@@ -102,6 +105,8 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX rides_by_state ON rides (state, next_attempt_at_ms);
    CREATE INDEX rides_by_update ON rides (updated_at_ms DESC);`,
+  // Issue 16: the server's code of a failed ride, for programs; its message says it in words.
+  `ALTER TABLE rides ADD COLUMN error_code TEXT;`,
 ];
 
 interface SourceRecord {
@@ -133,6 +138,7 @@ interface RideRecord {
   size_bytes: number;
   state: RideState;
   message: string | null;
+  error_code: string | null;
   trip_ids: string;
   route_ids: string;
   attempts: number;
@@ -175,6 +181,7 @@ function rideRow(record: RideRecord): RideRow {
     sizeBytes: record.size_bytes,
     state: record.state,
     message: record.message,
+    errorCode: record.error_code,
     tripIds: JSON.parse(record.trip_ids) as number[],
     routeIds: JSON.parse(record.route_ids) as number[],
     attempts: record.attempts,
@@ -238,19 +245,20 @@ export class Ledger {
         `SELECT min(next_attempt_at_ms) AS at FROM rides WHERE state = 'queued'`,
       ),
       setState: db.prepare(
-        `UPDATE rides SET state = @state, message = @message, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
+        `UPDATE rides SET state = @state, message = @message, error_code = NULL, updated_at_ms = @nowMs
+         WHERE sha256 = @sha256`,
       ),
       synced: db.prepare(
-        `UPDATE rides SET state = 'synced', message = @message, trip_ids = @tripIds, route_ids = @routeIds,
-           attempts = attempts + 1, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
+        `UPDATE rides SET state = 'synced', message = @message, error_code = NULL, trip_ids = @tripIds,
+           route_ids = @routeIds, attempts = attempts + 1, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
       ),
       postpone: db.prepare(
-        `UPDATE rides SET state = 'queued', message = @message, attempts = attempts + @counted,
+        `UPDATE rides SET state = 'queued', message = @message, error_code = NULL, attempts = attempts + @counted,
            next_attempt_at_ms = @nextAttemptAtMs, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
       ),
       failed: db.prepare(
-        `UPDATE rides SET state = 'failed', message = @message, attempts = attempts + 1, updated_at_ms = @nowMs
-         WHERE sha256 = @sha256`,
+        `UPDATE rides SET state = 'failed', message = @message, error_code = @errorCode, attempts = attempts + 1,
+           updated_at_ms = @nowMs WHERE sha256 = @sha256`,
       ),
       retry: db.prepare(
         `UPDATE rides SET state = 'queued', next_attempt_at_ms = 0, updated_at_ms = @nowMs
@@ -398,8 +406,9 @@ export class Ledger {
     this.#statements.postpone.run({ sha256, message, nextAttemptAtMs, counted: counted ? 1 : 0, nowMs });
   }
 
-  markFailed(sha256: string, message: string, nowMs: number): void {
-    this.#statements.failed.run({ sha256, message, nowMs });
+  /** `errorCode`: the server's stable code for why it refused the file, when it gave one (issue 16). */
+  markFailed(sha256: string, message: string, nowMs: number, errorCode: string | null = null): void {
+    this.#statements.failed.run({ sha256, message, errorCode, nowMs });
   }
 
   /** A failed ride back to the queue, because the user asked; returns whether it was failed. */

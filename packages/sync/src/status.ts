@@ -44,8 +44,13 @@ export interface RideHistoryEntry {
   sourceId: string;
   relativePath: string;
   state: RideState;
-  /** the server's message ("Created 1 ride from upload", the parser's error), or why it waits */
+  /**
+   * the server's message in words ("Created 1 ride from a file that ends early: …", why it could not
+   * read the file), or why it waits
+   */
   message: string | null;
+  /** a failed ride: the server's stable code for why, for programs (issue 16); else null */
+  errorCode: string | null;
   tripIds: number[];
   routeIds: number[];
   attempts: number;

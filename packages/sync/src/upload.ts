@@ -98,7 +98,7 @@ function judgeFailure(ride: RideRow, error: unknown, ledger: Ledger, nowMs: numb
     default:
       // REJECTED (the file is unreadable, too large, …), FORBIDDEN, NOT_FOUND: the server has judged
       // this file; asking again gets the same answer until the user says otherwise.
-      ledger.markFailed(ride.sha256, message, nowMs);
+      ledger.markFailed(ride.sha256, message, nowMs, error.serverCode);
       return { kind: 'failed' };
   }
 }

@@ -177,6 +177,7 @@ describe('rideport admin', () => {
           status,
           responseCode: status === 1 ? 'success' : 'failed',
           message: name,
+          errorCode: status === 1 ? null : 'UPLOAD_LOST',
           objects: [],
         });
       }

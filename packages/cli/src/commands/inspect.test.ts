@@ -51,11 +51,32 @@ describe('rideport inspect (text)', () => {
     expect(run.stdout).toMatch(/^ {2}power {9}min 109 \/ avg 194 \/ max 287 W, normalized \d+ W$/m);
   });
 
-  it('lists each warning with its code', async () => {
+  it('lists each warning of the file with its code after it, never before', async () => {
     const run = await rideport(['inspect', 'fixtures/gpx/truncated.gpx']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^warnings {6}[1-9]\d*$/m);
-    expect(run.stdout).toMatch(/^ {2}RIDEFILE_[A-Z_]+: .+$/m);
+    expect(run.stdout).toMatch(
+      /^ {2}the XML ends before its elements are closed .+ \(RIDEFILE_TRUNCATED\)$/m,
+    );
+    expect(run.stdout).not.toMatch(/^\s*RIDEFILE_/m);
+  });
+
+  it("says each track's warnings in words, where a cut-off ride stops (UTC), and the code (issue 16)", async () => {
+    const run = await rideport(['inspect', 'fixtures/fit/truncated.fit']);
+    expect(run.status).toBe(0);
+    const lines = run.stdout.split('\n').map((line) => line.trimEnd());
+    expect(lines).toContain('  start         2024-05-04T08:00:00Z');
+    expect(lines).toContain('  end           2024-05-04T08:00:25Z');
+    expect(lines).toContain(
+      '  warning       This file ends early: the ride was read up to 08:00 UTC. (RIDEFILE_TRUNCATED)',
+    );
+    const crc = await rideport(['inspect', 'fixtures/fit/bad-crc.fit']);
+    expect(crc.stdout).toContain(
+      '  warning       This file is damaged (its checksum does not match its content): the ride shows what could be read. (RIDEFILE_BAD_CRC)',
+    );
+    // A sound file has no warning line.
+    const sound = await rideport(['inspect', SAMPLE]);
+    expect(sound.stdout).not.toMatch(/^ {2}warning /m);
   });
 
   it('reports every track of a file with several, routes included', async () => {
@@ -83,6 +104,7 @@ describe('rideport inspect --json', () => {
     const { points, ...withoutPoints } = sample.tracks[0]!;
     expect(track).toMatchObject(withoutPoints);
     expect(track['pointCount']).toBe(points.length);
+    expect(track['lastPointTime']).toBe(points.at(-1)!.t);
     expect(track['channels']).toEqual({ x: 30, y: 30, e: 30, t: 30, c: 30, h: 30, p: 30, T: 30 });
     expect(track['sensors']).toMatchObject({
       wheelSensor: false,

@@ -82,7 +82,13 @@ describe('rideport sync --once', () => {
         expect.stringMatching(new RegExp(`^synced ${name.replace('.', '\\.')} → trip \\d+`)),
       );
     }
-    expect(lines).toContainEqual(expect.stringMatching(/^failed empty\.gpx: RIDEFILE_NO_TRACKS: /));
+    // In words, never led by the parser's code (issue 16).
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^failed empty\.gpx: Could not read the file: the GPX file holds no track points/,
+      ),
+    );
+    expect(first.stdout).not.toContain('RIDEFILE_');
     expect(lines).toContain('3 synced, 1 failed, 0 not uploaded yet, 0 incomplete');
     const trips = await tripCount();
     expect(trips).toBeGreaterThanOrEqual(3);
@@ -96,7 +102,7 @@ describe('rideport sync --once', () => {
       ...syncArgs('--auth-token', credentials.authToken, '--once', '--retry-failed'),
       folder,
     ]);
-    expect(retried.stdout).toMatch(/^failed empty\.gpx: RIDEFILE_NO_TRACKS: /m);
+    expect(retried.stdout).toMatch(/^failed empty\.gpx: Could not read the file: /m);
     expect(await tripCount()).toBe(trips);
   });
 

@@ -146,6 +146,14 @@ export interface AssetColumns {
    * issue 7); null for rows written before it
    */
   laps: string | null;
+  /**
+   * What was wrong with the file the asset was read from: the JSON array of @rideport/ridefile's
+   * warnings of the track, `[{"code","message"}]` (migration 7; issue 16); null for rows written
+   * before it, which read as none
+   */
+  warnings: string | null;
+  /** Unix milliseconds of the last point that has a time (migration 7); null when none has */
+  last_point_at: number | null;
 }
 
 export type RoutesTable = AssetColumns;
@@ -240,6 +248,11 @@ export interface QueuedTasksTable {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  /**
+   * the stable code of a failed task, for programs (migration 7; issue 16): a RideFileErrorCode or
+   * the queue's own (queue/queue.ts); `message` says it in words. Null for every other task
+   */
+  error_code: string | null;
 }
 
 export interface TaskUploadsTable {

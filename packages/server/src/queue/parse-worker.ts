@@ -10,7 +10,7 @@ import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { isRideFileError, parseRideFile, type Track } from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { packTrackPoints } from '../store/track-points.js';
+import { lastPointTime, packTrackPoints } from '../store/track-points.js';
 
 export interface ParseRequest {
   bytes: Uint8Array;
@@ -27,6 +27,8 @@ export interface ParsedTrack {
   track: Track;
   pointCount: number;
   packedPoints: Uint8Array;
+  /** Unix seconds of the last point that has a time (the words for a cut-off file need it, issue 16) */
+  lastTime: number | null;
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
@@ -66,6 +68,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     track: { ...track, points: [] },
     pointCount: track.points.length,
     packedPoints: packTrackPoints(track.points),
+    lastTime: lastPointTime(track.points),
   }));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).

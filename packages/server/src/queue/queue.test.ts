@@ -3,10 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { RideFileErrorCode, RideFileWarningCode } from '@rideport/ridefile';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { buildServer } from '../app.js';
 import { openPlatform } from '../platform.js';
+import type { TaskObject } from '../store/index.js';
+import { warningWords, type WarnedTrack } from '../warning-words.js';
+import { succeeded, unreadable } from './queue.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
 import {
   taskEnded,
@@ -81,6 +86,7 @@ describe('leases and attempts', () => {
       status: -1,
       response_code: 'failed',
       message: 'Could not read the file: the server stopped while reading it 2 times',
+      error_code: 'UPLOAD_INTERRUPTED',
     });
     expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 3 });
   });
@@ -95,6 +101,7 @@ describe('leases and attempts', () => {
       status: -1,
       response_code: 'failed',
       message: 'Could not read the file: the parser took longer than 1 ms on it 2 times',
+      error_code: 'UPLOAD_PARSER_TIMEOUT',
     });
     expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 2 });
   });
@@ -110,6 +117,7 @@ describe('leases and attempts', () => {
         status: 1,
         responseCode: 'success',
         message: 'x',
+        errorCode: null,
         objects: [],
       }),
     ).rejects.toThrow(/no longer leased/);
@@ -165,8 +173,8 @@ describe('stopping', () => {
       const second = await buildServer(options);
       servers.push(second);
       const task = await taskEnded(asTestServer(second), credentials, taskId);
-      expect(task).toMatchObject({ status: -1, response_code: 'failed' });
-      expect(task.message).toMatch(/^RIDEFILE_TOO_LARGE/);
+      expect(task).toMatchObject({ status: -1, response_code: 'failed', error_code: 'RIDEFILE_TOO_LARGE' });
+      expect(task.message).toMatch(/^Could not read the file: the file is larger than/);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -188,6 +196,7 @@ describe('purging finished tasks', () => {
       status,
       responseCode: status === 1 ? 'success' : 'failed',
       message: name,
+      errorCode: status === 1 ? null : 'UPLOAD_LOST',
       objects: [],
     });
     return taskId;
@@ -219,5 +228,68 @@ describe('purging finished tasks', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(await server.store.tasks.find(failure)).toBeDefined();
+  });
+});
+
+/** An internal code at the start of a text: `RIDEFILE_MALFORMED: …` (issue 16: never shown to people). */
+const CODE_AT_START = /^\W*[A-Z][A-Z0-9]*_[A-Z0-9_]*/;
+
+describe('task messages (issue 16: words for people, codes for programs)', () => {
+  const ride: WarnedTrack = {
+    kind: 'ride',
+    departedAtMs: Date.parse('2024-05-04T12:00:00Z'),
+    lastPointAtMs: Date.parse('2024-05-04T12:32:00Z'),
+    timeZone: 'Europe/Zurich',
+  };
+  const oneRide: TaskObject[] = [{ type: 'trip', id: 7 }];
+
+  it('say what the upload made from a damaged file in words', () => {
+    const cut = warningWords({ code: RideFileWarningCode.TRUNCATED, message: 'cut at byte 849' }, ride);
+    expect(succeeded(oneRide, [cut]).message).toBe(
+      'Created 1 ride from a file that ends early: the ride was read up to 14:32',
+    );
+    const crc = warningWords({ code: RideFileWarningCode.BAD_CRC, message: 'CRC 0x1234' }, ride);
+    const skipped = warningWords({ code: RideFileWarningCode.SKIPPED_DATA, message: '12 bytes' }, ride);
+    expect(succeeded(oneRide, [crc, skipped]).message).toBe(
+      'Created 1 ride from a file with 2 problems. This file is damaged (its checksum does not match its ' +
+        'content): the ride shows what could be read. Parts of this file could not be read and were ' +
+        'skipped: the ride shows the rest',
+    );
+    expect(succeeded(oneRide).message).toBe('Created 1 ride from upload');
+  });
+
+  it('property: a failed upload says why in words, never led by its code, which programs get apart', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...Object.values(RideFileErrorCode)), fc.string(), (code, message) => {
+        fc.pre(!message.includes(code));
+        const outcome = unreadable(code, message);
+        expect(outcome.errorCode).toBe(code);
+        expect(outcome.message).not.toMatch(CODE_AT_START);
+        expect(outcome.message).not.toContain(code);
+        expect(outcome.message.startsWith('Could not read the file: ')).toBe(true);
+      }),
+    );
+  });
+
+  it('property: a damaged upload names no code, whatever the warnings and their messages', () => {
+    const codes = Object.values(RideFileWarningCode);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...codes), { minLength: 1, maxLength: codes.length }),
+        fc.string(),
+        fc.array(fc.constantFrom<TaskObject>({ type: 'trip', id: 1 }, { type: 'route', id: 2 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (warned, message, objects) => {
+          const said = warned.map((code) => warningWords({ code, message }, ride));
+          const outcome = succeeded(objects, said);
+          expect(outcome.errorCode).toBeNull();
+          expect(outcome.message).toMatch(/^Created \d+ (rides?|routes?)( and \d+ routes?)? from a /);
+          expect(outcome.message).not.toContain('RIDEFILE_');
+          expect(outcome.message).not.toMatch(/\.$/);
+        },
+      ),
+    );
   });
 });

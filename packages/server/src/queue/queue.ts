@@ -14,8 +14,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { UploadErrorCode } from '../errors.js';
+import { warnedTrack } from '../store/asset-records.js';
 import type { AssetMetadata, ClaimedTask, TaskObject, TaskOutcome } from '../store/index.js';
 import { TaskLeaseLostError } from '../store/index.js';
+import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParsedTrack, ParseOutcome } from './parse-worker.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
@@ -203,7 +206,7 @@ export class UploadQueue {
     if (reading.kind === 'ended') await this.#end(run, reading.outcome);
     else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
     else if (!reading.outcome.ok)
-      await this.#end(run, failed(`${reading.outcome.code}: ${reading.outcome.message}`));
+      await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
     else await this.#store(run, reading.outcome.tracks);
   }
 
@@ -214,7 +217,7 @@ export class UploadQueue {
     if (task.attempts > MAX_PARSE_ATTEMPTS) {
       // The server running the earlier attempts died while they parsed (their leases ran out).
       const message = `Could not read the file: the server stopped while reading it ${MAX_PARSE_ATTEMPTS} times`;
-      return { kind: 'ended', outcome: failed(message) };
+      return { kind: 'ended', outcome: failed(UploadErrorCode.INTERRUPTED, message) };
     }
     const fresh = this.#takeFreshUpload(task.id);
     // decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
@@ -222,7 +225,10 @@ export class UploadQueue {
     if (existing.length > 0) return { kind: 'ended', outcome: duplicate(existing) };
     const bytes = fresh ?? (await store.tasks.uploadBytes(task.id));
     if (bytes === undefined) {
-      return { kind: 'ended', outcome: failed('Could not read the file: the upload was lost') };
+      return {
+        kind: 'ended',
+        outcome: failed(UploadErrorCode.LOST, 'Could not read the file: the upload was lost'),
+      };
     }
 
     const { leaseMs, parseTimeoutMs } = options.queue;
@@ -278,7 +284,10 @@ export class UploadQueue {
     if (task.attempts >= MAX_PARSE_ATTEMPTS) {
       await this.#end(
         run,
-        failed(`Could not read the file: the parser ${what} on it ${task.attempts} times`),
+        failed(
+          stopReason === 'timeout' ? UploadErrorCode.PARSER_TIMEOUT : UploadErrorCode.PARSER_CRASHED,
+          `Could not read the file: the parser ${what} on it ${task.attempts} times`,
+        ),
       );
     } else {
       await this.#context.store.tasks.release(task.id, owner, true);
@@ -301,16 +310,28 @@ export class UploadQueue {
         const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256, trx);
         if (existing.length > 0) return store.tasks.finish(task.id, owner, duplicate(existing), trx);
         const objects: TaskObject[] = [];
+        const said = new Map<string, WarningWords>();
         for (const parsed of tracks) {
+          const packedPoints = {
+            bytes: parsed.packedPoints,
+            count: parsed.pointCount,
+            lastTime: parsed.lastTime,
+          };
           const created = await store.assets.createFromTrack(
             task.userId,
             parsed.track,
-            { ...metadata, packedPoints: { bytes: parsed.packedPoints, count: parsed.pointCount } },
+            { ...metadata, packedPoints },
             trx,
           );
           objects.push({ type: created.type, id: created.row.id });
+          // Each problem once, about the first track it concerns (a cut-off end: the last track).
+          for (const warning of parsed.track.warnings) {
+            if (!said.has(warning.code)) {
+              said.set(warning.code, warningWords(warning, warnedTrack(created.type, created.row)));
+            }
+          }
         }
-        return store.tasks.finish(task.id, owner, succeeded(objects), trx);
+        return store.tasks.finish(task.id, owner, succeeded(objects, [...said.values()]), trx);
       });
     } catch (error) {
       if (error instanceof TaskLeaseLostError) {
@@ -367,8 +388,17 @@ function duration(milliseconds: number): string {
   return milliseconds < 10_000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 1000)} s`;
 }
 
-function failed(message: string): TaskOutcome {
-  return { status: -1, responseCode: 'failed', message, objects: [] };
+/** A failed task: `message` in words for people, `errorCode` for programs (issue 16). */
+function failed(errorCode: string, message: string): TaskOutcome {
+  return { status: -1, responseCode: 'failed', message, errorCode, objects: [] };
+}
+
+/**
+ * A file the parser rejected: its code for programs; for people, its message (the library's messages
+ * are plain words: "the file is empty"), never led by the code (issue 16).
+ */
+export function unreadable(code: string, message: string): TaskOutcome {
+  return failed(code, `Could not read the file: ${message}`);
 }
 
 function duplicate(objects: TaskObject[]): TaskOutcome {
@@ -377,12 +407,33 @@ function duplicate(objects: TaskObject[]): TaskOutcome {
     status: 1,
     responseCode: 'duplicate',
     message: `Duplicate upload: ${count(objects)} from the same file ${verb} already`,
+    errorCode: null,
     objects,
   };
 }
 
-function succeeded(objects: TaskObject[]): TaskOutcome {
-  return { status: 1, responseCode: 'success', message: `Created ${count(objects)} from upload`, objects };
+/**
+ * What the upload made, and what was wrong with the file, in words (issue 16): "Created 1 ride from a
+ * file that ends early: the ride was read up to 14:32". The uploader's history shows this message.
+ */
+export function succeeded(objects: TaskObject[], said: readonly WarningWords[] = []): TaskOutcome {
+  return {
+    status: 1,
+    responseCode: 'success',
+    message: createdMessage(objects, said),
+    errorCode: null,
+    objects,
+  };
+}
+
+function createdMessage(objects: readonly TaskObject[], said: readonly WarningWords[]): string {
+  const created = `Created ${count(objects)}`;
+  const [only] = said;
+  if (only === undefined) return `${created} from upload`;
+  if (said.length === 1) return `${created} from ${only.file}: ${only.consequence}`;
+  // Task messages end without a full stop, as pages put them in sentences of their own.
+  const sentences = said.map((words) => words.sentence).join(' ');
+  return `${created} from a file with ${said.length} problems. ${sentences.replace(/\.$/, '')}`;
 }
 
 /** "2 rides", "1 ride and 1 route", "3 routes". */

@@ -21,7 +21,10 @@ const WHOLE_NUMBER = /^\d{1,15}$/;
 export interface QueuedTaskRecord {
   id: number;
   status: number;
+  /** in words for people (issue 16: never led by a code) */
   message: string;
+  /** a failed task's stable code for programs (a RideFileErrorCode or UploadErrorCode); else null */
+  error_code: string | null;
   response_code: string;
   progress: number;
   created_at: string;
@@ -80,6 +83,7 @@ function record(row: TaskStatusRow): QueuedTaskRecord {
     id: row.id,
     status: row.status,
     message: row.message,
+    error_code: row.error_code,
     response_code: row.response_code,
     progress: row.progress,
     created_at: isoTime(row.created_at),

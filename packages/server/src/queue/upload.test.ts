@@ -160,7 +160,7 @@ describe('POST /trips.json with a file', () => {
     expect(await tripCount(rider.id)).toBe(1);
   });
 
-  it('an unreadable file fails with the parser code and message, and its bytes are dropped', async () => {
+  it('an unreadable file fails with the parser message in words and its code apart, and its bytes are dropped', async () => {
     const taskId = taskIdOf(
       await upload(server, credentials, {
         name: 'notes.gpx',
@@ -172,9 +172,13 @@ describe('POST /trips.json with a file', () => {
       status: -1,
       response_code: 'failed',
       progress: 100,
+      error_code: 'RIDEFILE_UNKNOWN_FORMAT',
       associated_objects: [],
     });
-    expect(task.message).toMatch(/^RIDEFILE_UNKNOWN_FORMAT: \S/);
+    // Words for people, the code for programs (issue 16): the message never carries the code.
+    expect(task.message).toBe(
+      'Could not read the file: the content is not a FIT, TCX, GPX or KML file (nor a gzip of one)',
+    );
     expect(await server.store.tasks.uploadBytes(taskId)).toBeUndefined();
   });
 
@@ -190,8 +194,10 @@ describe('POST /trips.json with a file', () => {
     }
     expect(answeredWhilePending).toBe(true);
     const task = await taskEnded(server, credentials, taskId);
-    expect(task).toMatchObject({ status: -1, response_code: 'failed' });
-    expect(task.message).toMatch(/^RIDEFILE_TOO_LARGE: /);
+    expect(task).toMatchObject({ status: -1, response_code: 'failed', error_code: 'RIDEFILE_TOO_LARGE' });
+    expect(task.message).toMatch(
+      /^Could not read the file: the file is larger than \d+ bytes once decompressed$/,
+    );
   });
 
   it('billion laughs: entities are never expanded; a file that is nothing but the bomb fails', async () => {
@@ -205,8 +211,8 @@ describe('POST /trips.json with a file', () => {
       credentials,
       taskIdOf(await upload(server, credentials, { name: 'lol.gpx', bytes: new TextEncoder().encode(bomb) })),
     );
-    expect(failed).toMatchObject({ status: -1, response_code: 'failed' });
-    expect(failed.message).toMatch(/^RIDEFILE_MALFORMED: /);
+    expect(failed).toMatchObject({ status: -1, response_code: 'failed', error_code: 'RIDEFILE_MALFORMED' });
+    expect(failed.message).toMatch(/^Could not read the file: the GPX file holds no track points/);
 
     // The fixture also holds a real point: that point is kept (ridefile's contract for damaged files),
     // and the name is the unexpanded reference.
@@ -235,7 +241,8 @@ describe('POST /trips.json with a file', () => {
         smallCredentials,
         taskIdOf(await upload(small, smallCredentials, { name: 'ride.gpx.gz', bytes: gzipped })),
       );
-      expect(task.message).toMatch(/^RIDEFILE_TOO_LARGE: /);
+      expect(task).toMatchObject({ error_code: 'RIDEFILE_TOO_LARGE' });
+      expect(task.message).toMatch(/^Could not read the file: the file is larger than 1024 bytes/);
     } finally {
       await small.close();
     }
@@ -251,6 +258,115 @@ describe('POST /trips.json with a file', () => {
     );
     expect(task).toMatchObject({ status: 1, message: 'Created 1 ride from upload' });
   });
+});
+
+describe('damaged and partial files, said out loud (issue 16)', () => {
+  /** The trip's record on each interface that shows one: v1 and legacy, single and list. */
+  async function recordsOf(tripId: number): Promise<Record<string, unknown>[]> {
+    const headers = {
+      'x-service-api-key': credentials.apiKey,
+      'x-service-auth-token': credentials.authToken,
+    };
+    const legacy = `apikey=${credentials.apiKey}&auth_token=${credentials.authToken}`;
+    const get = async (url: string, v1: boolean): Promise<Record<string, unknown>> => {
+      const response = await server.app.inject({ url, ...(v1 ? { headers } : {}) });
+      expect(response.statusCode, url).toBe(200);
+      return response.json<Record<string, unknown>>();
+    };
+    const listed = (body: Record<string, unknown>, key: string): Record<string, unknown> => {
+      const items = body[key] as Record<string, unknown>[];
+      const item = items.find((record) => record['id'] === tripId);
+      expect(item, key).toBeDefined();
+      return item!;
+    };
+    return [
+      (await get(`/api/v1/trips/${tripId}.json`, true))['trip'] as Record<string, unknown>,
+      listed(await get('/api/v1/trips.json', true), 'trips'),
+      (await get(`/trips/${tripId}.json?${legacy}`, false))['trip'] as Record<string, unknown>,
+      listed(await get(`/users/${rider.id}/trips.json?${legacy}&version=2`, false), 'results'),
+    ];
+  }
+
+  async function uploaded(name: string, bytes: Uint8Array) {
+    const task = await taskEnded(
+      server,
+      credentials,
+      taskIdOf(await upload(server, credentials, { name, bytes })),
+    );
+    const tripId = task.associated_objects[0]!.trip!['id'] as number;
+    return { task, tripId };
+  }
+
+  it('a cut-off FIT file: the task says where the ride stops, and every record carries the warning', async () => {
+    const bytes = readFixture('fit', 'truncated.fit');
+    const { task, tripId } = await uploaded('truncated.fit', bytes);
+    // The ride is in Zurich; its last point is 08:00:25 UTC, 10:00 there.
+    expect(task).toMatchObject({
+      status: 1,
+      response_code: 'success',
+      error_code: null,
+      message: 'Created 1 ride from a file that ends early: the ride was read up to 10:00',
+    });
+    const warnings = [
+      { code: 'RIDEFILE_TRUNCATED', message: 'This file ends early: the ride was read up to 10:00.' },
+    ];
+    expect(task.associated_objects[0]!.trip!['warnings']).toEqual(warnings);
+    for (const record of await recordsOf(tripId)) expect(record['warnings']).toEqual(warnings);
+    // Stored as the library gave them, with the time of the last point.
+    const [track] = tracksOf(bytes, 'truncated.fit');
+    const row = await server.store.assets.find('trip', tripId);
+    expect(JSON.parse(row!.warnings!)).toEqual(track!.warnings);
+    expect(row!.last_point_at).toBe(Date.parse('2024-05-04T08:00:25Z'));
+  });
+
+  it('a sound file: no warnings anywhere, and the plain message', async () => {
+    const { task, tripId } = await uploaded('sample-ride.gpx', readFixture('gpx', 'sample-ride.gpx'));
+    expect(task).toMatchObject({ message: 'Created 1 ride from upload', error_code: null });
+    for (const record of await recordsOf(tripId)) expect(record['warnings']).toEqual([]);
+  });
+
+  it('a cut-off GPX file and a bad-CRC FIT file are said in words, with the codes apart', async () => {
+    const gpx = await uploaded('truncated.gpx', readFixture('gpx', 'truncated.gpx'));
+    expect(gpx.task.message).toMatch(
+      /^Created 1 ride from a file that ends early: the ride was read up to \d\d:\d\d$/,
+    );
+    const crc = await uploaded('bad-crc.fit', readFixture('fit', 'bad-crc.fit'));
+    expect(crc.task.message).toBe('Created 1 ride from a damaged file: the ride shows what could be read');
+    expect(crc.task.associated_objects[0]!.trip!['warnings']).toEqual([
+      {
+        code: 'RIDEFILE_BAD_CRC',
+        message:
+          'This file is damaged (its checksum does not match its content): the ride shows what could be read.',
+      },
+    ]);
+  });
+
+  it.skipIf(!corpusAvailable)(
+    'a real ride cut off mid-ride: the words give the local time of its last point',
+    async () => {
+      const whole = readCorpus('fitparse__garmin-edge-500-activity.fit');
+      const cut = whole.subarray(0, Math.floor(whole.length / 2));
+      const [track] = tracksOf(cut, 'cut.fit');
+      const lastTime = track!.points.findLast((point) => point.t !== undefined)!.t!;
+      const { task, tripId } = await uploaded('cut.fit', cut);
+      const row = await server.store.assets.find('trip', tripId);
+      expect(row!.time_zone).not.toBeNull();
+      const local = new Intl.DateTimeFormat('en-GB', {
+        timeZone: row!.time_zone!,
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(lastTime * 1000));
+      expect(task.message).toBe(
+        `Created 1 ride from a file that ends early: the ride was read up to ${local}`,
+      );
+      for (const record of await recordsOf(tripId)) {
+        expect(record['warnings']).toEqual([
+          { code: 'RIDEFILE_TRUNCATED', message: `This file ends early: the ride was read up to ${local}.` },
+        ]);
+      }
+    },
+  );
 });
 
 describe('who may upload, and what is refused', () => {
@@ -361,6 +477,7 @@ describe('GET /queued_tasks/status.json', () => {
       'id',
       'status',
       'message',
+      'error_code',
       'response_code',
       'progress',
       'created_at',

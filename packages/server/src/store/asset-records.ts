@@ -10,11 +10,16 @@
  * shape changes, bump RECORD_FORMAT: rows rendered in an older format are then rendered again from their
  * columns when read (Assets.listRecords), so no stale shape is ever served.
  */
-import type { RoutesTable, TripsTable, Visibility } from '../db/schema.js';
+import type { Warning } from '@rideport/ridefile';
+import type { AssetType, RoutesTable, TripsTable, Visibility } from '../db/schema.js';
 import { isoTime } from '../iso-time.js';
+import { saidWarnings, type WarnedTrack } from '../warning-words.js';
 
-/** The format of record_json; rows whose record_format differs are rendered again when read. */
-export const RECORD_FORMAT = 1;
+/**
+ * The format of record_json; rows whose record_format differs are rendered again when read.
+ * 2: `warnings` (issue 16).
+ */
+export const RECORD_FORMAT = 2;
 
 /** The columns a record is built from (a row, or the values about to be inserted). */
 export type RouteRecordSource = Omit<RoutesTable, 'id' | 'record_json' | 'record_format'>;
@@ -41,6 +46,18 @@ export interface RouteRecordFields {
   ne_lng: number | null;
   track_type: string;
   terrain: string;
+  /**
+   * What was wrong with the file it was read from (issue 16): the library's code, and the words for
+   * people (warning-words.ts); empty for a sound file and for rows stored before migration 7.
+   */
+  warnings: RecordWarning[];
+}
+
+export interface RecordWarning {
+  /** @rideport/ridefile's warning code, e.g. RIDEFILE_TRUNCATED */
+  code: string;
+  /** plain words: "This file ends early: the ride was read up to 14:32." */
+  message: string;
 }
 
 /** What decisions.md §2 adds for trips. */
@@ -67,6 +84,11 @@ export interface TripRecordFields extends RouteRecordFields {
 }
 
 export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {
+  return { ...sharedFields(row), warnings: recordWarnings('route', row) };
+}
+
+/** The fields routes and trips share but `warnings`, which trips list last, after their own. */
+function sharedFields(row: RouteRecordSource): Omit<RouteRecordFields, 'warnings'> {
   return {
     name: row.name,
     description: row.description,
@@ -92,7 +114,7 @@ export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {
 
 export function tripRecordFields(row: TripRecordSource): TripRecordFields {
   return {
-    ...routeRecordFields(row),
+    ...sharedFields(row),
     departed_at: row.departed_at === null ? null : isoTime(row.departed_at),
     time_zone: row.time_zone,
     activity_type: row.activity_type,
@@ -112,5 +134,51 @@ export function tripRecordFields(row: TripRecordSource): TripRecordFields {
     max_watts: row.max_watts,
     calories: row.calories,
     device: row.device,
+    warnings: recordWarnings('trip', row),
+  };
+}
+
+/** The stored warnings of a route or trip in words (warning-words.ts), as records and pages show them. */
+export function recordWarnings(type: AssetType, row: RouteRecordSource | TripRecordSource): RecordWarning[] {
+  return saidWarnings(storedWarnings(row.warnings), warnedTrack(type, row));
+}
+
+/**
+ * The warnings column (migration 7) as the library's warnings: none for null (rows stored before
+ * it) or for anything that is not such an array.
+ */
+function storedWarnings(json: string | null): Warning[] {
+  return storedJsonArray(json).filter(
+    (item): item is Warning =>
+      typeof item === 'object' &&
+      item !== null &&
+      typeof (item as Partial<Warning>).code === 'string' &&
+      typeof (item as Partial<Warning>).message === 'string',
+  );
+}
+
+/**
+ * The items of a column that holds a JSON array (laps, warnings): none for null (a row stored before
+ * the column), for text that is not JSON, or for anything but an array.
+ */
+export function storedJsonArray(json: string | null): unknown[] {
+  if (json === null) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  return Array.isArray(parsed) ? (parsed as unknown[]) : [];
+}
+
+/** What the words for a warning need of a stored route or trip (warning-words.ts). */
+export function warnedTrack(type: AssetType, row: RouteRecordSource | TripRecordSource): WarnedTrack {
+  const trip = type === 'trip' ? (row as TripRecordSource) : null;
+  return {
+    kind: type === 'trip' ? 'ride' : 'route',
+    departedAtMs: trip?.departed_at ?? null,
+    lastPointAtMs: row.last_point_at,
+    timeZone: trip?.time_zone ?? null,
   };
 }

@@ -259,6 +259,11 @@ describe('a database file', () => {
       ALTER TABLE trips DROP COLUMN laps;
       ALTER TABLE routes DROP COLUMN laps;
       DROP TABLE IF EXISTS sign_in_links;
+      ALTER TABLE trips DROP COLUMN warnings;
+      ALTER TABLE trips DROP COLUMN last_point_at;
+      ALTER TABLE routes DROP COLUMN warnings;
+      ALTER TABLE routes DROP COLUMN last_point_at;
+      ALTER TABLE queued_tasks DROP COLUMN error_code;
       DELETE FROM kysely_migration WHERE name >= '004';`);
     sqlite.prepare('INSERT INTO trip_track_points (asset_id, points) VALUES (?, ?)').run(row.id, json);
     sqlite.close();
@@ -268,6 +273,56 @@ describe('a database file', () => {
       const found = await second.store.assets.findRecordWithPoints('trip', row.id);
       expect(found!.points.toString('utf8')).toBe(json);
       expect(JSON.parse(json)).toEqual(track.points);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keeps the warnings of a damaged file, and reads rides stored before migration 7 as sound', async () => {
+    const databasePath = join(directory, 'rideport.sqlite');
+    const first = await testServer({ databasePath });
+    const owner = await createPerson(first, 'Owner');
+    const cut = onlyTrack(readFixture('fit', 'truncated.fit'), 'truncated.fit');
+    const damaged = await first.store.assets.createFromTrack(owner.id, cut);
+    const sound = await first.store.assets.createFromTrack(owner.id, sampleRide());
+    // Stored as the library gave them; the record says them in words, with the code.
+    expect(JSON.parse(damaged.row.warnings!)).toEqual(cut.warnings);
+    expect(damaged.row.last_point_at).toBe(cut.points.at(-1)!.t! * 1000);
+    expect(JSON.parse(sound.row.warnings!)).toEqual([]);
+    const recordOf = async (server: TestServer, id: number): Promise<Record<string, unknown>> =>
+      JSON.parse((await server.store.assets.findRecordWithPoints('trip', id))!.json) as Record<
+        string,
+        unknown
+      >;
+    expect((await recordOf(first, damaged.row.id))['warnings']).toEqual([
+      { code: 'RIDEFILE_TRUNCATED', message: 'This file ends early: the ride was read up to 10:00.' },
+    ]);
+    expect((await recordOf(first, sound.row.id))['warnings']).toEqual([]);
+    await first.close();
+
+    // The database as it was before migration 7: no warnings columns, records in format 1.
+    const sqlite = new SqliteDatabase(databasePath);
+    sqlite.exec(`
+      ALTER TABLE trips DROP COLUMN warnings;
+      ALTER TABLE trips DROP COLUMN last_point_at;
+      ALTER TABLE routes DROP COLUMN warnings;
+      ALTER TABLE routes DROP COLUMN last_point_at;
+      ALTER TABLE queued_tasks DROP COLUMN error_code;
+      UPDATE trips SET record_format = 1, record_json = json_remove(record_json, '$.warnings');
+      DELETE FROM kysely_migration WHERE name >= '007';`);
+    sqlite.close();
+
+    const second = await testServer({ databasePath });
+    try {
+      for (const id of [damaged.row.id, sound.row.id]) {
+        expect((await second.store.assets.find('trip', id))!.warnings).toBeNull();
+        expect((await recordOf(second, id))['warnings']).toEqual([]);
+      }
+      const url = { prefix: 'https://x.test/api/v1/trips/', suffix: '.json' };
+      const page = await second.store.assets.listRecordsJson('trip', owner.id, { offset: 0, limit: 20 }, url);
+      for (const record of JSON.parse(`[${page.items}]`) as Record<string, unknown>[]) {
+        expect(record['warnings']).toEqual([]);
+      }
     } finally {
       await second.close();
     }

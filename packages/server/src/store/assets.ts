@@ -18,7 +18,7 @@ import {
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
 import { assetColumns, tripColumns } from './track-columns.js';
-import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
+import { lastPointTime, packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
@@ -34,7 +34,12 @@ export interface AssetMetadata {
    * `track.points` is not read. The upload queue packs them in its worker threads (issue 5), so that
    * thousands of point objects are neither cloned between threads nor read on the main thread.
    */
-  packedPoints?: { bytes: Uint8Array; count: number };
+  packedPoints?: {
+    bytes: Uint8Array;
+    count: number;
+    /** Unix seconds of the last point that has a time (lastPointTime); null when none has */
+    lastTime: number | null;
+  };
 }
 
 export type CreatedAsset = { type: 'route'; row: RouteRow } | { type: 'trip'; row: TripRow };
@@ -116,6 +121,10 @@ export class Assets {
         updated_at: now,
         source_sha256: metadata.sourceSha256 ?? null,
         laps: JSON.stringify(track.laps),
+        warnings: JSON.stringify(track.warnings),
+        last_point_at: lastTimeMs(
+          metadata.packedPoints === undefined ? lastPointTime(track.points) : metadata.packedPoints.lastTime,
+        ),
         ...assetColumns(track),
         ...(metadata.packedPoints === undefined ? {} : { point_count: metadata.packedPoints.count }),
       };
@@ -489,6 +498,11 @@ function renderedRecord(
   const fields = type === 'trip' ? tripRecordFields(values as TripRecordSource) : routeRecordFields(values);
   // `id` first: recordWithUrl puts the URL right after it.
   return { record_json: JSON.stringify({ id, ...fields }), record_format: RECORD_FORMAT };
+}
+
+/** Unix seconds (whole, as points carry them) to the milliseconds the time columns hold. */
+function lastTimeMs(seconds: number | null): number | null {
+  return seconds === null ? null : seconds * 1000;
 }
 
 function blankToNull(text: string | null | undefined): string | null {

@@ -62,6 +62,8 @@ export interface TaskOutcome {
   status: Exclude<TaskStatus, 0>;
   responseCode: Exclude<TaskResponseCode, 'pending'>;
   message: string;
+  /** a failed task's stable code, for programs (issue 16); null for every other outcome */
+  errorCode: string | null;
   /** the routes and trips made (success) or found (duplicate) */
   objects: TaskObject[];
 }
@@ -69,7 +71,15 @@ export interface TaskOutcome {
 /** The fields of a task that the status endpoint shows. */
 export type TaskStatusRow = Pick<
   TaskRow,
-  'id' | 'user_id' | 'status' | 'response_code' | 'message' | 'progress' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'user_id'
+  | 'status'
+  | 'response_code'
+  | 'message'
+  | 'error_code'
+  | 'progress'
+  | 'created_at'
+  | 'updated_at'
 >;
 
 /** One route or trip of a task, with its stored record (null: rendered in an older format). */
@@ -119,6 +129,7 @@ export class Tasks {
           'status',
           'response_code',
           'message',
+          'error_code',
           'progress',
           'created_at',
           'updated_at',
@@ -287,6 +298,7 @@ export class Tasks {
           status: outcome.status,
           response_code: outcome.responseCode,
           message: outcome.message,
+          error_code: outcome.errorCode,
           progress: 100,
           lease_owner: null,
           lease_expires_at: null,

@@ -77,6 +77,7 @@ export interface QueuedTask {
   id: number;
   status: -1 | 0 | 1;
   message: string;
+  error_code: string | null;
   response_code: string;
   progress: number;
   created_at: string;

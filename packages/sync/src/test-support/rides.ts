@@ -72,7 +72,8 @@ export class FakeUploader implements RideUploader {
     if (this.rejectNames.has(upload.filename)) {
       return Promise.reject(
         new ClientError(ClientErrorCode.REJECTED, 'the task failed', {
-          serverMessages: ['RIDEFILE_MALFORMED: not a ride file'],
+          serverMessages: ['Could not read the file: not a ride file'],
+          serverCode: 'RIDEFILE_MALFORMED',
           taskId: this.uploads.length,
         }),
       );

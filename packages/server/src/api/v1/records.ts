@@ -131,6 +131,22 @@ const ROUTE_PROPERTIES = {
   ne_lng: NUMBER_OR_NULL,
   track_type: { type: 'string', enum: ['loop', 'out_and_back', 'point_to_point', 'unknown'] },
   terrain: { type: 'string', enum: ['flat', 'rolling', 'climbing'] },
+  warnings: {
+    type: 'array',
+    description:
+      'what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)',
+    items: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'stable, for programs, e.g. RIDEFILE_TRUNCATED' },
+        message: {
+          type: 'string',
+          description: 'plain words for people, e.g. "This file ends early: the ride was read up to 14:32."',
+        },
+      },
+    },
+  },
 } as const;
 
 const TRIP_PROPERTIES = {

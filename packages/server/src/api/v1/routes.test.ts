@@ -217,6 +217,7 @@ describe('GET /api/v1/routes/{id}.json', () => {
         ne_lng: 6.02,
         track_type: summary.trackType,
         terrain: summary.terrain,
+        warnings: [],
         track_points: [
           { x: 6, y: 45, e: 300, t: 1717318800 },
           { x: 6.01, y: 45.01 },
@@ -335,6 +336,7 @@ describe.skipIf(!corpusAvailable)(
         ne_lng: -105.14699058141,
         track_type: 'loop',
         terrain: 'flat',
+        warnings: [],
       });
       expect(record['distance']).toBeGreaterThan(96_000);
       expect(points).toHaveLength(9722);

@@ -95,6 +95,7 @@ describe('trips from our own fixtures', () => {
       max_watts: summary.powerWatts!.max,
       calories: null,
       device: null,
+      warnings: [],
     });
     expect(points).toEqual(track.points);
     // Unix seconds, keys in the specification's order.
@@ -251,6 +252,7 @@ describe.skipIf(!corpusAvailable)(
         max_watts: 1336,
         calories: 741,
         device: 'Garmin Edge MTB',
+        warnings: [],
       });
       // Distance ÷ moving time; heart rate and power averaged over time, as the Edge does (113 and 134
       // in its session; scripts/device-comparison.ts).

@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
+import { recordWarnings } from '../../store/asset-records.js';
 import type { AssetRow } from '../../store/assets.js';
 import { csrfToken } from '../csrf.js';
 import { html, SafeHtml } from '../html.js';
@@ -46,7 +47,7 @@ export async function assetPage<T extends AssetType>(
       : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     <h1>${row.name}</h1>
-    ${row.description !== null && html`<p>${row.description}</p>`}
+    ${fileNotice(type, row)} ${row.description !== null && html`<p>${row.description}</p>`}
     <section aria-labelledby="summary-heading">
       <h2 id="summary-heading">Summary</h2>
       ${summary}
@@ -83,6 +84,27 @@ export async function assetPage<T extends AssetType>(
       <script type="module" src="${urls.dashboardJs}"></script>`,
     body,
   });
+}
+
+/**
+ * What was wrong with the file, in words, at the top of the page (issue 16: a cut-off ride must not
+ * pass for a whole one): a note with a heading, which screen readers list among the page's headings.
+ * Nothing for a sound file.
+ */
+function fileNotice(type: AssetType, row: RouteRow | TripRow): SafeHtml | '' {
+  const warnings = recordWarnings(type, row);
+  if (warnings.length === 0) return '';
+  const heading = warnings.length === 1 ? 'A problem with the file' : 'Problems with the file';
+  return html`<section class="notice file-notice" aria-labelledby="file-notice-heading">
+    <h2 id="file-notice-heading">${heading}</h2>
+    ${
+      warnings.length === 1
+        ? html`<p data-code="${warnings[0]!.code}">${warnings[0]!.message}</p>`
+        : html`<ul>
+            ${warnings.map((warning) => html`<li data-code="${warning.code}">${warning.message}</li>`)}
+          </ul>`
+    }
+  </section>`;
 }
 
 /**

@@ -291,6 +291,53 @@ describe('a ride or route page', () => {
   });
 });
 
+describe('the notice of a damaged or cut-off file (issue 16)', () => {
+  beforeEach(() => start());
+
+  /** The notice section of a page, or undefined when there is none. */
+  const notice = (page: string): string | undefined =>
+    /<section class="notice file-notice"[\s\S]*?<\/section>/.exec(page)?.[0];
+
+  it('says near the top, in words and under a heading, where a cut-off ride stops', async () => {
+    const track = onlyTrack(readFixture('fit', 'truncated.fit'), 'truncated.fit');
+    const id = await storeRide(rider.id, track);
+    const page = (await browser.get(`/dashboard/rides/${id}`)).body;
+    const section = notice(page);
+    expect(section).toBeDefined();
+    expect(section).toContain('aria-labelledby="file-notice-heading"');
+    expect(section).toMatch(/<h2 id="file-notice-heading">A problem with the file<\/h2>/);
+    // The ride is in Zurich; its last point is 08:00:25 UTC.
+    expect(section).toContain('This file ends early: the ride was read up to 10:00.');
+    expect(section).not.toMatch(/>\s*RIDEFILE_/);
+    // Before the summary.
+    expect(page.indexOf('file-notice-heading')).toBeLessThan(page.indexOf('summary-heading'));
+  });
+
+  it('lists several problems, and none for a sound file or a route', async () => {
+    const damaged = trackFromPoints(points(30, BASE), { name: 'Damaged', sport: 'cycling' });
+    damaged.warnings = [
+      { code: 'RIDEFILE_BAD_CRC', message: 'the file CRC does not match' },
+      { code: 'RIDEFILE_SKIPPED_DATA', message: '12 bytes were skipped' },
+    ];
+    const section = notice(
+      (await browser.get(`/dashboard/rides/${await storeRide(rider.id, damaged)}`)).body,
+    );
+    expect(section).toContain('Problems with the file');
+    expect(section).toMatch(/<li data-code="RIDEFILE_BAD_CRC">This file is damaged/);
+    expect(section).toMatch(/<li data-code="RIDEFILE_SKIPPED_DATA">Parts of this file could not be read/);
+
+    const sound = (await browser.get(`/dashboard/rides/${await storeRide(rider.id, ride('Sound', BASE))}`))
+      .body;
+    expect(notice(sound)).toBeUndefined();
+    const cutRoute = route('Cut route');
+    cutRoute.warnings = [{ code: 'RIDEFILE_TRUNCATED', message: 'the XML ends early' }];
+    const routeId = (await server.store.assets.createFromTrack(rider.id, cutRoute)).row.id;
+    expect(notice((await browser.get(`/dashboard/routes/${routeId}`)).body)).toContain(
+      'This file ends early: the route shows what was read before the cut.',
+    );
+  });
+});
+
 describe('laps', () => {
   beforeEach(() => start());
 

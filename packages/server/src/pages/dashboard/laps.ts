@@ -4,6 +4,7 @@
  * migration have none stored: "no laps recorded".
  */
 import type { Lap } from '@rideport/ridefile';
+import { storedJsonArray } from '../../store/asset-records.js';
 import { html, type SafeHtml } from '../html.js';
 import { duration, kilometres, localDateTime, UNKNOWN, whole } from './format.js';
 
@@ -27,15 +28,7 @@ const LAP_FIELDS: ReadonlyArray<keyof Lap> = [
 
 /** The stored laps; anything that is not a finite number is null, and a damaged column no laps. */
 export function parseLaps(json: string | null): Lap[] {
-  if (json === null) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  return parsed
+  return storedJsonArray(json)
     .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
     .map((item) => {
       const lap = {} as Record<keyof Lap, number | null>;

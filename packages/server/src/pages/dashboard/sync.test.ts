@@ -8,6 +8,7 @@ import { createPerson, testServer, type Person, type TestServer } from '../../te
 const SAMPLE_RIDE = readFileSync(new URL('../../../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
 const FAILED_SHA = 'f'.repeat(64);
 const SYNCED_SHA = 'a'.repeat(64);
+const CUT_SHA = 'c'.repeat(64);
 
 /**
  * A LocalSync as the host's engine presents it (the server cannot import @rideport/sync, so the
@@ -53,7 +54,7 @@ class RecordingSync implements LocalSync {
           sourceId: 'device:garmin',
           relativePath: 'Activity/broken.fit',
           state: this.failed ? 'failed' : 'queued',
-          message: 'RIDEFILE_MALFORMED: not a FIT file',
+          message: 'Could not read the file: the FIT file header is missing or damaged',
           tripIds: [],
           routeIds: [],
           attempts: 2,
@@ -72,6 +73,19 @@ class RecordingSync implements LocalSync {
           attempts: 1,
           foundAt: '2026-03-01T10:00:00.000Z',
           updatedAt: '2026-03-01T10:01:00.000Z',
+        },
+        {
+          sha256: CUT_SHA,
+          filename: 'cut-off.fit',
+          sourceId: 'device:garmin',
+          relativePath: 'Activity/cut-off.fit',
+          state: 'synced',
+          message: 'Created 1 ride from a file that ends early: the ride was read up to 14:32',
+          tripIds: [43],
+          routeIds: [],
+          attempts: 1,
+          foundAt: '2026-03-01T09:00:00.000Z',
+          updatedAt: '2026-03-01T09:01:00.000Z',
         },
       ],
       lastPassAt: '2026-03-01T11:59:00.000Z',
@@ -182,7 +196,12 @@ describe('GET /dashboard/sync', () => {
     // Counts and history: the server's message, trip links, Retry only on the failed ride.
     expect(body).toMatch(/<dt>Synced<\/dt>\s*<dd>3<\/dd>/);
     expect(body).toMatch(/<dt>Failed<\/dt>\s*<dd>1<\/dd>/);
-    expect(body).toContain('RIDEFILE_MALFORMED: not a FIT file');
+    expect(body).toMatch(/<td class="error">\s*Could not read the file: the FIT file header is missing/);
+    // A file read with warnings says so in its row, in words (issue 16).
+    expect(body).toMatch(
+      /<code>cut-off\.fit<\/code>[\s\S]*?Created 1 ride from a file that ends early: the ride was read up to 14:32/,
+    );
+    expect(body).not.toContain('RIDEFILE_');
     expect(body).toContain('<a href="/dashboard/rides/42" data-focus="ride:42">Ride 42</a>');
     expect(body).toContain(`name="sha256" value="${FAILED_SHA}"`);
     expect(body).not.toContain(`name="sha256" value="${SYNCED_SHA}"`);
@@ -376,8 +395,25 @@ describe('POST /dashboard/sync/upload', () => {
     const taskId = Number(/task=(\d+)/.exec(response.headers.location as string)?.[1]);
     await taskEnd(server, taskId);
     const page = await browser.get(`/dashboard/sync?task=${taskId}`);
+    expect(page.body).toContain(
+      `<p class="error">Upload ${taskId} failed: Could not read the file: the content is not a FIT, TCX, GPX or KML file`,
+    );
+    expect(page.body).not.toContain('RIDEFILE_');
+  });
+
+  it('says what was wrong with a file that was read in part (issue 16)', async () => {
+    const { server, browser } = await setUp({ engine: 'none' });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const bytes = readFileSync(new URL('../../../../../fixtures/fit/truncated.fit', import.meta.url));
+    const response = await uploadThroughPage(browser, { name: 'truncated.fit', bytes }, token);
+    const taskId = Number(/task=(\d+)/.exec(response.headers.location as string)?.[1]);
+    await taskEnd(server, taskId);
+    const page = await browser.get(`/dashboard/sync?task=${taskId}`);
+    // The ride is in Zurich; its last point is 08:00:25 UTC.
     expect(page.body).toMatch(
-      new RegExp(`<p class="error">Upload ${taskId} failed: RIDEFILE_UNKNOWN_FORMAT: `),
+      new RegExp(
+        `<p class="task-done">Upload ${taskId}: Created 1 ride from a file that ends early: the ride was read up to 10:00\\. <a href="/dashboard/rides/\\d+">`,
+      ),
     );
   });
 

@@ -1,0 +1,22 @@
+/**
+ * Migration 7 (issue 16, "Damaged and partial files, said out loud"): what was wrong with the file a
+ * route or trip was read from travels with it, and a failed upload keeps its code for programs.
+ *
+ * - routes/trips `warnings`: the JSON array of @rideport/ridefile's warnings of the track
+ *   (`Track.warnings`, `[{"code","message"}]`, the library's own message); `[]` for a sound file. Null
+ *   for rows written before this migration, which read as `[]`: nothing was known then.
+ * - routes/trips `last_point_at`: Unix milliseconds of the last point that has a time (null when none
+ *   has), so the words for a cut-off file can say "the ride was read up to 14:32" without reading the
+ *   points (warning-words.ts).
+ * - queued_tasks `error_code`: the stable code of a failed task (a RideFileErrorCode, or the queue's
+ *   own, queue/queue.ts); the task's `message` says it in words. Null for every other task.
+ */
+import { sql, type Kysely } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  for (const table of ['routes', 'trips']) {
+    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN warnings TEXT`.execute(db);
+    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN last_point_at INTEGER`.execute(db);
+  }
+  await sql`ALTER TABLE queued_tasks ADD COLUMN error_code TEXT`.execute(db);
+}
