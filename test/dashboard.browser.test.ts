@@ -205,6 +205,27 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
     const summaryBox = (await page.locator('#summary-heading').boundingBox())!;
     expect(noticeBox.y).toBeLessThan(summaryBox.y);
     expect(noticeBox.y + noticeBox.height).toBeLessThan(900);
+    // The numbers people see agree with each other (issue 16): none from the whole ride's session.
+    const shown = await page.evaluate(() =>
+      Object.fromEntries(
+        Array.from(document.querySelectorAll('dt')).map((term) => [
+          term.textContent.trim(),
+          term.nextElementSibling?.textContent.trim(),
+        ]),
+      ),
+    );
+    const number = (text: string | undefined): number => Number.parseFloat((text ?? '').replace(/,/g, ''));
+    const seconds = (text: string | undefined): number =>
+      (text ?? '').split(':').reduce((total, part) => total * 60 + Number(part), 0);
+    expect(number(shown['Average speed'])).toBeLessThanOrEqual(number(shown['Maximum speed']));
+    expect(seconds(shown['Moving time'])).toBeLessThanOrEqual(seconds(shown['Elapsed time']));
+    expect(number(shown['Distance']) * 1000).toBeCloseTo(track!.summary.distanceMeters!, -2);
+    if (corpusAvailable) {
+      // The device wrote one lap for the whole ride; the page gives the lap of the points it holds.
+      await expect(page.locator('table.laps caption').textContent()).resolves.toContain(
+        'computed from the points read',
+      );
+    }
     await screenshot(page, 'dashboard-ride-cut-off-1280');
 
     // A phone, signed in as the same rider.

@@ -11,6 +11,7 @@ export function invariantViolations(track: Track): string[] {
     problems.push(`summary.pointCount ${track.summary.pointCount} but ${track.points.length} points`);
   }
   problems.push(...summaryViolations(track.summary, track.warnings));
+  problems.push(...lapViolations(track));
   let lastDistance = -Infinity;
   track.points.forEach((point, index) => {
     const say = (problem: string): void => {
@@ -119,5 +120,38 @@ export function summaryViolations(summary: Summary, warnings: readonly Warning[]
   if (summary.distanceSource === 'file' && summary.recorded?.distanceMeters !== distance) {
     say("distance from the file but not the file's");
   }
+  return problems;
+}
+
+/**
+ * Laps computed from the points (issue 16) obey what the summary obeys: averages within their maxima,
+ * the timer within the elapsed time, and all laps together no further than the track.
+ */
+export function lapViolations(track: Track): string[] {
+  const problems: string[] = [];
+  if (!track.summary.recordedDescribesPoints && track.laps.some((lap) => lap.source === 'file')) {
+    problems.push("the file's laps kept although its numbers do not describe the points");
+  }
+  let distance = 0;
+  track.laps.forEach((lap, index) => {
+    if (lap.source !== 'points') return;
+    const pairs: Array<[string, number | null, number | null]> = [
+      ['speed', lap.avgSpeedMetersPerSecond, lap.maxSpeedMetersPerSecond],
+      ['heart rate', lap.avgHeartRateBpm, lap.maxHeartRateBpm],
+      ['cadence', lap.avgCadenceRpm, lap.maxCadenceRpm],
+      ['power', lap.avgPowerWatts, lap.maxPowerWatts],
+    ];
+    for (const [name, avg, max] of pairs) {
+      if (avg !== null && max !== null && avg > max)
+        problems.push(`lap ${index + 1}: ${name} average ${avg} above ${max}`);
+    }
+    if (lap.timerSeconds !== null && lap.elapsedSeconds !== null && lap.timerSeconds > lap.elapsedSeconds) {
+      problems.push(`lap ${index + 1}: timer beyond elapsed`);
+    }
+    distance += lap.distanceMeters ?? 0;
+  });
+  const total = track.summary.distanceMeters;
+  if (total !== null && distance > total * (1 + 1e-9) + 1e-6)
+    problems.push(`laps cover ${distance} m of ${total} m`);
   return problems;
 }

@@ -66,6 +66,7 @@ export function noWheelSensor(reason: string): TrackSensors {
 
 export function emptyLap(): Lap {
   return {
+    source: 'file',
     startTime: null,
     elapsedSeconds: null,
     timerSeconds: null,

@@ -74,6 +74,11 @@ export interface Track {
 }
 
 export interface Lap {
+  /**
+   * `file`: the lap as the file records it; `points`: computed from the points of the lap's time,
+   * because the file's totals do not describe the points read (a file cut off mid-lap)
+   */
+  source: 'file' | 'points';
   /** Unix seconds */
   startTime: number | null;
   elapsedSeconds: number | null;
@@ -213,4 +218,10 @@ export interface Summary {
   terrain: Terrain;
   /** the file's own totals, for comparison; null when the file states none */
   recorded: RecordedTotals | null;
+  /**
+   * Whether the file's own numbers (`recorded`, the laps) describe the points that were read: a file
+   * read whole whose totals, if any, span the points' time. When false, none of them is used: the
+   * summary and each lap (`Lap.source`) are computed from the points.
+   */
+  recordedDescribesPoints: boolean;
 }

@@ -4,12 +4,15 @@ import {
   corpusAvailable,
   corpusFiles,
   readCorpus,
+  readFixture,
 } from '../../../test/support/corpus.js';
+import { invariantViolations } from '../../../test/support/invariants.js';
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from './columns.js';
 import { readFit } from './fit/read.js';
 import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals } from './model.js';
 import { trackFromPoints } from './from-points.js';
+import { parseRideFile } from './parse.js';
 import { summarize, type SummaryContext } from './summary.js';
 import { normalizedPower } from './summary/channels.js';
 import { cumulativeDistance } from './summary/distance.js';
@@ -485,4 +488,31 @@ describe('the rules of issue 16', () => {
     const ride = summarize(columns, context({ sport: 'cycling' }));
     expect(ride.movingSeconds).toBe(Math.ceil(ride.distanceMeters! / ride.speedMetersPerSecond!.max - 1e-6));
   });
+});
+
+describe('laps of a file whose numbers do not describe its points (issue 16)', () => {
+  it('are computed from the points of their time, and none begins after the last point', () => {
+    const { tracks } = parseRideFile(readFixture('tcx', 'activity.tcx'));
+    const [track] = tracks;
+    // The fixture's laps claim 180.5 s of timer beside 124 s of points.
+    expect(track!.summary.recordedDescribesPoints).toBe(false);
+    expect(track!.laps.map((lap) => lap.source)).toEqual(['points', 'points']);
+    expect(track!.laps.map((lap) => lap.startTime)).toEqual([1_714_550_400, 1_714_550_520]);
+    expect(invariantViolations(track!)).toEqual([]);
+  });
+
+  it.skipIf(!corpusAvailable)(
+    "give a cut-off ride the lap of the points it holds, not the whole ride's",
+    () => {
+      const bytes = readCorpus('fit-parser__road-with-power.fit');
+      const whole = parseRideFile(bytes).tracks[0]!;
+      const cut = parseRideFile(bytes.subarray(0, Math.floor(bytes.length * 0.6))).tracks[0]!;
+      expect(whole.laps.map((lap) => lap.source)).toEqual(['file']);
+      expect(whole.laps[0]!.distanceMeters).toBe(31217.81);
+      expect(cut.laps.map((lap) => lap.source)).toEqual(['points']);
+      expect(cut.laps[0]!.distanceMeters).toBeCloseTo(cut.summary.distanceMeters!, 6);
+      expect(cut.laps[0]!.elapsedSeconds).toBe(cut.summary.elapsedSeconds);
+      expect(invariantViolations(cut)).toEqual([]);
+    },
+  );
 });

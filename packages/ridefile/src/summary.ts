@@ -42,7 +42,8 @@ export function summarize(
   const pauses = new Pauses(context.pauses);
   const cumulative = cumulativeDistance(columns, pauses);
   const times = timeTotals(columns, cumulative, pauses, stopSpeedMetersPerSecond(context.sport ?? null));
-  const fileTotals = fileTotalsDescribePoints(context.recorded, times, warnings) ? context.recorded : null;
+  const recordedDescribesPoints = fileTotalsDescribePoints(context.recorded, times, warnings);
+  const fileTotals = recordedDescribesPoints ? context.recorded : null;
 
   const pointsDistance = cumulative.source === null ? null : cumulative.meters[n - 1]!;
   let { distanceMeters, distanceSource } = distanceSummary(pointsDistance, cumulative.source, fileTotals);
@@ -92,6 +93,7 @@ export function summarize(
     trackType: trackType(columns, distanceMeters),
     terrain: terrain(elevation.gain, distanceMeters),
     recorded: context.recorded,
+    recordedDescribesPoints,
   };
 }
 
@@ -107,20 +109,21 @@ const ELAPSED_TOLERANCE_SECONDS = 30;
 const ELAPSED_TOLERANCE_SHARE = 0.02;
 
 /**
- * Whether the file's own totals (FIT session, TCX lap sums) describe the points that were read: never
- * for a cut-off file or one read with realignments (the totals are of bytes that were not read), and
- * only when the times agree: the session's elapsed time matches the points', and laps cover no more time
- * than their points do (a TCX that kept an Ironman's laps but 4 seconds of points).
+ * Whether the file's own numbers (FIT session, TCX lap sums, and the laps) describe the points that
+ * were read: never for a cut-off file or one read with realignments (they count bytes that were not
+ * read), and only when the times agree: the session's elapsed time matches the points', and laps cover
+ * no more time than their points do (a TCX that kept an Ironman's laps but 4 seconds of points). A
+ * file read whole that states no totals has nothing against it.
  */
 function fileTotalsDescribePoints(
   recorded: RecordedTotals | null,
   times: TimeTotals,
   warnings: readonly Warning[],
 ): boolean {
-  if (recorded === null) return false;
   if (warnings.some((warning) => INCOMPLETE_WARNINGS.has(warning.code))) return false;
   const elapsed = times.elapsedSeconds;
-  if (elapsed === null) return true; // device-relative times: nothing to compare, nothing against
+  // No totals, or device-relative times: nothing to compare, nothing against.
+  if (recorded === null || elapsed === null) return true;
   const tolerance = Math.max(ELAPSED_TOLERANCE_SECONDS, ELAPSED_TOLERANCE_SHARE * elapsed);
   if (recorded.elapsedSeconds !== null) return Math.abs(recorded.elapsedSeconds - elapsed) <= tolerance;
   if (recorded.timerSeconds !== null) return recorded.timerSeconds <= elapsed + tolerance;

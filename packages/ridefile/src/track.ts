@@ -2,6 +2,7 @@ import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
 import { RideFileWarningCode } from './errors.js';
 import { TRACK_POINT_KEYS, type ClockJump, type Track, type TrackPoint, type Warning } from './model.js';
+import { lapsFromPoints } from './laps.js';
 import { summarize } from './summary.js';
 
 /**
@@ -23,7 +24,8 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
     subSport: draft.subSport,
     startTime: draft.startTime ?? firstTime(columns),
     points,
-    laps: draft.laps,
+    // The file's laps only where its totals describe the points (issue 16); else computed from them.
+    laps: summary.recordedDescribesPoints ? draft.laps : lapsFromPoints(columns, draft.laps, draft, warnings),
     sensors: draft.sensors,
     summary,
     warnings: clockWarning === null ? warnings : [...warnings, clockWarning],

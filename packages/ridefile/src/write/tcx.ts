@@ -175,9 +175,10 @@ function lapsWithPoints(track: Track): Array<{ lap: Lap; points: readonly TrackP
 function wholeTrackLap(track: Track): Lap {
   const summary = track.summary;
   return {
+    source: 'points',
     startTime: track.startTime,
     elapsedSeconds: summary.elapsedSeconds,
-    timerSeconds: summary.movingSeconds ?? summary.elapsedSeconds,
+    timerSeconds: summary.timerSeconds,
     distanceMeters: summary.distanceMeters,
     ascentMeters: summary.elevationGainMeters,
     descentMeters: summary.elevationLossMeters,

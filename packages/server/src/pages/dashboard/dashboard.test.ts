@@ -352,6 +352,14 @@ describe('laps', () => {
     expect(page).toMatch(/<th scope="row">1<\/th>/);
   });
 
+  it("say when they were computed from the points, and take laps stored before that as the file's", () => {
+    const lap = { startTime: 1_700_000_000, elapsedSeconds: 60, distanceMeters: 500 };
+    expect(lapsSection(JSON.stringify([{ ...lap, source: 'points' }]), 'UTC').text).toContain(
+      'computed from the points read',
+    );
+    expect(lapsSection(JSON.stringify([lap]), 'UTC').text).not.toContain('computed from the points');
+  });
+
   it('say "no laps recorded" for rows stored without them (before migration 5)', () => {
     expect(lapsSection(null, null).text).toContain('No laps recorded.');
     expect(lapsSection('not json', null).text).toContain('No laps recorded.');

@@ -8,7 +8,7 @@ import { storedJsonArray } from '../../store/asset-records.js';
 import { html, type SafeHtml } from '../html.js';
 import { duration, kilometres, localDateTime, UNKNOWN, whole } from './format.js';
 
-const LAP_FIELDS: ReadonlyArray<keyof Lap> = [
+const LAP_FIELDS: ReadonlyArray<Exclude<keyof Lap, 'source'>> = [
   'startTime',
   'elapsedSeconds',
   'timerSeconds',
@@ -26,18 +26,30 @@ const LAP_FIELDS: ReadonlyArray<keyof Lap> = [
   'maxPowerWatts',
 ];
 
-/** The stored laps; anything that is not a finite number is null, and a damaged column no laps. */
+/**
+ * The stored laps; anything that is not a finite number is null, and a damaged column no laps. Laps
+ * stored before ridefile said where they came from are the file's.
+ */
 export function parseLaps(json: string | null): Lap[] {
   return storedJsonArray(json)
     .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
     .map((item) => {
-      const lap = {} as Record<keyof Lap, number | null>;
+      const values = {} as Record<(typeof LAP_FIELDS)[number], number | null>;
       for (const field of LAP_FIELDS) {
         const value = item[field];
-        lap[field] = typeof value === 'number' && Number.isFinite(value) ? value : null;
+        values[field] = typeof value === 'number' && Number.isFinite(value) ? value : null;
       }
-      return lap;
+      return { ...values, source: item['source'] === 'points' ? 'points' : 'file' };
     });
+}
+
+/** "2 laps; start times in Europe/Zurich", and where the laps' numbers come from when not the file. */
+function lapsCaption(laps: readonly Lap[], zone: string): string {
+  const count = laps.length === 1 ? '1 lap' : `${laps.length} laps`;
+  const computed = laps.some((lap) => lap.source === 'points')
+    ? "; computed from the points read, as the file's own lap totals cover more than its points"
+    : '';
+  return `${count}; start times in ${zone}${computed}`;
 }
 
 export function lapsSection(lapsJson: string | null, timeZone: string | null): SafeHtml {
@@ -50,7 +62,7 @@ export function lapsSection(lapsJson: string | null, timeZone: string | null): S
         ? html`<p>No laps recorded.</p>`
         : html`<table class="laps">
             <caption>
-              ${laps.length === 1 ? '1 lap' : `${laps.length} laps`}; start times in ${zone}
+              ${lapsCaption(laps, zone)}
             </caption>
             <thead>
               <tr>
