@@ -30,6 +30,7 @@ function inspectTrack(track: Track): InspectedTrack {
     sport: track.sport,
     subSport: track.subSport,
     startTime: track.startTime,
+    recording: track.recording,
     pointCount: track.points.length,
     channels: channelCounts(track.points),
     sensors: track.sensors,

@@ -1,5 +1,5 @@
 import type { PointColumns } from './columns.js';
-import type { Lap, RecordedTotals, TrackKind, TrackSensors, Warning } from './model.js';
+import type { Lap, RecordedTotals, RecordingIdentity, TrackKind, TrackSensors, Warning } from './model.js';
 
 /**
  * What a format reader produces for one track before the shared finishing step (track.ts) turns it
@@ -18,6 +18,7 @@ export interface TrackDraft {
   recorded: RecordedTotals | null;
   calories: number | null;
   device: string | null;
+  recording: RecordingIdentity;
 }
 
 export interface ReaderOptions {
@@ -34,6 +35,9 @@ export interface ReaderResult {
 export function noWheelSensor(reason: string): TrackSensors {
   return { wheelSensor: false, wheelSensorReason: reason, devices: [] };
 }
+
+/** A recording whose file names neither serial number nor creation time (GPX, KML, raw points). */
+export const UNKNOWN_RECORDING: Readonly<RecordingIdentity> = { serialNumber: null, timeCreated: null };
 
 export function emptyLap(): Lap {
   return {

@@ -11,6 +11,7 @@ export type {
   Lap,
   Position,
   RecordedTotals,
+  RecordingIdentity,
   RideFile,
   RideFileFormat,
   SensorDevice,

@@ -20,6 +20,7 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
     sport: draft.sport,
     subSport: draft.subSport,
     startTime: draft.startTime ?? firstTime(columns),
+    recording: { ...draft.recording },
     points,
     laps: draft.laps,
     sensors: draft.sensors,

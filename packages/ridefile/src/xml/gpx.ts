@@ -1,5 +1,5 @@
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
-import { noWheelSensor, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import { noWheelSensor, UNKNOWN_RECORDING, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
 import type { Warning } from '../model.js';
 import {
   endRow,
@@ -167,5 +167,6 @@ function toDraft(track: OpenTrack): TrackDraft {
     recorded: null,
     calories: null,
     device: null,
+    recording: UNKNOWN_RECORDING,
   };
 }
