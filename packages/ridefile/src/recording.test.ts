@@ -51,45 +51,48 @@ describe('FIT: file_id identifies the recording', () => {
   });
 });
 
-describe.skipIf(!corpusAvailable)(`FIT and TCX corpus (${corpusAvailable ? 'real files' : CORPUS_SKIP_REASON})`, () => {
-  it('every FIT file: the serial and creation time @garmin/fitsdk reads, or null where it reads none', () => {
-    const mismatches: string[] = [];
-    for (const file of corpusFiles('fit')) {
-      const bytes = readCorpus(file.name);
-      let tracks;
-      try {
-        tracks = parseRideFile(bytes).tracks;
-      } catch {
-        continue;
+describe.skipIf(!corpusAvailable)(
+  `FIT and TCX corpus (${corpusAvailable ? 'real files' : CORPUS_SKIP_REASON})`,
+  () => {
+    it('every FIT file: the serial and creation time @garmin/fitsdk reads, or null where it reads none', () => {
+      const mismatches: string[] = [];
+      for (const file of corpusFiles('fit')) {
+        const bytes = readCorpus(file.name);
+        let tracks;
+        try {
+          tracks = parseRideFile(bytes).tracks;
+        } catch {
+          continue;
+        }
+        let fileIds: { serialNumber?: number; timeCreated?: Date }[];
+        try {
+          fileIds = sdkFileIds(bytes);
+        } catch {
+          continue; // files the SDK cannot read (SOURCES.md names them)
+        }
+        const [fileId] = fileIds;
+        const [track] = tracks;
+        if (fileId === undefined || track === undefined) continue;
+        const serial = fileId.serialNumber === undefined ? null : String(fileId.serialNumber);
+        if (track.recording.serialNumber !== serial) {
+          mismatches.push(`${file.name}: serial ${track.recording.serialNumber} ≠ ${serial}`);
+        }
+        const created = fileId.timeCreated === undefined ? null : fileId.timeCreated.getTime() / 1000;
+        // A time_created below 0x10000000 counts from power-on: the SDK dates it in 1990, we say unknown.
+        const expected = created !== null && created < Date.UTC(1998, 6, 1) / 1000 ? null : created;
+        if (track.recording.timeCreated !== expected) {
+          mismatches.push(`${file.name}: time_created ${track.recording.timeCreated} ≠ ${expected}`);
+        }
       }
-      let fileIds: { serialNumber?: number; timeCreated?: Date }[];
-      try {
-        fileIds = sdkFileIds(bytes);
-      } catch {
-        continue; // files the SDK cannot read (SOURCES.md names them)
-      }
-      const [fileId] = fileIds;
-      const [track] = tracks;
-      if (fileId === undefined || track === undefined) continue;
-      const serial = fileId.serialNumber === undefined ? null : String(fileId.serialNumber);
-      if (track.recording.serialNumber !== serial) {
-        mismatches.push(`${file.name}: serial ${track.recording.serialNumber} ≠ ${serial}`);
-      }
-      const created = fileId.timeCreated === undefined ? null : fileId.timeCreated.getTime() / 1000;
-      // A time_created below 0x10000000 counts from power-on: the SDK dates it in 1990, we say unknown.
-      const expected = created !== null && created < Date.UTC(1998, 6, 1) / 1000 ? null : created;
-      if (track.recording.timeCreated !== expected) {
-        mismatches.push(`${file.name}: time_created ${track.recording.timeCreated} ≠ ${expected}`);
-      }
-    }
-    expect(mismatches).toEqual([]);
-  });
+      expect(mismatches).toEqual([]);
+    });
 
-  it('a device-relative time_created names no moment', () => {
-    const [track] = parseRideFile(readCorpus('fitparse__compressed-speed-distance.fit')).tracks;
-    expect(track?.recording).toEqual({ serialNumber: '1215347', timeCreated: null });
-  });
-});
+    it('a device-relative time_created names no moment', () => {
+      const [track] = parseRideFile(readCorpus('fitparse__compressed-speed-distance.fit')).tracks;
+      expect(track?.recording).toEqual({ serialNumber: '1215347', timeCreated: null });
+    });
+  },
+);
 
 describe('our TCX writer writes the serial number as Creator/UnitId, as Garmin Connect exports it', () => {
   it('FIT → TCX → read: the same serial; time_created has no place in TCX', () => {
@@ -100,7 +103,9 @@ describe('our TCX writer writes the serial number as Creator/UnitId, as Garmin C
   });
 
   it('a track without a serial number is written with UnitId 0, which reads back as unknown', () => {
-    const gpx = parseRideFile(new TextEncoder().encode(writeGpx(parseRideFile(readFixture('fit', 'chained.fit')))));
+    const gpx = parseRideFile(
+      new TextEncoder().encode(writeGpx(parseRideFile(readFixture('fit', 'chained.fit')))),
+    );
     const tcx = writeTcx(gpx);
     expect(tcx).toContain('<UnitId>0</UnitId>');
     expect(parseRideFile(new TextEncoder().encode(tcx)).tracks.map((track) => track.recording)).toEqual(

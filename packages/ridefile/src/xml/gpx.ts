@@ -1,5 +1,11 @@
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
-import { noWheelSensor, UNKNOWN_RECORDING, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  noWheelSensor,
+  UNKNOWN_RECORDING,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import type { Warning } from '../model.js';
 import {
   endRow,

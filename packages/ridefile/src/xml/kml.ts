@@ -1,5 +1,11 @@
 import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from '../columns.js';
-import { noWheelSensor, UNKNOWN_RECORDING, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  noWheelSensor,
+  UNKNOWN_RECORDING,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
 import type { TrackKind, Warning } from '../model.js';
 import {

@@ -1,5 +1,12 @@
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
-import { emptyLap, noWheelSensor, UNKNOWN_RECORDING, type ReaderOptions, type ReaderResult, type TrackDraft } from '../draft.js';
+import {
+  emptyLap,
+  noWheelSensor,
+  UNKNOWN_RECORDING,
+  type ReaderOptions,
+  type ReaderResult,
+  type TrackDraft,
+} from '../draft.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue, textOrNull } from './rows.js';
 import { readXml } from './sax.js';
