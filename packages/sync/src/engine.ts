@@ -650,6 +650,7 @@ function historyEntry(ride: RideRow): RideHistoryEntry {
     message: ride.message,
     tripIds: ride.tripIds,
     routeIds: ride.routeIds,
+    duplicate: ride.duplicate,
     attempts: ride.attempts,
     foundAt: new Date(ride.foundAtMs).toISOString(),
     updatedAt: new Date(ride.updatedAtMs).toISOString(),

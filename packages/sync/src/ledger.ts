@@ -9,7 +9,9 @@
  *   re-hashing). `state` says what the engine made of it: `waiting` (incomplete, look again), `skipped`
  *   (older than the source's import window) or `collected` (its bytes are a ride below).
  * - `rides`: one row per distinct content (SHA-256), copied into the inbox, with its upload state
- *   `queued` → `uploading` → `synced` | `failed`, the server's message and the trip and route ids.
+ *   `queued` → `uploading` → `synced` | `failed`, the server's message and the trip and route ids,
+ *   and whether the server found them already there (`duplicate`, issue 16: the same recording in
+ *   other bytes ends as a duplicate of the trip it is; the ride is synced all the same).
  *   Keyed by content, so the same ride found twice (two folders, a renamed file, a re-plugged device)
  *   is one ride, and a ride deleted on the server stays synced here and never comes back.
  */
@@ -56,6 +58,8 @@ export interface RideRow {
   message: string | null;
   tripIds: number[];
   routeIds: number[];
+  /** synced as a duplicate: the trips were on the server already (made by other bytes, issue 16) */
+  duplicate: boolean;
   attempts: number;
   nextAttemptAtMs: number;
   foundAtMs: number;
@@ -102,6 +106,8 @@ const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX rides_by_state ON rides (state, next_attempt_at_ms);
    CREATE INDEX rides_by_update ON rides (updated_at_ms DESC);`,
+  // issue 16: whether the server answered the upload as a duplicate of trips it had already.
+  `ALTER TABLE rides ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0 CHECK (duplicate IN (0, 1));`,
 ];
 
 interface SourceRecord {
@@ -135,6 +141,7 @@ interface RideRecord {
   message: string | null;
   trip_ids: string;
   route_ids: string;
+  duplicate: number;
   attempts: number;
   next_attempt_at_ms: number;
   found_at_ms: number;
@@ -177,6 +184,7 @@ function rideRow(record: RideRecord): RideRow {
     message: record.message,
     tripIds: JSON.parse(record.trip_ids) as number[],
     routeIds: JSON.parse(record.route_ids) as number[],
+    duplicate: record.duplicate === 1,
     attempts: record.attempts,
     nextAttemptAtMs: record.next_attempt_at_ms,
     foundAtMs: record.found_at_ms,
@@ -242,7 +250,7 @@ export class Ledger {
       ),
       synced: db.prepare(
         `UPDATE rides SET state = 'synced', message = @message, trip_ids = @tripIds, route_ids = @routeIds,
-           attempts = attempts + 1, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
+           duplicate = @duplicate, attempts = attempts + 1, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
       ),
       postpone: db.prepare(
         `UPDATE rides SET state = 'queued', message = @message, attempts = attempts + @counted,
@@ -378,7 +386,7 @@ export class Ledger {
 
   markSynced(
     sha256: string,
-    outcome: { message: string; tripIds: number[]; routeIds: number[] },
+    outcome: { message: string; tripIds: number[]; routeIds: number[]; duplicate: boolean },
     nowMs: number,
   ): void {
     this.#statements.synced.run({
@@ -386,6 +394,7 @@ export class Ledger {
       message: outcome.message,
       tripIds: JSON.stringify(outcome.tripIds),
       routeIds: JSON.stringify(outcome.routeIds),
+      duplicate: outcome.duplicate ? 1 : 0,
       nowMs,
     });
   }

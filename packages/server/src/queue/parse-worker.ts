@@ -10,6 +10,7 @@ import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { isRideFileError, parseRideFile, type Track } from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { timeRange, type TimeRange } from '../store/track-columns.js';
 import { packTrackPoints } from '../store/track-points.js';
 
 export interface ParseRequest {
@@ -27,6 +28,8 @@ export interface ParsedTrack {
   track: Track;
   pointCount: number;
   packedPoints: Uint8Array;
+  /** the first and last timed point (issue 16: which trips the ride overlaps); null without times */
+  timeRange: TimeRange | null;
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
@@ -66,6 +69,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     track: { ...track, points: [] },
     pointCount: track.points.length,
     packedPoints: packTrackPoints(track.points),
+    timeRange: timeRange(track.points),
   }));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).

@@ -259,6 +259,12 @@ describe('a database file', () => {
       ALTER TABLE trips DROP COLUMN laps;
       ALTER TABLE routes DROP COLUMN laps;
       DROP TABLE IF EXISTS sign_in_links;
+      DROP INDEX trips_user_started;
+      DROP INDEX trips_user_long;
+      ALTER TABLE trips DROP COLUMN recording_serial;
+      ALTER TABLE trips DROP COLUMN recording_created_at;
+      ALTER TABLE trips DROP COLUMN started_at;
+      ALTER TABLE trips DROP COLUMN ended_at;
       DELETE FROM kysely_migration WHERE name >= '004';`);
     sqlite.prepare('INSERT INTO trip_track_points (asset_id, points) VALUES (?, ?)').run(row.id, json);
     sqlite.close();
@@ -268,6 +274,12 @@ describe('a database file', () => {
       const found = await second.store.assets.findRecordWithPoints('trip', row.id);
       expect(found!.points.toString('utf8')).toBe(json);
       expect(JSON.parse(json)).toEqual(track.points);
+      // Migration 008 gave the trip its time range from that JSON (issue 16).
+      const timed = track.points.filter((point) => point.t !== undefined);
+      expect(await second.store.assets.find('trip', row.id)).toMatchObject({
+        started_at: timed[0]!.t! * 1000,
+        ended_at: timed.at(-1)!.t! * 1000,
+      });
     } finally {
       await second.close();
     }

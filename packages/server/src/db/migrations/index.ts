@@ -9,6 +9,7 @@ import * as queueClubsWebhooks from './003-queue-clubs-webhooks.js';
 import * as packedTrackPoints from './004-packed-track-points.js';
 import * as laps from './005-laps.js';
 import * as signInLinks from './006-sign-in-links.js';
+import * as recordings from './008-recordings.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-packed-track-points': packedTrackPoints,
   '005-laps': laps,
   '006-sign-in-links': signInLinks,
+  '008-recordings': recordings,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -16,6 +16,7 @@ import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
 import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
 import { lapsSection } from './laps.js';
+import { rideLinks, type NamedRide } from './ride-links.js';
 import { drawingData, type ChartSeries, type DrawingData } from './series.js';
 import { assetUrls } from './static-assets.js';
 
@@ -44,9 +45,17 @@ export async function assetPage<T extends AssetType>(
     trip === null
       ? routeSummary(row, data)
       : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
+  const overlaps = trip === null ? [] : await overlappingRides(context, trip);
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     <h1>${row.name}</h1>
     ${row.description !== null && html`<p>${row.description}</p>`}
+    ${
+      overlaps.length > 0 &&
+      html`<p class="notice" id="overlaps">
+        Overlaps ${rideLinks(overlaps)}: ${overlaps.length === 1 ? 'another recording' : 'other recordings'}
+        of the same time.
+      </p>`
+    }
     <section aria-labelledby="summary-heading">
       <h2 id="summary-heading">Summary</h2>
       ${summary}
@@ -82,6 +91,20 @@ export async function assetPage<T extends AssetType>(
       <script defer src="${urls.uplotJs}"></script>
       <script type="module" src="${urls.dashboardJs}"></script>`,
     body,
+  });
+}
+
+/**
+ * The owner's other rides whose time overlaps this one's (issue 16): recordings of the same time from
+ * other devices, both kept. Each one's page names this one back (the rule is symmetric).
+ */
+function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
+  if (trip.started_at === null || trip.ended_at === null) return Promise.resolve([]);
+  return context.store.tripRecordings.inRange(trip.user_id, {
+    fromMs: trip.started_at,
+    toMs: trip.ended_at,
+    meet: 'overlapping',
+    exceptId: trip.id,
   });
 }
 
