@@ -70,26 +70,31 @@ export class TripRecordings {
     query: RangeQuery,
     db: Kysely<Database> = this.#context.db,
   ): Promise<TripRecording[]> {
-    const { fromMs, toMs } = query;
-    const touching = query.meet === 'touching';
-    const within = db
-      .selectFrom('trips')
-      .select(COLUMNS)
-      .where('user_id', '=', userId)
-      .where('started_at', '>=', fromMs - LONG_TRIP_MS)
-      .where('started_at', touching ? '<=' : '<', toMs)
-      .where('ended_at', touching ? '>=' : '>', fromMs);
-    const long = db
-      .selectFrom('trips')
-      .select(COLUMNS)
-      .where('user_id', '=', userId)
-      // exactly the partial index's condition (migration 8), so SQLite reads that index
-      .where(sql<boolean>`ended_at - started_at > ${sql.lit(LONG_TRIP_MS)}`)
-      .where('started_at', touching ? '<=' : '<', toMs)
-      .where('ended_at', touching ? '>=' : '>', fromMs);
-    const rows = await within.union(long).execute();
+    const rows = await rangeQuery(db, userId, query).execute();
     return rows
       .filter((row) => row.id !== query.exceptId)
       .sort((a, b) => (a.started_at ?? 0) - (b.started_at ?? 0) || a.id - b.id);
   }
+}
+
+/** The query of TripRecordings.inRange, unsorted (exported for its query-plan test). */
+export function rangeQuery(db: Kysely<Database>, userId: number, query: RangeQuery) {
+  const { fromMs, toMs } = query;
+  const touching = query.meet === 'touching';
+  const within = db
+    .selectFrom('trips')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    .where('started_at', '>=', fromMs - LONG_TRIP_MS)
+    .where('started_at', touching ? '<=' : '<', toMs)
+    .where('ended_at', touching ? '>=' : '>', fromMs);
+  const long = db
+    .selectFrom('trips')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    // exactly the partial index's condition (migration 8), so SQLite reads that index
+    .where(sql<boolean>`ended_at - started_at > ${sql.lit(LONG_TRIP_MS)}`)
+    .where('started_at', touching ? '<=' : '<', toMs)
+    .where('ended_at', touching ? '>=' : '>', fromMs);
+  return within.union(long);
 }
