@@ -137,6 +137,13 @@ describe('the same recording in other bytes is a duplicate of the stored trip', 
 
 describe('a longer file of a stored cut-off copy completes it', () => {
   it('replaces the points and summary, keeps what the rider edited, and says "updated"', async () => {
+    // An app the rider uses with a webhook: it is told of the completed ride.
+    const app = await server.store.apiClients.create(rider.id, {
+      name: 'Training log',
+      redirectUris: [],
+      webhookUrl: 'https://hooks.example.com/rideport',
+    });
+    await server.store.authTokens.issue(rider.id, app.id);
     const first = await send('ride.fit', CUT_OFF);
     const [id] = tripIdsOf(first);
     const before = (await server.store.assets.find('trip', id!))!;
@@ -177,6 +184,12 @@ describe('a longer file of a stored cut-off copy completes it', () => {
     });
     expect(await server.store.changes.since(rider.id, since, ['trip'])).toEqual([
       { itemType: 'trip', itemId: id, itemUserId: rider.id, action: 'updated', at: since },
+    ]);
+    const notified = await server.store.webhooks.pendingOf(app.id, 0, 100);
+    expect(notified.map((row) => [row.item_id, row.action])).toEqual([
+      [id, 'created'],
+      [id, 'updated'],
+      [id, 'updated'],
     ]);
     expect(await trips()).toHaveLength(1);
 

@@ -22,7 +22,7 @@
  * The thresholds come from real files and from how GPS receivers err (README.md, "One ride per
  * ride", gives the figures; queue/same-recording.test.ts checks them on the corpus): every corpus ride
  * against our GPX and TCX exports of it, and gpsbabel's GPX of a Garmin Edge 705 TCX, agree to under
- * 0.001 m at every second both have; a track moved by 5 m or more agrees at none.
+ * 0.0001 m at every second both have; a track moved by 5 m or more agrees at none.
  */
 import { haversineMeters, type Track, type TrackPoint } from '@rideport/ridefile';
 import type { TimeRange } from '../store/track-columns.js';
@@ -52,11 +52,12 @@ export function trackFacts(track: Track, range: TimeRange | null): RecordingFact
 }
 
 /**
- * Positions of an export agree with the recording's to well under a millimetre (126 corpus tracks
- * exported to GPX and TCX: at most 0.00008 m over 559,332 seconds); a writer that rounds to 5 decimal
- * places moves them by at most 0.8 m. Two receivers on one bike err independently: with errors of
- * 1 m per axis that wander over a minute (a very good fix), 68 % of their seconds lie within 2 m of
- * each other, 92 % within 3 m (simulated). 2 m keeps every export and leaves such a pair apart.
+ * Positions of an export agree with the recording's to well under a millimetre (the corpus rides
+ * with positions, exported to GPX and to TCX: at most 0.00008 m over 559,332 seconds); a writer
+ * that rounds to 5 decimal places moves them by at most 0.8 m. Two receivers on one bike err
+ * independently: with errors of 1 m per axis that wander over a minute (a very good fix), 68 % of
+ * their seconds lie within 2 m of each other, 92 % within 3 m (simulated). 2 m keeps every export
+ * and leaves such a pair apart.
  */
 export const POSITION_TOLERANCE_METERS = 2;
 
