@@ -171,12 +171,16 @@ describe.skipIf(!corpusAvailable)('one ride per ride, against a real server', ()
       expect([first.outcome, second.outcome]).toEqual(['created', 'created']);
       const [one] = first.trips;
       const [other] = second.trips;
-      expect(await ridePage(server, one!.id)).toContain(
-        `Overlaps <a href="/dashboard/rides/${other!.id}">${other!.name}</a>: another recording of the same time.`,
-      );
-      expect(await ridePage(server, other!.id)).toContain(
-        `Overlaps <a href="/dashboard/rides/${one!.id}">${one!.name}</a>: another recording of the same time.`,
-      );
+      for (const [page, named] of [
+        [await ridePage(server, one!.id), other!],
+        [await ridePage(server, other!.id), one!],
+      ] as const) {
+        // The other ride by name, with its device and times, linked.
+        expect(page).toContain(
+          `Overlaps <a href="/dashboard/rides/${named.id}">${named.name}</a> (${named.device ?? 'device unknown'}, `,
+        );
+        expect(page).toContain('another recording of the same time.');
+      }
     }
     expect(await tripIds(server)).toHaveLength(4);
   });

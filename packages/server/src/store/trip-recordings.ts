@@ -19,6 +19,7 @@ export type TripRecording = Pick<
   | 'id'
   | 'name'
   | 'user_id'
+  | 'time_zone'
   | 'device'
   | 'recording_serial'
   | 'recording_created_at'
@@ -31,6 +32,7 @@ const COLUMNS = [
   'id',
   'name',
   'user_id',
+  'time_zone',
   'device',
   'recording_serial',
   'recording_created_at',

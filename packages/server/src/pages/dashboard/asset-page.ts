@@ -96,16 +96,26 @@ export async function assetPage<T extends AssetType>(
 
 /**
  * The owner's other rides whose time overlaps this one's (issue 16): recordings of the same time from
- * other devices, both kept. Each one's page names this one back (the rule is symmetric).
+ * other devices, both kept. Each one's page names this one back (the rule is symmetric). Rides often
+ * share a made-up name ("Ride on 2024-05-04"), so each is told by its device and times, in this
+ * ride's time zone.
  */
-function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
-  if (trip.started_at === null || trip.ended_at === null) return Promise.resolve([]);
-  return context.store.tripRecordings.inRange(trip.user_id, {
+async function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
+  if (trip.started_at === null || trip.ended_at === null) return [];
+  const rides = await context.store.tripRecordings.inRange(trip.user_id, {
     fromMs: trip.started_at,
     toMs: trip.ended_at,
     meet: 'overlapping',
     exceptId: trip.id,
   });
+  const zone = trip.time_zone ?? 'UTC';
+  const time = (ms: number | null): string =>
+    ms === null ? '?' : localDateTime(ms, zone, { seconds: true }).slice('YYYY-MM-DD '.length);
+  return rides.map((ride) => ({
+    id: ride.id,
+    name: ride.name,
+    detail: `${ride.device ?? 'device unknown'}, ${time(ride.started_at)}–${time(ride.ended_at)}`,
+  }));
 }
 
 /**
