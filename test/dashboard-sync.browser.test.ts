@@ -10,6 +10,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { RideportClient, undiciTransport } from '@rideport/client';
 import { buildServer } from '@rideport/server';
 import { engineControls, SyncEngine, type RideUploader } from '@rideport/sync';
@@ -192,6 +193,52 @@ describe.skipIf(!chromiumAvailable)(
       expect(trip.warnings).toEqual([
         { code: 'RIDEFILE_TRUNCATED', message: 'This file ends early: the ride was read up to 10:00.' },
       ]);
+    });
+
+    it('says a copy of a synced ride is already on the platform, with a link to the ride (issue 16)', async () => {
+      // The same recording as activity.tcx in other bytes: its gzip.
+      writeFileSync(
+        join(watched, 'activity copy.tcx.gz'),
+        gzipSync(readFileSync(join(REPOSITORY_ROOT, 'fixtures/tcx/activity.tcx'))),
+      );
+      const row = historyRow('activity copy.tcx.gz');
+      await row.locator('.state', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+      const original = await historyRow('activity.tcx')
+        .locator('a[href^="/dashboard/rides/"]')
+        .getAttribute('href');
+      const link = row.locator('td', { hasText: 'Already on the platform as' }).locator('a');
+      expect(await link.getAttribute('href')).toBe(original);
+      expect((await row.textContent())?.replace(/\s+/g, ' ')).toContain(
+        `Already on the platform as ${(await link.textContent()) ?? ''}`,
+      );
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await row.scrollIntoViewIfNeeded();
+        await screenshot(page, `dashboard-sync-already-on-the-platform-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 720 });
+    });
+
+    it('names on each ride page the ride another device recorded at the same time (issue 16)', async () => {
+      for (const name of ['two-devices-edge.fit', 'two-devices-watch.fit']) {
+        copyFileSync(join(REPOSITORY_ROOT, 'fixtures/fit', name), join(watched, name));
+        await historyRow(name).locator('.state', { hasText: 'Synced' }).waitFor({ timeout: 30_000 });
+      }
+      const rideOf = async (name: string): Promise<string> =>
+        (await historyRow(name).locator('a[href^="/dashboard/rides/"]').first().getAttribute('href')) ?? '';
+      const edge = await rideOf('two-devices-edge.fit');
+      const watch = await rideOf('two-devices-watch.fit');
+      await page.goto(`${url}${edge}`);
+      const overlaps = page.locator('#overlaps');
+      expect(await overlaps.textContent()).toMatch(/Overlaps\s+.+:\s+another recording\s+of the same time\./);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `dashboard-ride-overlaps-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await Promise.all([page.waitForURL(`${url}${watch}`), overlaps.locator('a').click()]);
+      expect(await page.locator(`#overlaps a[href="${edge}"]`).count()).toBe(1);
+      await page.goto(`${url}/dashboard/sync`);
     });
 
     it('shows a rejected file with the server message and a Retry button that works', async () => {

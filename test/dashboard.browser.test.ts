@@ -18,6 +18,8 @@ import { chromiumAvailable, launchChromium, screenshot, SCREENSHOT_DIR } from '.
 import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus, readFixture } from './support/corpus.js';
 
 const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
+/** Another ride for the cut-off copy: a copy of CORPUS_RIDE, stored whole above, is the same recording. */
+const CUT_OFF_RIDE = 'fit-parser__batt.fit';
 const EMAIL = 'dashboard.rider@example.com';
 const PASSWORD = 'correct horse dashboard';
 const LONG_RIDE_POINTS = 50_000;
@@ -175,7 +177,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
   it('says at the top of the page of a cut-off ride where it stops, at 1280 and 390 px', async () => {
     // A real ride cut off at 60 % of its bytes (the corpus is read in place, never copied), else the
     // project's own cut-off fixture.
-    const whole = corpusAvailable ? readCorpus(CORPUS_RIDE) : readFixture('fit', 'truncated.fit');
+    const whole = corpusAvailable ? readCorpus(CUT_OFF_RIDE) : readFixture('fit', 'truncated.fit');
     const cut = corpusAvailable ? whole.subarray(0, Math.floor(whole.length * 0.6)) : whole;
     const uploaded = await client!.uploadRide({ bytes: cut, filename: 'cut-off-ride.fit' });
     const [trip] = uploaded.trips;

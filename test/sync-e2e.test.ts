@@ -13,6 +13,7 @@ import { SyncEngine, type SyncEngineOptions, type SyncStatus } from '@rideport/s
 import { checkRideFileComplete, parseRideFile } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChildServer, type ChildServer } from '../packages/server/src/test-support/child-server.js';
+import { DistinctRecordings } from '../packages/server/src/test-support/recordings.js';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from './support/corpus.js';
 import { freePort } from './support/ports.js';
 
@@ -28,11 +29,14 @@ interface CorpusRide {
 }
 
 /**
- * Distinct corpus files up to 1 MB that hold at least one ride or route, in name order. `whole`
- * leaves out the damaged ones (cut off, bad CRC), which the engine takes only after its grace period.
+ * Distinct corpus files up to 1 MB that hold at least one ride or route, in name order, each holding
+ * recordings none of the others holds (issue 16: the same recording in other bytes is one ride, which
+ * test/one-ride-e2e.test.ts covers). `whole` leaves out the damaged ones (cut off, bad CRC), which the
+ * engine takes only after its grace period.
  */
 function corpusRides(count: number, { whole = true } = {}): CorpusRide[] {
   const seen = new Set<string>();
+  const recordings = new DistinctRecordings();
   const rides: CorpusRide[] = [];
   for (const file of corpusFiles()) {
     if (rides.length === count) break;
@@ -46,7 +50,7 @@ function corpusRides(count: number, { whole = true } = {}): CorpusRide[] {
     } catch {
       continue;
     }
-    if (tracks.length === 0) continue;
+    if (tracks.length === 0 || !recordings.add(tracks)) continue;
     seen.add(sha256);
     rides.push({
       name: file.name,

@@ -23,6 +23,7 @@ function ride(
     errorCode: null,
     tripIds: [],
     routeIds: [],
+    duplicate: false,
     attempts: 1,
     foundAt: '2026-11-23T07:00:00.000Z',
     updatedAt: '2026-11-23T07:00:00.000Z',
@@ -85,6 +86,17 @@ describe('messagesFor', () => {
     expect(
       messagesFor({ synced: [ride('a', 'synced')], syncedUnlisted: 41, failed: [], signInNeeded: null }),
     ).toEqual([{ kind: 'new-rides', title: '42 new rides', body: '42 rides are synced' }]);
+  });
+
+  it('says a ride the server had already is already there, not new (issue 16)', () => {
+    const duplicate = { ...ride('a', 'synced', 'Already on the platform as Morning Ride'), duplicate: true };
+    expect(messagesFor({ synced: [duplicate], syncedUnlisted: 0, failed: [], signInNeeded: null })).toEqual([
+      {
+        kind: 'new-ride',
+        title: 'Ride already on the platform',
+        body: 'a.fit is synced: Already on the platform as Morning Ride',
+      },
+    ]);
   });
 
   it('tells failures with the server message', () => {

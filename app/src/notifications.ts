@@ -53,7 +53,8 @@ export function messagesFor(changes: StatusChanges): NotificationMessage[] {
   if (syncedCount === 1 && onlyRide !== undefined) {
     messages.push({
       kind: 'new-ride',
-      title: 'New ride',
+      // issue 16: the same recording in other bytes is synced as the ride the server had already.
+      title: onlyRide.duplicate ? 'Ride already on the platform' : 'New ride',
       body: `${rideName(onlyRide)} is synced${onlyRide.message === null ? '' : `: ${onlyRide.message}`}`,
     });
   } else if (syncedCount > 0) {

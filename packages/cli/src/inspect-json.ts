@@ -33,6 +33,7 @@ function inspectTrack(track: Track): InspectedTrack {
     sport: track.sport,
     subSport: track.subSport,
     startTime: track.startTime,
+    recording: track.recording,
     pointCount: track.points.length,
     lastPointTime: lastPointTime(track.points),
     channels: channelCounts(track.points),

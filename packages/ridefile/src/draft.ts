@@ -1,5 +1,13 @@
 import type { PointColumns } from './columns.js';
-import type { Lap, RecordedTotals, TimeSpan, TrackKind, TrackSensors, Warning } from './model.js';
+import type {
+  Lap,
+  RecordedTotals,
+  RecordingIdentity,
+  TimeSpan,
+  TrackKind,
+  TrackSensors,
+  Warning,
+} from './model.js';
 
 /**
  * What a format reader produces for one track before the shared finishing step (track.ts) turns it
@@ -18,6 +26,7 @@ export interface TrackDraft {
   recorded: RecordedTotals | null;
   calories: number | null;
   device: string | null;
+  recording: RecordingIdentity;
   /**
    * Spans in which the device's timer stood still, in time order (FIT timer stop → start, the breaks
    * between GPX/KML segments and TCX tracks); absent when the file marks none (issue 16, timer time).
@@ -63,6 +72,9 @@ export interface ReaderResult {
 export function noWheelSensor(reason: string): TrackSensors {
   return { wheelSensor: false, wheelSensorReason: reason, devices: [] };
 }
+
+/** A recording whose file names neither serial number nor creation time (GPX, KML, raw points). */
+export const UNKNOWN_RECORDING: Readonly<RecordingIdentity> = { serialNumber: null, timeCreated: null };
 
 export function emptyLap(): Lap {
   return {

@@ -9,7 +9,7 @@
  * milliseconds, a latitude of 200) is the caller's part: this builds what it is given.
  */
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from './columns.js';
-import { noWheelSensor } from './draft.js';
+import { noWheelSensor, UNKNOWN_RECORDING } from './draft.js';
 import type { Track, TrackKind, TrackPoint } from './model.js';
 import { finishTrack } from './track.js';
 
@@ -67,5 +67,6 @@ export function trackFromPoints(points: readonly TrackPoint[], options: TrackFro
     recorded: null,
     calories: null,
     device: options.device ?? null,
+    recording: UNKNOWN_RECORDING,
   });
 }

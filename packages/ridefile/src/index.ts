@@ -6,11 +6,13 @@ export type { TrackFromPointsOptions } from './from-points.js';
 export type { ParseOptions } from './parse.js';
 export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError } from './errors.js';
 export { TRACK_POINT_KEYS } from './model.js';
+export { haversineMeters } from './geo.js';
 export type {
   Bounds,
   Lap,
   Position,
   RecordedTotals,
+  RecordingIdentity,
   RideFile,
   RideFileFormat,
   SensorDevice,

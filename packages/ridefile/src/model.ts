@@ -61,6 +61,8 @@ export interface Track {
   subSport: string | null;
   /** Unix seconds of the first timed point (or the file's own start time); null for untimed routes */
   startTime: number | null;
+  /** what identifies the recording this track came from, beside `summary.device` and its first timed point */
+  recording: RecordingIdentity;
   points: TrackPoint[];
   laps: Lap[];
   sensors: TrackSensors;
@@ -71,6 +73,21 @@ export interface Track {
    * A track with any of these never takes the file's own totals for its summary.
    */
   warnings: Warning[];
+}
+
+/**
+ * What identifies the recording a track came from (issue 16, "One ride per ride"): with the device's
+ * name (`summary.device`) and the first timed point, it tells the same recording in other bytes (a
+ * `.fit.gz`, a cut-off copy, a TCX or GPX exported from it) from another device's recording of the ride.
+ */
+export interface RecordingIdentity {
+  /**
+   * The recording device's serial number, as text: FIT `file_id.serial_number`, TCX `Creator/UnitId`
+   * when not 0. Null when the file does not say.
+   */
+  serialNumber: string | null;
+  /** When the device created the file, Unix seconds (FIT `file_id.time_created`); null when unknown. */
+  timeCreated: number | null;
 }
 
 export interface Lap {

@@ -23,6 +23,7 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
     sport: draft.sport,
     subSport: draft.subSport,
     startTime: draft.startTime ?? firstTime(columns),
+    recording: { ...draft.recording },
     points,
     // The file's laps only where its totals describe the points (issue 16); else computed from them.
     laps: summary.recordedDescribesPoints ? draft.laps : lapsFromPoints(columns, draft.laps, draft, warnings),

@@ -247,6 +247,31 @@ describe('what the server says', () => {
     expect(status.recent[0]).toMatchObject({ state: 'synced', errorCode: null });
   });
 
+  it('marks a file the server found to be a ride it has (a duplicate) as synced, never failed (issue 16)', async () => {
+    device.write('Activity/ride.fit', gpxRide(1));
+    device.write('Activity/ride.fit.gz', gpxRide(2));
+    uploader.sameRecordingAs.set('ride.fit.gz', 1);
+    let engine = engineFor();
+    const status = await engine.syncOnce();
+    expect(status.counts).toMatchObject({ found: 2, synced: 2, failed: 0, queued: 0 });
+    const copy = status.recent.find((entry) => entry.filename === 'ride.fit.gz');
+    expect(copy).toMatchObject({
+      state: 'synced',
+      duplicate: true,
+      tripIds: [1],
+      message: 'Already on the platform as Ride 1',
+    });
+    expect(status.recent.find((entry) => entry.filename === 'ride.fit')).toMatchObject({
+      duplicate: false,
+      tripIds: [1],
+    });
+    // Synced for good: neither is uploaded again, after a restart either.
+    engine = await restart(engine);
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(2);
+    expect(engine.status().recent.find((entry) => entry.filename === 'ride.fit.gz')?.duplicate).toBe(true);
+  });
+
   it('tries a ride again after a server error, and gives up for this run after the attempts', async () => {
     device.write('ride.gpx', gpxRide(1));
     uploader.failNext(new ClientError(ClientErrorCode.SERVER, 'HTTP 503', { status: 503 }));

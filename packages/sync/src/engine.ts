@@ -651,6 +651,7 @@ function historyEntry(ride: RideRow): RideHistoryEntry {
     errorCode: ride.errorCode,
     tripIds: ride.tripIds,
     routeIds: ride.routeIds,
+    duplicate: ride.duplicate,
     attempts: ride.attempts,
     foundAt: new Date(ride.foundAtMs).toISOString(),
     updatedAt: new Date(ride.updatedAtMs).toISOString(),

@@ -10,7 +10,9 @@
  *   (older than the source's import window) or `collected` (its bytes are a ride below).
  * - `rides`: one row per distinct content (SHA-256), copied into the inbox, with its upload state
  *   `queued` → `uploading` → `synced` | `failed`, the server's message (and, for a failed ride, the
- *   server's code for programs) and the trip and route ids.
+ *   server's code for programs), the trip and route ids, and whether the server found them already
+ *   there (`duplicate`, issue 16: the same recording in other bytes ends as a duplicate of the trip it
+ *   is; the ride is synced all the same).
  *   Keyed by content, so the same ride found twice (two folders, a renamed file, a re-plugged device)
  *   is one ride, and a ride deleted on the server stays synced here and never comes back.
  */
@@ -59,6 +61,8 @@ export interface RideRow {
   errorCode: string | null;
   tripIds: number[];
   routeIds: number[];
+  /** synced as a duplicate: the trips were on the server already (made by other bytes, issue 16) */
+  duplicate: boolean;
   attempts: number;
   nextAttemptAtMs: number;
   foundAtMs: number;
@@ -107,6 +111,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX rides_by_update ON rides (updated_at_ms DESC);`,
   // Issue 16: the server's code of a failed ride, for programs; its message says it in words.
   `ALTER TABLE rides ADD COLUMN error_code TEXT;`,
+  // issue 16: whether the server answered the upload as a duplicate of trips it had already.
+  `ALTER TABLE rides ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0 CHECK (duplicate IN (0, 1));`,
 ];
 
 interface SourceRecord {
@@ -141,6 +147,7 @@ interface RideRecord {
   error_code: string | null;
   trip_ids: string;
   route_ids: string;
+  duplicate: number;
   attempts: number;
   next_attempt_at_ms: number;
   found_at_ms: number;
@@ -184,6 +191,7 @@ function rideRow(record: RideRecord): RideRow {
     errorCode: record.error_code,
     tripIds: JSON.parse(record.trip_ids) as number[],
     routeIds: JSON.parse(record.route_ids) as number[],
+    duplicate: record.duplicate === 1,
     attempts: record.attempts,
     nextAttemptAtMs: record.next_attempt_at_ms,
     foundAtMs: record.found_at_ms,
@@ -250,7 +258,8 @@ export class Ledger {
       ),
       synced: db.prepare(
         `UPDATE rides SET state = 'synced', message = @message, error_code = NULL, trip_ids = @tripIds,
-           route_ids = @routeIds, attempts = attempts + 1, updated_at_ms = @nowMs WHERE sha256 = @sha256`,
+           route_ids = @routeIds, duplicate = @duplicate, attempts = attempts + 1, updated_at_ms = @nowMs
+           WHERE sha256 = @sha256`,
       ),
       postpone: db.prepare(
         `UPDATE rides SET state = 'queued', message = @message, error_code = NULL, attempts = attempts + @counted,
@@ -386,7 +395,7 @@ export class Ledger {
 
   markSynced(
     sha256: string,
-    outcome: { message: string; tripIds: number[]; routeIds: number[] },
+    outcome: { message: string; tripIds: number[]; routeIds: number[]; duplicate: boolean },
     nowMs: number,
   ): void {
     this.#statements.synced.run({
@@ -394,6 +403,7 @@ export class Ledger {
       message: outcome.message,
       tripIds: JSON.stringify(outcome.tripIds),
       routeIds: JSON.stringify(outcome.routeIds),
+      duplicate: outcome.duplicate ? 1 : 0,
       nowMs,
     });
   }

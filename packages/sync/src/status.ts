@@ -53,6 +53,8 @@ export interface RideHistoryEntry {
   errorCode: string | null;
   tripIds: number[];
   routeIds: number[];
+  /** the server had these trips already (the same recording in other bytes, issue 16) */
+  duplicate: boolean;
   attempts: number;
   foundAt: string;
   updatedAt: string;

@@ -53,6 +53,8 @@ export async function uploadRide(
         message: uploaded.message,
         tripIds: uploaded.trips.map((trip) => trip.id),
         routeIds: uploaded.routes.map((route) => route.id),
+        // issue 16: the same recording in other bytes is a duplicate of the trip it is, and synced.
+        duplicate: uploaded.outcome === 'duplicate',
       },
       nowMs(),
     );

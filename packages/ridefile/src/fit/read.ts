@@ -2,7 +2,7 @@ import type { PointColumns } from '../columns.js';
 import type { ReaderOptions, ReaderResult, TrackDraft } from '../draft.js';
 import { emptyLap } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
-import type { Lap, RecordedTotals, TimeSpan, TrackSensors, Warning } from '../model.js';
+import type { Lap, RecordedTotals, RecordingIdentity, TimeSpan, TrackSensors, Warning } from '../model.js';
 import { decodeFit, type FitMessage, type FitSegment } from './decoder.js';
 import { mergeHeartRates } from './hr.js';
 import { deviceName, numberField, stringField } from './names.js';
@@ -116,6 +116,7 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
     recorded: recordedTotals(sessions),
     calories: sum(sessions, 'totalCalories'),
     device: deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment)),
+    recording: recordingIdentity(fileId),
     ...timing(segment, toUnix),
   };
 }
@@ -149,6 +150,23 @@ function timing(
   return {
     ...(pauses.length === 0 ? {} : { pauses }),
     ...(activeSeconds === null ? {} : { activeLengthsSeconds: activeSeconds }),
+  };
+}
+
+/**
+ * The file_id's serial number and creation time (issue 16: with the device and the first record's
+ * time, they identify the recording). A time_created below FIT_MIN_ABSOLUTE_TIME counts from the
+ * device's power-on and names no moment: unknown.
+ */
+function recordingIdentity(fileId: FitMessage | undefined): RecordingIdentity {
+  const serial = numberField(fileId, 'serialNumber');
+  const created = numberField(fileId, 'timeCreated');
+  return {
+    serialNumber: serial === undefined || Number.isNaN(serial) ? null : String(serial),
+    timeCreated:
+      created === undefined || Number.isNaN(created) || created < FIT_MIN_ABSOLUTE_TIME
+        ? null
+        : created + FIT_EPOCH_OFFSET_SECONDS,
   };
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRideFile } from '../parse.js';
 import { PointColumns } from '../columns.js';
-import { noWheelSensor } from '../draft.js';
+import { noWheelSensor, UNKNOWN_RECORDING } from '../draft.js';
 import { finishTrack } from '../track.js';
 import {
   AsciiChunkBuilder,
@@ -162,6 +162,7 @@ describe('GPX points with any set of channels', () => {
           recorded: null,
           calories: null,
           device: null,
+          recording: UNKNOWN_RECORDING,
         });
         const gpx = [...gpxChunks(route)].join('');
         const back = parseRideFile(new TextEncoder().encode(gpx), { format: 'gpx' });

@@ -100,11 +100,22 @@ function* activity(
     out.add('      </Lap>\n');
   }
   const device = track.summary.device ?? creator;
+  const unitId = tcxUnitId(track.recording.serialNumber);
   out.add(
-    `      <Creator xsi:type="Device_t"><Name>${xmlText(device)}</Name><UnitId>0</UnitId><ProductID>0</ProductID>` +
+    `      <Creator xsi:type="Device_t"><Name>${xmlText(device)}</Name><UnitId>${unitId}</UnitId><ProductID>0</ProductID>` +
       '<Version><VersionMajor>0</VersionMajor><VersionMinor>0</VersionMinor></Version></Creator>\n',
   );
   out.add('    </Activity>\n');
+}
+
+/**
+ * `Creator/UnitId`: the device's serial number where it is known, as Garmin Connect's export writes it
+ * (issue 16: it identifies the recording, so the export is recognised as the same ride); 0, which names
+ * no unit, when it is unknown or not an xsd:unsignedInt.
+ */
+function tcxUnitId(serialNumber: string | null): string {
+  if (serialNumber === null || !/^\d{1,10}$/.test(serialNumber)) return '0';
+  return Number(serialNumber) <= 0xffffffff ? String(Number(serialNumber)) : '0';
 }
 
 /** Longest course name the schema allows (RestrictedToken_t); Garmin devices cut names there too. */

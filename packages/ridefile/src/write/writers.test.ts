@@ -11,7 +11,7 @@ import {
   REPOSITORY_ROOT,
 } from '../../../../test/support/corpus.js';
 import { PointColumns } from '../columns.js';
-import { noWheelSensor } from '../draft.js';
+import { noWheelSensor, UNKNOWN_RECORDING } from '../draft.js';
 import type { RideFile, Track, TrackPoint } from '../model.js';
 import { parseRideFile } from '../parse.js';
 import { finishTrack } from '../track.js';
@@ -59,6 +59,7 @@ function ride(count: number, options: { name?: string | null; wheel?: boolean } 
     recorded: null,
     calories: null,
     device: 'Garmin Edge 530',
+    recording: UNKNOWN_RECORDING,
   });
 }
 

@@ -2,6 +2,7 @@ import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../colum
 import {
   noWheelSensor,
   pausesBetweenSegments,
+  UNKNOWN_RECORDING,
   type ReaderOptions,
   type ReaderResult,
   type TrackDraft,
@@ -179,5 +180,6 @@ function toDraft(track: OpenTrack): TrackDraft {
     calories: null,
     device: null,
     pauses: pausesBetweenSegments(track.columns, track.segmentStarts),
+    recording: UNKNOWN_RECORDING,
   };
 }

@@ -2,6 +2,7 @@ import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE 
 import {
   noWheelSensor,
   pausesBetweenSegments,
+  UNKNOWN_RECORDING,
   type ReaderOptions,
   type ReaderResult,
   type TrackDraft,
@@ -277,5 +278,6 @@ function toDraft(columns: PointColumns, kind: TrackKind, name: string | null): T
     recorded: null,
     calories: null,
     device: null,
+    recording: UNKNOWN_RECORDING,
   };
 }

@@ -46,6 +46,10 @@ describe('readTcx: a Biking activity', () => {
     expect(track?.summary.device).toBe('Garmin Edge 530');
   });
 
+  it('takes Creator/UnitId as the serial number of the recording device (issue 16); TCX has no creation time', () => {
+    expect(track?.recording).toEqual({ serialNumber: '1234567890', timeCreated: null });
+  });
+
   it('applies the wheel-sensor rule point by point: Biking + SensorState Present + DistanceMeters', () => {
     expect(track?.points).toEqual([
       // ns3:TPX
@@ -343,6 +347,19 @@ describe.skipIf(!corpusAvailable)('readTcx on the real-world corpus', () => {
     expect(tracks.map((track) => track.sport)).toEqual(['running', 'cycling', 'running', 'cycling']);
     expect(tracks.reduce((sum, track) => sum + track.points.length, 0)).toBe(1893);
     expect(tracks.every((track) => !track.sensors.wheelSensor)).toBe(true);
+  });
+
+  it('reads Creator/UnitId as the serial number; a UnitId of 0 names no unit', () => {
+    const serials = (name: string): (string | null)[] =>
+      read(name).tracks.map((track) => track.recording.serialNumber);
+    expect(serials('goldencheetah__activity_165850259_multi-session.tcx')).toEqual([
+      '3815748186',
+      '3815748186',
+      '3815748186',
+      '3815748186',
+    ]);
+    expect(serials('goldencheetah__2010-04-05-21-45-04.tcx')).toEqual(['3480921041']);
+    expect(serials('goldencheetah__2020-02-05_17-25-14_Training-with-Notes.tcx')).toEqual([null]);
   });
 
   it('togeojson__garmin_connect.tcx: 317 points, 316 with a position', () => {

@@ -3,6 +3,7 @@ import {
   emptyLap,
   noWheelSensor,
   pausesBetweenSegments,
+  UNKNOWN_RECORDING,
   type ReaderOptions,
   type ReaderResult,
   type TrackDraft,
@@ -27,6 +28,8 @@ interface OpenContainer {
   startTime: number | null;
   name: string | null;
   device: string | null;
+  /** `Creator/UnitId` when it names a unit (not 0) */
+  serialNumber: string | null;
   laps: Lap[];
   /** points with SensorState Present, and those of them that also carry DistanceMeters in a Biking activity */
   presentPoints: number;
@@ -143,8 +146,9 @@ export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           } else if (name === 'Name' && container.isCourse) {
             container.name = textOrNull(text);
           }
-        } else if (name === 'Name' && parent === 'Creator' && depth === container.depth + 2) {
-          container.device = textOrNull(text);
+        } else if (parent === 'Creator' && depth === container.depth + 2) {
+          if (name === 'Name') container.device = textOrNull(text);
+          else if (name === 'UnitId') container.serialNumber = unitId(text);
         }
       },
     },
@@ -164,6 +168,7 @@ function newContainer(isCourse: boolean, depth: number, options: ReaderOptions):
     startTime: null,
     name: null,
     device: null,
+    serialNumber: null,
     laps: [],
     presentPoints: 0,
     wheelPoints: 0,
@@ -300,6 +305,7 @@ function toDraft(container: OpenContainer): TrackDraft {
       recorded: null,
       calories: null,
       device: null,
+      recording: UNKNOWN_RECORDING,
     };
   }
   return {
@@ -315,7 +321,19 @@ function toDraft(container: OpenContainer): TrackDraft {
     calories: sum(laps.map((each) => each.calories)),
     device: container.device,
     pauses: pausesBetweenSegments(columns, container.segmentStarts),
+    recording: { serialNumber: container.serialNumber, timeCreated: null },
   };
+}
+
+/**
+ * A `Creator/UnitId` (xsd:unsignedInt) as the device's serial number: Garmin Connect's export writes
+ * the device's serial there, other writers 0, which names no unit (issue 16).
+ */
+function unitId(text: string): string | null {
+  const digits = text.trim();
+  if (!/^\d{1,10}$/.test(digits)) return null;
+  const value = Number(digits);
+  return value === 0 || value > 0xffffffff ? null : String(value);
 }
 
 /** The verdict and, in words, why (shown by `rideport inspect`). */

@@ -178,6 +178,14 @@ export interface TripsTable extends AssetColumns {
   max_watts: number | null;
   calories: number | null;
   device: string | null;
+  /** the recording device's serial number (migration 8; issue 16, "One ride per ride"); null when unknown */
+  recording_serial: string | null;
+  /** when the device created the file (FIT file_id.time_created), Unix ms; null when unknown */
+  recording_created_at: number | null;
+  /** the first timed point, Unix ms (whole seconds); null for a trip without times */
+  started_at: number | null;
+  /** the last timed point, Unix ms; never before started_at */
+  ended_at: number | null;
 }
 
 /** A row holds `points`, `packed`, or both (migration 004; store/track-points.ts). */

@@ -20,6 +20,7 @@ import {
 } from '../../../../test/support/corpus.js';
 import { openPlatform, type Platform } from '../platform.js';
 import { tracksOf } from '../test-support/assets.js';
+import { DistinctRecordings } from '../test-support/recordings.js';
 import { startChildServer, type ChildServer } from '../test-support/child-server.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
 import {
@@ -44,9 +45,13 @@ interface Upload {
   tracks: number;
 }
 
-/** Corpus files that hold rides, up to 1 MB, one per content, in name order. */
+/**
+ * Corpus files that hold rides, up to 1 MB, one per content and per recording (issue 16: the same
+ * recording in other bytes is one ride), in name order.
+ */
 function corpusUploads(): Upload[] {
   const seen = new Set<string>();
+  const recordings = new DistinctRecordings();
   const uploads: Upload[] = [];
   for (const file of corpusFiles()) {
     const bytes = new Uint8Array(readFileSync(file.path));
@@ -58,6 +63,7 @@ function corpusUploads(): Upload[] {
     } catch {
       continue;
     }
+    if (!recordings.add(tracks)) continue;
     seen.add(sha256);
     uploads.push({ name: file.name, bytes, tracks: tracks.length });
   }

@@ -10,6 +10,7 @@ import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { isRideFileError, parseRideFile, type Track } from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { timeRange, type TimeRange } from '../store/track-columns.js';
 import { lastPointTime, packTrackPoints } from '../store/track-points.js';
 
 export interface ParseRequest {
@@ -29,6 +30,8 @@ export interface ParsedTrack {
   packedPoints: Uint8Array;
   /** Unix seconds of the last point that has a time (the words for a cut-off file need it, issue 16) */
   lastTime: number | null;
+  /** the first and last timed point (issue 16: which trips the ride overlaps); null without times */
+  timeRange: TimeRange | null;
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
@@ -69,6 +72,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     pointCount: track.points.length,
     packedPoints: packTrackPoints(track.points),
     lastTime: lastPointTime(track.points),
+    timeRange: timeRange(track.points),
   }));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).

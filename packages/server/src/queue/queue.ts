@@ -5,7 +5,9 @@
  * For each task: identical bytes the same user uploaded before are a duplicate, decided by SHA-256
  * before any parsing; otherwise a worker thread parses the file, and the main thread writes every ride
  * and route it holds, their change-log and webhook rows (store/changes.ts), the task's objects and its
- * outcome in one transaction. A parser that crashes or runs out of time gives the task back; the second
+ * outcome in one transaction. In that transaction, a ride that is the same recording as a stored trip
+ * (issue 16: the same activity in other bytes, one-ride.ts) is a duplicate too, and completes a stored
+ * copy that was cut off. A parser that crashes or runs out of time gives the task back; the second
  * time, the task fails with a message instead of looping. A crashed server's leases run out and its
  * tasks are claimed again (a running worker renews its lease, so the lease can stay short). Stopping
  * lets running tasks finish for a moment, then stops their parsers and gives the tasks back without
@@ -20,6 +22,7 @@ import type { AssetMetadata, ClaimedTask, TaskObject, TaskOutcome } from '../sto
 import { TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParsedTrack, ParseOutcome } from './parse-worker.js';
+import { findSameRide, foundWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
@@ -294,7 +297,11 @@ export class UploadQueue {
     }
   }
 
-  /** Every ride and route of the file, their objects and the task's outcome, in one transaction. */
+  /**
+   * Every ride and route of the file, their objects and the task's outcome, in one transaction. A ride
+   * that is the same recording as a stored trip (issue 16, one-ride.ts) makes no new trip: the stored
+   * one is the task's object, completed from this file when the stored copy was cut off.
+   */
   async #store(run: RunningTask, tracks: ParsedTrack[]): Promise<void> {
     const { task, owner } = run;
     const { store } = this.#context;
@@ -311,12 +318,30 @@ export class UploadQueue {
         if (existing.length > 0) return store.tasks.finish(task.id, owner, duplicate(existing), trx);
         const objects: TaskObject[] = [];
         const said = new Map<string, WarningWords>();
+        const found: SameRide[] = [];
         for (const parsed of tracks) {
           const packedPoints = {
             bytes: parsed.packedPoints,
             count: parsed.pointCount,
             lastTime: parsed.lastTime,
+            timeRange: parsed.timeRange,
           };
+          const same = await findSameRide(store, task.userId, parsed, trx);
+          if (same !== null) {
+            // A file that holds one recording twice (chained copies) makes one trip.
+            if (objects.some((object) => object.type === 'trip' && object.id === same.trip.id)) continue;
+            if (found.some((ride) => ride.trip.id === same.trip.id)) continue;
+            if (same.completes) {
+              await store.assets.completeTrip(
+                same.trip.id,
+                parsed.track,
+                { packedPoints, sourceSha256: task.sha256 },
+                trx,
+              );
+            }
+            found.push(same);
+            continue;
+          }
           const created = await store.assets.createFromTrack(
             task.userId,
             parsed.track,
@@ -331,7 +356,11 @@ export class UploadQueue {
             }
           }
         }
-        return store.tasks.finish(task.id, owner, succeeded(objects, [...said.values()]), trx);
+        const outcome =
+          objects.length === 0 && found.length > 0
+            ? sameRecordingOutcome(found)
+            : succeeded(objects, [...said.values()], found);
+        return store.tasks.finish(task.id, owner, outcome, trx);
       });
     } catch (error) {
       if (error instanceof TaskLeaseLostError) {
@@ -413,16 +442,23 @@ function duplicate(objects: TaskObject[]): TaskOutcome {
 }
 
 /**
- * What the upload made, and what was wrong with the file, in words (issue 16): "Created 1 ride from a
- * file that ends early: the ride was read up to 14:32". The uploader's history shows this message.
+ * What the upload made, what was wrong with the file, in words (issue 16): "Created 1 ride from a file
+ * that ends early: the ride was read up to 14:32", and the rides of the file already stored ("Already on
+ * the platform as Morning Ride"), which the task's objects list too. The uploader's history shows this
+ * message.
  */
-export function succeeded(objects: TaskObject[], said: readonly WarningWords[] = []): TaskOutcome {
+export function succeeded(
+  objects: TaskObject[],
+  said: readonly WarningWords[] = [],
+  found: readonly SameRide[] = [],
+): TaskOutcome {
+  const created = createdMessage(objects, said);
   return {
     status: 1,
     responseCode: 'success',
-    message: createdMessage(objects, said),
+    message: found.length === 0 ? created : `${created}. ${foundWords(found)}`,
     errorCode: null,
-    objects,
+    objects: [...objects, ...found.map((ride): TaskObject => ({ type: 'trip', id: ride.trip.id }))],
   };
 }
 

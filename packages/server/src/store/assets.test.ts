@@ -259,6 +259,12 @@ describe('a database file', () => {
       ALTER TABLE trips DROP COLUMN laps;
       ALTER TABLE routes DROP COLUMN laps;
       DROP TABLE IF EXISTS sign_in_links;
+      DROP INDEX trips_user_started;
+      DROP INDEX trips_user_long;
+      ALTER TABLE trips DROP COLUMN recording_serial;
+      ALTER TABLE trips DROP COLUMN recording_created_at;
+      ALTER TABLE trips DROP COLUMN started_at;
+      ALTER TABLE trips DROP COLUMN ended_at;
       ALTER TABLE trips DROP COLUMN warnings;
       ALTER TABLE trips DROP COLUMN last_point_at;
       ALTER TABLE routes DROP COLUMN warnings;
@@ -273,6 +279,12 @@ describe('a database file', () => {
       const found = await second.store.assets.findRecordWithPoints('trip', row.id);
       expect(found!.points.toString('utf8')).toBe(json);
       expect(JSON.parse(json)).toEqual(track.points);
+      // Migration 008 gave the trip its time range from that JSON (issue 16).
+      const timed = track.points.filter((point) => point.t !== undefined);
+      expect(await second.store.assets.find('trip', row.id)).toMatchObject({
+        started_at: timed[0]!.t! * 1000,
+        ended_at: timed.at(-1)!.t! * 1000,
+      });
     } finally {
       await second.close();
     }
@@ -300,9 +312,16 @@ describe('a database file', () => {
     expect((await recordOf(first, sound.row.id))['warnings']).toEqual([]);
     await first.close();
 
-    // The database as it was before migration 7: no warnings columns, records in format 1.
+    // The database as it was before migration 7: no warnings columns, records in format 1 (and
+    // nothing of migration 8 after it, which runs again).
     const sqlite = new SqliteDatabase(databasePath);
     sqlite.exec(`
+      DROP INDEX trips_user_started;
+      DROP INDEX trips_user_long;
+      ALTER TABLE trips DROP COLUMN recording_serial;
+      ALTER TABLE trips DROP COLUMN recording_created_at;
+      ALTER TABLE trips DROP COLUMN started_at;
+      ALTER TABLE trips DROP COLUMN ended_at;
       ALTER TABLE trips DROP COLUMN warnings;
       ALTER TABLE trips DROP COLUMN last_point_at;
       ALTER TABLE routes DROP COLUMN warnings;

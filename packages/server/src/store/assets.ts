@@ -17,7 +17,7 @@ import {
 } from './asset-records.js';
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
-import { assetColumns, tripColumns } from './track-columns.js';
+import { assetColumns, timeRange, tripColumns, type TimeRange } from './track-columns.js';
 import { lastPointTime, packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
@@ -30,15 +30,18 @@ export interface AssetMetadata {
   /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
   sourceSha256?: string | null;
   /**
-   * The track's points already packed (packTrackPoints), and how many there are; when given,
-   * `track.points` is not read. The upload queue packs them in its worker threads (issue 5), so that
-   * thousands of point objects are neither cloned between threads nor read on the main thread.
+   * The track's points already packed (packTrackPoints), how many there are and their time range
+   * (timeRange); when given, `track.points` is not read. The upload queue packs them in its worker
+   * threads (issue 5), so that thousands of point objects are neither cloned between threads nor read
+   * on the main thread.
    */
   packedPoints?: {
     bytes: Uint8Array;
     count: number;
     /** Unix seconds of the last point that has a time (lastPointTime); null when none has */
     lastTime: number | null;
+    /** the first and last timed point (issue 16: which trips the ride overlaps); null without times */
+    timeRange: TimeRange | null;
   };
 }
 
@@ -104,7 +107,9 @@ export class Assets {
   ): Promise<CreatedAsset> {
     const type: AssetType = track.kind === 'ride' ? 'trip' : 'route';
     // Everything derived from the track is computed before the transaction, which stays short.
-    const trip = type === 'trip' ? tripColumns(track) : null;
+    const range =
+      metadata.packedPoints === undefined ? timeRange(track.points) : metadata.packedPoints.timeRange;
+    const trip = type === 'trip' ? tripColumns(track, range) : null;
     const packed = asBuffer(metadata.packedPoints?.bytes ?? packTrackPoints(track.points));
     const name = assetName(metadata.name, track, trip?.time_zone ?? null);
     return this.#inTransaction(transaction, async (db) => {
@@ -157,6 +162,69 @@ export class Assets {
       });
       return created;
     });
+  }
+
+  /**
+   * A stored trip completed from a more complete file of the same recording (issue 16: "when the new
+   * file is more complete than a stored cut-off copy, it replaces the copy's points"): its points and
+   * every column derived from the track are the new file's, and so is source_sha256 (the same bytes
+   * again are then a duplicate before parsing). What the rider may have edited stays: id, name,
+   * description, visibility, and the creation time. Logs 'updated' (sync.json and webhooks say so),
+   * in `transaction`, the upload queue's. Undefined when there is no such trip.
+   */
+  async completeTrip(
+    id: number,
+    track: Track,
+    metadata: Required<Pick<AssetMetadata, 'packedPoints' | 'sourceSha256'>>,
+    transaction: Kysely<Database>,
+  ): Promise<TripRow | undefined> {
+    const { packedPoints } = metadata;
+    const trip = tripColumns(track, packedPoints.timeRange);
+    const before = await transaction.selectFrom('trips').selectAll().where('id', '=', id).executeTakeFirst();
+    if (before === undefined) return undefined;
+    const now = this.#context.clock();
+    const values = {
+      ...assetColumns(track),
+      ...trip,
+      point_count: packedPoints.count,
+      laps: JSON.stringify(track.laps),
+      // The new file's warnings replace the cut-off copy's (its end is no longer the ride's).
+      warnings: JSON.stringify(track.warnings),
+      last_point_at: lastTimeMs(packedPoints.lastTime),
+      source_sha256: metadata.sourceSha256,
+      updated_at: now,
+    };
+    const row = await transaction
+      .updateTable('trips')
+      .set({ ...values, ...renderedRecord('trip', id, { ...before, ...values }) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await transaction
+      .updateTable('trip_track_points')
+      .set({ packed: asBuffer(packedPoints.bytes), points: null })
+      .where('asset_id', '=', id)
+      .execute();
+    await logAssetChange(transaction, {
+      itemType: 'trip',
+      itemId: id,
+      itemUserId: row.user_id,
+      userId: row.user_id,
+      action: 'updated',
+      at: now,
+    });
+    return row;
+  }
+
+  /** The names of these assets, by id; an id of no asset is left out (the sync page's history). */
+  async names(type: AssetType, ids: readonly number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.#context.db
+      .selectFrom(TABLES[type].assets as 'trips')
+      .select(['id', 'name'])
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.name]));
   }
 
   async find<T extends AssetType>(type: T, id: number): Promise<AssetRow<T> | undefined> {
@@ -212,10 +280,14 @@ export class Assets {
   /**
    * Every point of an asset, as objects (the dashboard's charts and downloads, issue 7), from the
    * packed form when it is still stored, else from the JSON text; undefined when there is no such
-   * asset's points row.
+   * asset's points row. Pass `db` to read inside a transaction (the upload queue's, issue 16).
    */
-  async points(type: AssetType, id: number): Promise<TrackPoint[] | undefined> {
-    const found = await this.#context.db
+  async points(
+    type: AssetType,
+    id: number,
+    db: Kysely<Database> = this.#context.db,
+  ): Promise<TrackPoint[] | undefined> {
+    const found = await db
       .selectFrom(TABLES[type].points as 'trip_track_points')
       .select(['points', 'packed'])
       .where('asset_id', '=', id)

@@ -18,6 +18,7 @@ import { OAuth } from './oauth.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
+import { TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
 
@@ -34,6 +35,8 @@ export class Store {
   readonly signInLinks: SignInLinks;
   /** routes and trips (issue 4, v1 resources) */
   readonly assets: Assets;
+  /** trips by their time range and recording: the same recording, overlapping rides (issue 16) */
+  readonly tripRecordings: TripRecordings;
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
   readonly changes: AssetChanges;
   readonly events: Events;
@@ -59,6 +62,7 @@ export class Store {
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context);
+    this.tripRecordings = new TripRecordings(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);
     this.clubs = new Clubs(context);
@@ -104,6 +108,7 @@ export type {
   TaskRow,
   TaskStatusRow,
 } from './tasks.js';
+export type { RangeQuery, TripRecording } from './trip-recordings.js';
 export type { AttemptOutcome, AttemptRecord, DeliveryLogRow, OutboxRow } from './webhooks.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
 export type { OAuthAccessToken, OAuthGrant } from './oauth.js';

@@ -4,7 +4,7 @@
  * null. Units: metres, seconds, km/h for the speeds (the record's unit), Unix milliseconds for times.
  */
 import tzLookup from '@photostructure/tz-lookup';
-import type { Track } from '@rideport/ridefile';
+import type { Track, TrackPoint } from '@rideport/ridefile';
 import type { AssetColumns, TripsTable } from '../db/schema.js';
 
 /** The columns of decisions.md §2 that routes and trips share, without owner, name and times. */
@@ -51,7 +51,32 @@ export function assetColumns(track: Track): TrackAssetColumns {
   };
 }
 
-export function tripColumns(track: Track): TrackTripColumns {
+/** The first and last timed point of a track, whole Unix seconds. */
+export interface TimeRange {
+  first: number;
+  last: number;
+}
+
+/**
+ * The first and last timed point, in the order of the points; null when no point has a time. A last
+ * point dated before the first (a clock set backwards) ends the range where it begins.
+ */
+export function timeRange(points: readonly TrackPoint[]): TimeRange | null {
+  let first: number | undefined;
+  let last: number | undefined;
+  for (const point of points) {
+    if (point.t === undefined) continue;
+    first ??= point.t;
+    last = point.t;
+  }
+  return first === undefined || last === undefined ? null : { first, last: Math.max(first, last) };
+}
+
+/**
+ * `range`: the track's timeRange, given when its points are not at hand (the upload queue packs them
+ * in its worker threads and measures the range there).
+ */
+export function tripColumns(track: Track, range = timeRange(track.points)): TrackTripColumns {
   const { summary } = track;
   const speed = summary.speedMetersPerSecond;
   const kmh = (metersPerSecond: number | undefined): number | null =>
@@ -81,6 +106,11 @@ export function tripColumns(track: Track): TrackTripColumns {
     max_watts: summary.powerWatts?.max ?? null,
     calories: summary.calories,
     device: summary.device,
+    // issue 16, "One ride per ride": what identifies the recording, and the points' time range.
+    recording_serial: track.recording.serialNumber,
+    recording_created_at: track.recording.timeCreated === null ? null : track.recording.timeCreated * 1000,
+    started_at: range === null ? null : range.first * 1000,
+    ended_at: range === null ? null : range.last * 1000,
   };
 }
 

@@ -53,6 +53,11 @@ export class FakeUploader implements RideUploader {
   #failures: ClientError[] = [];
   #failAlways: ClientError | null = null;
   rejectNames = new Set<string>();
+  /**
+   * Files by name that the server finds to be a recording it has already (issue 16: a `.fit.gz` of a
+   * synced `.fit`, an export): their upload ends as a duplicate of this trip, whatever their bytes.
+   */
+  sameRecordingAs = new Map<string, number>();
 
   /** the next uploads fail with these errors, one each */
   failNext(...errors: ClientError[]): void {
@@ -77,6 +82,16 @@ export class FakeUploader implements RideUploader {
           taskId: this.uploads.length,
         }),
       );
+    }
+    const recorded = this.sameRecordingAs.get(upload.filename);
+    if (recorded !== undefined) {
+      return Promise.resolve({
+        taskId: this.uploads.length,
+        outcome: 'duplicate',
+        message: `Already on the platform as Ride ${recorded}`,
+        trips: [{ id: recorded } as UploadedRide['trips'][number]],
+        routes: [],
+      });
     }
     const known = this.#trips.get(sha256);
     const tripId = known ?? this.#trips.size + 1;

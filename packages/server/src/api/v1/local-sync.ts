@@ -42,6 +42,8 @@ export interface LocalSyncStatus {
     message: string | null;
     tripIds: number[];
     routeIds: number[];
+    /** the server had these trips already (issue 16: the same recording in other bytes) */
+    duplicate: boolean;
     attempts: number;
     foundAt: string;
     updatedAt: string;

@@ -10,6 +10,7 @@ import * as packedTrackPoints from './004-packed-track-points.js';
 import * as laps from './005-laps.js';
 import * as signInLinks from './006-sign-in-links.js';
 import * as assetWarnings from './007-asset-warnings.js';
+import * as recordings from './008-recordings.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-laps': laps,
   '006-sign-in-links': signInLinks,
   '007-asset-warnings': assetWarnings,
+  '008-recordings': recordings,
 };
 
 export const migrationProvider: MigrationProvider = {

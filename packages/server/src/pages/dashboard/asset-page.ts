@@ -17,6 +17,7 @@ import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
 import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
 import { lapsSection } from './laps.js';
+import { rideLinks, type NamedRide } from './ride-links.js';
 import { drawingData, type ChartSeries, type DrawingData } from './series.js';
 import { assetUrls } from './static-assets.js';
 
@@ -45,9 +46,17 @@ export async function assetPage<T extends AssetType>(
     trip === null
       ? routeSummary(row, data)
       : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
+  const overlaps = trip === null ? [] : await overlappingRides(context, trip);
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     <h1>${row.name}</h1>
     ${fileNotice(type, row)} ${row.description !== null && html`<p>${row.description}</p>`}
+    ${
+      overlaps.length > 0 &&
+      html`<p class="notice" id="overlaps">
+        Overlaps ${rideLinks(overlaps)}: ${overlaps.length === 1 ? 'another recording' : 'other recordings'}
+        of the same time.
+      </p>`
+    }
     <section aria-labelledby="summary-heading">
       <h2 id="summary-heading">Summary</h2>
       ${summary}
@@ -105,6 +114,30 @@ function fileNotice(type: AssetType, row: RouteRow | TripRow): SafeHtml | '' {
           </ul>`
     }
   </section>`;
+}
+
+/**
+ * The owner's other rides whose time overlaps this one's (issue 16): recordings of the same time from
+ * other devices, both kept. Each one's page names this one back (the rule is symmetric). Rides often
+ * share a made-up name ("Ride on 2024-05-04"), so each is told by its device and times, in this
+ * ride's time zone.
+ */
+async function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
+  if (trip.started_at === null || trip.ended_at === null) return [];
+  const rides = await context.store.tripRecordings.inRange(trip.user_id, {
+    fromMs: trip.started_at,
+    toMs: trip.ended_at,
+    meet: 'overlapping',
+    exceptId: trip.id,
+  });
+  const zone = trip.time_zone ?? 'UTC';
+  const time = (ms: number | null): string =>
+    ms === null ? '?' : localDateTime(ms, zone, { seconds: true }).slice('YYYY-MM-DD '.length);
+  return rides.map((ride) => ({
+    id: ride.id,
+    name: ride.name,
+    detail: `${ride.device ?? 'device unknown'}, ${time(ride.started_at)}–${time(ride.ended_at)}`,
+  }));
 }
 
 /**

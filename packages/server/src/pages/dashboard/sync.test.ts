@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { trackFromPoints } from '@rideport/ridefile';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import { Browser, csrfTokenIn } from '../../test-support/browser.js';
@@ -20,6 +21,8 @@ class RecordingSync implements LocalSync {
   calls: string[] = [];
   state: LocalSyncStatus['state'] = { kind: 'syncing', done: 2, total: 5 };
   failed = true;
+  /** rides synced as duplicates of these trips, with the server's message (issue 16) */
+  duplicates: { tripIds: number[]; message: string }[] = [];
 
   constructor(userId: number | null) {
     this.userId = userId;
@@ -57,6 +60,7 @@ class RecordingSync implements LocalSync {
           message: 'Could not read the file: the FIT file header is missing or damaged',
           tripIds: [],
           routeIds: [],
+          duplicate: false,
           attempts: 2,
           foundAt: '2026-03-01T11:00:00.000Z',
           updatedAt: '2026-03-01T11:01:00.000Z',
@@ -70,6 +74,7 @@ class RecordingSync implements LocalSync {
           message: 'Created 1 ride from upload',
           tripIds: [42],
           routeIds: [],
+          duplicate: false,
           attempts: 1,
           foundAt: '2026-03-01T10:00:00.000Z',
           updatedAt: '2026-03-01T10:01:00.000Z',
@@ -83,10 +88,25 @@ class RecordingSync implements LocalSync {
           message: 'Created 1 ride from a file that ends early: the ride was read up to 14:32',
           tripIds: [43],
           routeIds: [],
+          duplicate: false,
           attempts: 1,
           foundAt: '2026-03-01T09:00:00.000Z',
           updatedAt: '2026-03-01T09:01:00.000Z',
         },
+        ...this.duplicates.map((duplicate, index) => ({
+          sha256: String(index).repeat(64),
+          filename: `copy-${index}.fit.gz`,
+          sourceId: 'folder:/home/rider/Rides',
+          relativePath: `copy-${index}.fit.gz`,
+          state: 'synced' as const,
+          message: duplicate.message,
+          tripIds: duplicate.tripIds,
+          routeIds: [],
+          duplicate: true,
+          attempts: 1,
+          foundAt: '2026-03-01T09:00:00.000Z',
+          updatedAt: '2026-03-01T09:01:00.000Z',
+        })),
       ],
       lastPassAt: '2026-03-01T11:59:00.000Z',
     };
@@ -220,6 +240,46 @@ describe('GET /dashboard/sync', () => {
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('says of a file the server had already: "Already on the platform as <ride>", linked (issue 16)', async () => {
+    const { server, rider, sync, browser } = await setUp();
+    const points = [0, 1, 2].map((i) => ({ x: 8 + i / 1e4, y: 47, t: 1_714_809_600 + i }));
+    const trip = async (name: string): Promise<number> =>
+      (await server.store.assets.createFromTrack(rider.id, trackFromPoints(points), { name })).row.id;
+    const morning = await trip('Morning <Ride>');
+    const evening = await trip('Evening Ride');
+    sync.duplicates = [
+      { tripIds: [morning], message: 'Already on the platform as Morning <Ride>' },
+      {
+        tripIds: [evening],
+        message:
+          'Already on the platform as Evening Ride; it was completed from this file, which goes on where the stored copy was cut off',
+      },
+      { tripIds: [morning, evening], message: 'Duplicate upload: 2 rides from the same file exist already' },
+    ];
+    // The page's text with each run of white space as one space, as a browser shows it.
+    const words = (page: string): string => page.replace(/\s+/g, ' ');
+    const body = words((await browser.get('/dashboard/sync')).body);
+    const link = (id: number, name: string): string => `<a href="/dashboard/rides/${id}">${name}</a>`;
+    // The plain case says it once; the server's words follow only when they say more.
+    expect(body).toContain(`Already on the platform as ${link(morning, 'Morning &lt;Ride&gt;')}</td>`);
+    expect(body).toContain(
+      `Already on the platform as ${link(evening, 'Evening Ride')}<br /><small>Already on the platform as Evening Ride; it was completed from this file`,
+    );
+    expect(body).toContain(
+      `Already on the platform as ${link(morning, 'Morning &lt;Ride&gt;')} and ${link(evening, 'Evening Ride')}<br /><small>Duplicate upload: 2 rides`,
+    );
+    // A ride renamed since is named as it is called now; a deleted one leaves the server's words.
+    await server.store.assets.update('trip', morning, rider.id, { name: 'Dawn patrol' });
+    await server.store.assets.delete('trip', evening, rider.id);
+    const after = words((await browser.get('/dashboard/sync/status.json')).json<{ live: string }>().live);
+    expect(after).toContain(
+      `Already on the platform as ${link(morning, 'Dawn patrol')}<br /><small>Already on the platform as Morning &lt;Ride&gt;</small>`,
+    );
+    expect(after).toContain(
+      '<td class="">Already on the platform as Evening Ride; it was completed from this file',
+    );
   });
 
   it('shows each state in words: paused (with Resume), offline with the retry time, needs sign-in, idle', async () => {

@@ -28,6 +28,7 @@ import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { badRequest, forbidden } from '../../errors.js';
+import { inWords } from '../../queue/one-ride.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
 import { redirectToSignIn } from '../access.js';
 import { csrfField, csrfToken } from '../csrf.js';
@@ -35,6 +36,7 @@ import { FormFields, idParam } from '../forms.js';
 import { html, SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { signedInUser } from '../session.js';
+import { rideLinks } from './ride-links.js';
 import { LIVE_SCRIPT } from './sync-live.js';
 
 export const SYNC_PAGE = '/dashboard/sync';
@@ -222,7 +224,34 @@ const RIDE_STATES: Record<string, string> = {
   failed: 'Failed',
 };
 
-function historySection(token: string, status: ShownStatus): SafeHtml {
+/** The names of the rides the history links to, by id (rides deleted since are left out). */
+type RideNames = ReadonlyMap<number, string>;
+
+async function historyRideNames(context: ServerContext, status: ShownStatus): Promise<RideNames> {
+  const ids = status.recent.filter((ride) => ride.duplicate).flatMap((ride) => ride.tripIds);
+  return context.store.assets.names('trip', ids);
+}
+
+/**
+ * What the history says of a ride (issue 16): the server's message, except for a file the server had
+ * already, which reads "Already on the platform as <ride>" with a link to that ride under its name now.
+ * The server's own words follow when they say more (the file completed a cut-off copy, the same bytes
+ * were sent before, the ride was renamed since).
+ */
+function historyMessage(ride: ShownStatus['recent'][number], names: RideNames): SafeHtml | string | null {
+  const named = ride.tripIds.flatMap((id) => {
+    const name = names.get(id);
+    return name === undefined ? [] : [{ id, name }];
+  });
+  if (!ride.duplicate || named.length === 0) return ride.message;
+  const sentence = `Already on the platform as ${inWords(named.map((each) => each.name))}`;
+  return html`Already on the platform as
+  ${rideLinks(named)}${
+    ride.message !== null && ride.message !== sentence && html`<br /><small>${ride.message}</small>`
+  }`;
+}
+
+function historySection(token: string, status: ShownStatus, names: RideNames): SafeHtml {
   const labels = new Map(status.sources.map((source) => [source.id, source.label]));
   return html`<section aria-labelledby="sync-history-heading">
     <h2 id="sync-history-heading">History</h2>
@@ -253,7 +282,7 @@ function historySection(token: string, status: ShownStatus): SafeHtml {
                       ${RIDE_STATES[ride.state] ?? ride.state}
                       ${ride.attempts > 1 ? html`<br /><small>${ride.attempts} attempts</small>` : ''}
                     </td>
-                    <td class="${ride.state === 'failed' ? 'error' : ''}">${ride.message}</td>
+                    <td class="${ride.state === 'failed' ? 'error' : ''}">${historyMessage(ride, names)}</td>
                     <td>
                       ${ride.tripIds.map(
                         (id) =>
@@ -282,8 +311,8 @@ function historySection(token: string, status: ShownStatus): SafeHtml {
   </section>`;
 }
 
-/** The part of the page live.js refreshes. */
-export function liveFragment(token: string, status: ShownStatus): SafeHtml {
+/** The part of the page live.js refreshes; `names`: historyRideNames. */
+export function liveFragment(token: string, status: ShownStatus, names: RideNames): SafeHtml {
   const paused = status.state.kind === 'paused';
   return html`<section aria-labelledby="sync-state-heading">
       <h2 id="sync-state-heading">Status: <span id="sync-state">${stateText(status.state)}</span></h2>
@@ -312,7 +341,7 @@ export function liveFragment(token: string, status: ShownStatus): SafeHtml {
         )}
       </dl>
     </section>
-    ${historySection(token, status)}`;
+    ${historySection(token, status, names)}`;
 }
 
 interface TaskView {
@@ -461,7 +490,7 @@ async function syncPage(
             see it. You can upload a ride file here.
           </p>`
         : html`<div id="sync-live" data-announce="${stateText(status.state)}">
-              ${liveFragment(token, status)}
+              ${liveFragment(token, status, await historyRideNames(context, status))}
             </div>
             ${addFolderSection(token)}`
     }
@@ -524,7 +553,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
     return reply.send({
       // The fragments carry empty CSRF fields: live.js puts the page's token in (sync-live.ts).
-      live: status === null ? null : liveFragment('', status).text,
+      live: status === null ? null : liveFragment('', status, await historyRideNames(context, status)).text,
       announce: status === null ? '' : stateText(status.state),
       sync: status,
       task:

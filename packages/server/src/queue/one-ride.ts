@@ -1,0 +1,114 @@
+/**
+ * One ride per ride (issue 16): for each ride of an uploaded file, the stored trip of the same user
+ * that is the same recording (same-recording.ts), if any, and whether the new file completes it; and
+ * the task's words for what was found. Runs inside the transaction that stores the file's rides
+ * (queue.ts), like the SHA-256 re-check, so two uploads of one recording at once make one trip: the
+ * second transaction starts after the first commits and finds its trip.
+ */
+import type { TrackPoint } from '@rideport/ridefile';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Store, TaskObject, TaskOutcome, TripRecording } from '../store/index.js';
+import { unpackTrackPoints } from '../store/track-points.js';
+import type { ParsedTrack } from './parse-worker.js';
+import {
+  compareIdentities,
+  comparePoints,
+  completes,
+  pointsAgree,
+  trackFacts,
+  type RecordingFacts,
+} from './same-recording.js';
+
+/** A stored trip that is the same recording as a new ride. */
+export interface SameRide {
+  trip: TripRecording;
+  /** the new file goes on where the stored copy was cut off: it replaces the copy's points */
+  completes: boolean;
+}
+
+function storedFacts(trip: TripRecording): RecordingFacts {
+  const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
+  return {
+    serialNumber: trip.recording_serial,
+    timeCreated: seconds(trip.recording_created_at),
+    device: trip.device,
+    firstTime: seconds(trip.started_at),
+    lastTime: seconds(trip.ended_at),
+  };
+}
+
+/**
+ * The first stored trip of `userId` (by start time) that is the same recording as `parsed`, read
+ * with `transaction`; null when none is. Only trips whose time range touches the ride's are compared;
+ * points are read only when the identities cannot decide, or to see whether the new file completes.
+ */
+export async function findSameRide(
+  store: Store,
+  userId: number,
+  parsed: ParsedTrack,
+  transaction: Kysely<Database>,
+): Promise<SameRide | null> {
+  const range = parsed.timeRange;
+  if (parsed.track.kind !== 'ride' || range === null) return null;
+  const candidates = await store.tripRecordings.inRange(
+    userId,
+    { fromMs: range.first * 1000, toMs: range.last * 1000, meet: 'touching' },
+    transaction,
+  );
+  if (candidates.length === 0) return null;
+  const facts = trackFacts(parsed.track, range);
+  let newPoints: TrackPoint[] | undefined;
+  const incomingPoints = (): TrackPoint[] => (newPoints ??= unpackTrackPoints(parsed.packedPoints));
+  for (const trip of candidates) {
+    const stored = storedFacts(trip);
+    const identity = compareIdentities(facts, stored);
+    if (identity.kind === 'different') continue;
+    let storedPoints: TrackPoint[] | undefined;
+    const tripPoints = async (): Promise<TrackPoint[]> =>
+      (storedPoints ??= (await store.assets.points('trip', trip.id, transaction)) ?? []);
+    if (identity.kind === 'compare points') {
+      if (!pointsAgree(comparePoints(incomingPoints(), await tripPoints()))) continue;
+    }
+    const longer = stored.lastTime !== null && facts.lastTime !== null && stored.lastTime < facts.lastTime;
+    return {
+      trip,
+      completes:
+        longer &&
+        completes({ facts: stored, points: await tripPoints() }, { facts, points: incomingPoints() }),
+    };
+  }
+  return null;
+}
+
+/** "Morning Ride", "Morning Ride and Evening Ride", "A, B and C". */
+export function inWords(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
+}
+
+function names(rides: readonly SameRide[]): string {
+  return inWords(rides.map((ride) => ride.trip.name));
+}
+
+/**
+ * What the task says of the rides found already stored: "Already on the platform as Morning Ride",
+ * and when the file completed a cut-off copy, that it did.
+ */
+export function foundWords(found: readonly SameRide[]): string {
+  const completed = found.filter((ride) => ride.completes);
+  const words = `Already on the platform as ${names(found)}`;
+  if (completed.length === 0) return words;
+  const which = completed.length === found.length ? 'it was' : `${names(completed)} was`;
+  return `${words}; ${which} completed from this file, which goes on where the stored copy was cut off`;
+}
+
+/** A file whose every ride is already stored: status 1, `duplicate`, the stored trips as its objects. */
+export function sameRecordingOutcome(found: readonly SameRide[]): TaskOutcome {
+  return {
+    status: 1,
+    responseCode: 'duplicate',
+    message: foundWords(found),
+    errorCode: null,
+    objects: found.map((ride) => ({ type: 'trip', id: ride.trip.id }) satisfies TaskObject),
+  };
+}
