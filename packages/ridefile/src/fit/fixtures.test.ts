@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   buildFitFixtures,
   chainedFixtureParts,
+  CLOCK_GLITCHES,
+  CLOCK_JUMP_SECONDS,
+  CLOCK_SET_AFTER_RECORDS,
+  CLOCK_SET_RECORDS,
   COMPRESSED_START_FIT,
   developerTemperatureTenths,
   samples,
@@ -492,16 +496,52 @@ describe('FIT streams: chained, truncated, bad CRC', () => {
     const track = onlyTrack(result);
     const whole = onlyTrack(parse('wheel-antplus-bike-speed.fit')).points;
     expect(warningCodes(result)).toContain(RideFileWarningCode.TRUNCATED);
-    expect(track.points.length).toBeGreaterThanOrEqual(25);
-    expect(track.points.length).toBeLessThanOrEqual(26);
-    expect(track.points.slice(0, 25)).toEqual(whole.slice(0, 25));
-    // A point from the cut record may keep the fields that lie wholly before the cut, nothing else.
-    const partial = track.points[25];
-    if (partial !== undefined) {
-      for (const [key, value] of Object.entries(partial)) {
-        expect(value, key).toBe(whole[25]![key as keyof TrackPoint]);
+    // Issue 16: the record the cut falls in yields no point, not even its time and latitude.
+    expect(track.points).toEqual(whole.slice(0, 25));
+  });
+
+  /**
+   * Every cut from the end of the data back to the start of its fourth-last record: the points are the
+   * records @garmin/fitsdk reads whole from the same bytes (it never keeps a half-read message), and a
+   * prefix of the whole file's points.
+   */
+  const cutFixtures: ReadonlyArray<[string, (index: number, point: TrackPoint) => boolean]> = [
+    ['wheel-antplus-bike-speed.fit', ALL_ROWS],
+    ['big-endian.fit', ALL_ROWS],
+    ['clock-glitch-years.fit', NO_ROWS],
+  ];
+  for (const [name, wheelRows] of cutFixtures) {
+    it(`${name} cut at every byte of its last records: no half-read record becomes a point`, () => {
+      const bytes = readFixture('fit', name);
+      const whole = onlyTrack(parse(name)).points;
+      const dataEnd = bytes.length - 2;
+      let cuts = 0;
+      for (let cut = dataEnd; cut > 0; cut--) {
+        const sdk = readWithSdk(bytes.subarray(0, cut), { mergeHeartRates: false });
+        if (sdk.records.length < whole.length - 4) break;
+        const result = parseRideFile(bytes.subarray(0, cut));
+        const points = onlyTrack(result).points;
+        expect(points, `cut at ${cut}`).toEqual(whole.slice(0, points.length));
+        expectPointsMatchSdk(points, sdk.records, wheelRows);
+        expect(warningCodes(result)).toContain(RideFileWarningCode.TRUNCATED);
+        cuts += 1;
       }
+      expect(cuts).toBeGreaterThan(4 * 20);
+    });
+  }
+
+  it('compressed-timestamps.fit cut at every byte: the points before the cut, none half read', () => {
+    // @garmin/fitsdk does not read compressed-timestamp headers: the whole file's points are the reference.
+    const bytes = readFixture('fit', 'compressed-timestamps.fit');
+    const whole = onlyTrack(parse('compressed-timestamps.fit')).points;
+    let previous = 0;
+    for (let cut = bytes.length - 2; cut >= bytes.length / 2; cut--) {
+      const points = onlyTrack(parseRideFile(bytes.subarray(0, cut))).points;
+      expect(points, `cut at ${cut}`).toEqual(whole.slice(0, points.length));
+      if (cut < bytes.length - 2) expect(points.length).toBeLessThanOrEqual(previous);
+      previous = points.length;
     }
+    expect(previous).toBeLessThan(whole.length - 4);
   });
 
   it('bad-crc.fit: a wrong file CRC → every point and a BAD_CRC warning', () => {
@@ -522,6 +562,41 @@ describe('FIT hr messages merged into records', () => {
     expect(track.points.map((point) => point.h)).toEqual(merged.records.map((record) => record.heartRate));
     // The comparison means something: most records get a heart rate from the strap's beats.
     expect(track.points.filter((point) => point.h !== undefined).length).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe('FIT clocks that jump are read as written (issue 16)', () => {
+  it('clock-set-forward.fit: the clock set 27 days forward after three records → every record, no warning', () => {
+    const result = parse('clock-set-forward.fit');
+    expect(result.warnings).toEqual([]);
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(CLOCK_SET_RECORDS);
+    expectPointsMatchSdk(track.points, sdkFixture('clock-set-forward.fit').records, NO_ROWS);
+    // The times the device wrote, jump included.
+    expect(track.points.map((point) => point.t)).toEqual(
+      track.points.map(
+        (_, index) => START + index + (index < CLOCK_SET_AFTER_RECORDS ? 0 : CLOCK_JUMP_SECONDS),
+      ),
+    );
+  });
+
+  it('clock-set-forward.fit with a wrong file CRC: still every record, the CRC warned about', () => {
+    const bytes = readFixture('fit', 'clock-set-forward.fit').slice();
+    bytes[bytes.length - 1]! ^= 0xff;
+    const result = parseRideFile(bytes);
+    expect(warningCodes(result)).toEqual([RideFileWarningCode.BAD_CRC]);
+    expect(onlyTrack(result).points).toEqual(onlyTrack(parse('clock-set-forward.fit')).points);
+  });
+
+  it('clock-glitch-years.fit: three records years off → every record, each with the time it carries', () => {
+    const result = parse('clock-glitch-years.fit');
+    expect(result.warnings).toEqual([]);
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(120);
+    expectPointsMatchSdk(track.points, sdkFixture('clock-glitch-years.fit').records, NO_ROWS);
+    expect(track.points.map((point) => point.t)).toEqual(
+      track.points.map((_, index) => START + index + (CLOCK_GLITCHES.get(index) ?? 0)),
+    );
   });
 });
 
