@@ -4,11 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   buildFitFixtures,
   chainedFixtureParts,
+  chainedHrOnlyFixtureParts,
   CLOCK_GLITCHES,
   CLOCK_JUMP_SECONDS,
   CLOCK_SET_AFTER_RECORDS,
   CLOCK_SET_RECORDS,
   COMPRESSED_START_FIT,
+  HR_ONLY_RUN_SECONDS,
   developerTemperatureTenths,
   samples,
   widePower,
@@ -562,6 +564,46 @@ describe('FIT hr messages merged into records', () => {
     expect(track.points.map((point) => point.h)).toEqual(merged.records.map((record) => record.heartRate));
     // The comparison means something: most records get a heart rate from the strap's beats.
     expect(track.points.filter((point) => point.h !== undefined).length).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe('FIT hr-only files chained after (or before) the activity (issue 16)', () => {
+  const sdk = sdkFixture('chained-hr-only.fit');
+
+  it('chained-hr-only.fit: one track, with heart rate per record as @garmin/fitsdk merges it', () => {
+    const result = parse('chained-hr-only.fit');
+    expect(result.warnings).toEqual([]);
+    // The strap's file holds no record: it never becomes a track of its own.
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(HR_ONLY_RUN_SECONDS);
+    expect(track.points.map((point) => point.h)).toEqual(sdk.records.map((record) => record.heartRate));
+    expectPointsMatchSdk(track.points, sdk.records, NO_ROWS);
+  });
+
+  it('chained-hr-only.fit: the strap replaces the wrist where its beats cover a record, nowhere else', () => {
+    const points = onlyTrack(parse('chained-hr-only.fit')).points;
+    const [run] = chainedHrOnlyFixtureParts();
+    const wrist = onlyTrack(parseRideFile(run)).points.map((point) => point.h);
+    const strapRows = points.flatMap((point, index) => (point.h === wrist[index] ? [] : [index]));
+    // The strap reads 115–125 bpm, the wrist 130–140; beats from 20.25 s to 180.25 s and 195.5 s to
+    // 215.5 s, each held for up to 5 s after the last (as the SDK does).
+    expect(strapRows.length).toBeGreaterThan(170);
+    for (const row of strapRows) expect(points[row]!.h).toBeLessThanOrEqual(125);
+    for (const row of [0, 20, 190, 216, HR_ONLY_RUN_SECONDS - 1]) expect(points[row]!.h).toBe(wrist[row]);
+    for (const row of [21, 100, 180, 196, 215]) expect(strapRows).toContain(row);
+    // The SDK's merge of the run alone changes nothing: every strap value comes from the chained file.
+    expect(readWithSdk(run).records.map((record) => record.heartRate)).toEqual(wrist);
+  });
+
+  it('the strap file chained before the run merges the same', () => {
+    const [run, strap] = chainedHrOnlyFixtureParts();
+    const bytes = new Uint8Array([...strap, ...run]);
+    const track = onlyTrack(parseRideFile(bytes));
+    expect(track.points).toEqual(onlyTrack(parse('chained-hr-only.fit')).points);
+    expect(track.summary.device).toBe(onlyTrack(parseRideFile(run)).summary.device);
+    expect(track.points.map((point) => point.h)).toEqual(
+      readWithSdk(bytes).records.map((record) => record.heartRate),
+    );
   });
 });
 

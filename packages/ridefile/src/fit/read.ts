@@ -4,7 +4,7 @@ import { emptyLap } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { decodeFit, type FitMessage, type FitSegment } from './decoder.js';
-import { mergeHeartRates } from './hr.js';
+import { heartRateSamples, mergeHeartRates, type HeartRateSample } from './hr.js';
 import { deviceName, numberField, stringField } from './names.js';
 import {
   FIT_EPOCH_OFFSET_SECONDS,
@@ -17,7 +17,9 @@ import { wheelSensorVerdict } from './wheel.js';
 
 /**
  * FIT → track drafts (decisions.md §5: "a FIT activity file is one trip"; each file of a chained stream
- * is its own activity). Course files become routes.
+ * that holds records is its own activity). Course files become routes. A file of the stream without
+ * records (the `hr` file a Garmin watch appends with a strap's stored beats, settings, totals) is no
+ * track: its heart rate goes into the records it covers (issue 16).
  */
 
 const FILE_COURSE = typeValue('file', 'course');
@@ -39,22 +41,28 @@ const READ_MESSAGES: ReadonlySet<string> = new Set([
 
 export function readFit(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
   const { segments, warnings } = decodeFit(bytes, { maxPoints: options.maxPoints, messages: READ_MESSAGES });
+  // The strap's beats of every file of the stream, merged into each file's records by time (hr.ts).
+  const heartRates = heartRateSamples(segments.flatMap((segment) => segment.messages.get('hr') ?? []));
   const drafts: TrackDraft[] = [];
   let creator: string | null = null;
   for (const segment of segments) {
     const fileId = first(segment, 'fileId');
     creator ??= deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment));
     if (segment.records.length === 0) continue;
-    drafts.push(segmentDraft(segment, fileId, warnings));
+    drafts.push(segmentDraft(segment, fileId, heartRates, warnings));
   }
   return { creator, drafts, warnings };
 }
 
-function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warnings: Warning[]): TrackDraft {
+function segmentDraft(
+  segment: FitSegment,
+  fileId: FitMessage | undefined,
+  heartRates: readonly HeartRateSample[],
+  warnings: Warning[],
+): TrackDraft {
   const records = segment.records;
-  const hrMessages = segment.messages.get('hr') ?? [];
   // HR messages carry FIT times, so they are merged before times are converted.
-  if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
+  mergeHeartRates(heartRates, records);
   const toUnix = timeConverter(segment);
   const { t } = records;
   let timesLost = 0;
