@@ -250,12 +250,16 @@ describe('track type and terrain', () => {
 describe.skipIf(!corpusAvailable)(
   `against FIT session totals (${corpusAvailable ? 'corpus' : CORPUS_SKIP_REASON})`,
   () => {
-    const drafts = corpusFiles('fit').flatMap((file) =>
-      readFit(readCorpus(file.name), { maxPoints: 2_000_000 }).drafts.map((draft) => ({
-        file: file.name,
-        draft,
-      })),
-    );
+    // fitparse__DeveloperData.fit is left out: its records have neither a time nor a position, so
+    // readFit refuses it (issue 16), and it has no session to compare with anyway.
+    const drafts = corpusFiles('fit')
+      .filter((file) => file.name !== 'fitparse__DeveloperData.fit')
+      .flatMap((file) =>
+        readFit(readCorpus(file.name), { maxPoints: 2_000_000 }).drafts.map((draft) => ({
+          file: file.name,
+          draft,
+        })),
+      );
 
     it('has the distance along the points within 1 % of total_distance on at least 90 % of files', () => {
       const compared = drafts.filter(({ draft }) => (draft.recorded?.distanceMeters ?? 0) > 0);

@@ -7,6 +7,7 @@ import {
   corpusFiles,
   readCorpus,
 } from '../../../../test/support/corpus.js';
+import { RideFileError, RideFileErrorCode } from '../errors.js';
 import { parseRideFile } from '../parse.js';
 
 /**
@@ -73,7 +74,16 @@ const KNOWN_DIFFERENCES: Readonly<Record<string, Partial<Record<Peer, KnownDiffe
   },
 };
 
-/** Files each peer cannot read (SOURCES.md records the same errors); we read all of them. */
+/**
+ * Files whose records make no track: neither a time nor a position on any of them (issue 16: refused
+ * as a file without records is). The peers read the records; there is nothing of ours to compare.
+ */
+const WE_REFUSE: Readonly<Record<string, string>> = {
+  'fitparse__DeveloperData.fit':
+    'three records of heart rate, cadence, speed and distance, no time, no position',
+};
+
+/** Files each peer cannot read (SOURCES.md records the same errors); we read all the others. */
 const PEER_FAILS: Readonly<Record<Peer, ReadonlySet<string>>> = {
   fitsdk: new Set([
     'fit-parser__triathlon_summary_first.fit', // accumulator crash on summary-first files
@@ -104,6 +114,16 @@ describe.skipIf(!corpusAvailable)(
     for (const file of files) {
       describe(file.name, () => {
         const bytes = readCorpus(file.name);
+        const refused = WE_REFUSE[file.name];
+        if (refused !== undefined) {
+          it(`is refused as holding no track (${refused})`, () => {
+            expect(() => parseRideFile(bytes)).toThrow(RideFileError);
+            expect(() => parseRideFile(bytes)).toThrow(
+              expect.objectContaining({ code: RideFileErrorCode.NO_TRACKS }),
+            );
+          });
+          return;
+        }
         const tracks = parseRideFile(bytes, { filename: file.name }).tracks;
         const ours = (firstFileOnly: boolean): Sample[] =>
           (firstFileOnly ? tracks.slice(0, 1) : tracks).flatMap((track) =>

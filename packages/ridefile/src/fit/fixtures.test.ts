@@ -17,7 +17,7 @@ import {
 } from '../../../../fixtures/fit/generate.js';
 import { fixturePath, readFixture } from '../../../../test/support/corpus.js';
 import { invariantViolations } from '../../../../test/support/invariants.js';
-import { RideFileWarningCode } from '../errors.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { RideFile, Track, TrackPoint } from '../model.js';
 import { parseRideFile } from '../parse.js';
 
@@ -154,8 +154,11 @@ describe('FIT fixtures: generate.ts and the committed files agree', () => {
   }
 });
 
+/** Fixtures that hold nothing to show: parseRideFile refuses them (see 'FIT files with nothing timed to show'). */
+const REFUSED_FIXTURES: ReadonlySet<string> = new Set(['untimed-heart-rate.fit', 'no-records.fit']);
+
 describe('FIT fixtures: what holds for every one of them', () => {
-  for (const name of buildFitFixtures().keys()) {
+  for (const name of [...buildFitFixtures().keys()].filter((name) => !REFUSED_FIXTURES.has(name))) {
     it(`${name}: whole-second t, s/d only with a wheel sensor, d never decreasing`, () => {
       const result = parse(name);
       expect(result.format).toBe('fit');
@@ -639,6 +642,42 @@ describe('FIT clocks that jump are read as written (issue 16)', () => {
     expect(track.points.map((point) => point.t)).toEqual(
       track.points.map((_, index) => START + index + (CLOCK_GLITCHES.get(index) ?? 0)),
     );
+  });
+});
+
+describe('FIT files with nothing timed to show (issue 16)', () => {
+  function refusal(name: string): RideFileError {
+    try {
+      parse(name);
+    } catch (error) {
+      if (error instanceof RideFileError) return error;
+      throw error;
+    }
+    throw new Error(`${name} was read`);
+  }
+
+  it('untimed-positions.fit: records with positions but no time → a route without times', () => {
+    const result = parse('untimed-positions.fit');
+    const track = onlyTrack(result);
+    // decisions.md §5: untimed tracks become routes, even from an activity file.
+    expect(track.kind).toBe('route');
+    expect(track.points).toHaveLength(30);
+    for (const point of track.points) {
+      expect(point.t).toBeUndefined();
+      expect(point.x).toBeDefined();
+      expect(point.h).toBeDefined();
+    }
+  });
+
+  it('untimed-heart-rate.fit and no-records.fit: nothing to show → NO_TRACKS, said in plain words', () => {
+    const untimed = refusal('untimed-heart-rate.fit');
+    expect(untimed.code).toBe(RideFileErrorCode.NO_TRACKS);
+    expect(untimed.message).toBe(
+      'the FIT file holds 30 records, but none has a time or a position: there is no ride or route to show',
+    );
+    const empty = refusal('no-records.fit');
+    expect(empty.code).toBe(RideFileErrorCode.NO_TRACKS);
+    expect(empty.message).toBe('the FIT file holds no track points');
   });
 });
 
