@@ -16,8 +16,12 @@ import { parseRideFile } from './parse.js';
  * snapshot per file (counts per channel, first and last point, summary), and gzip-wrapped twins.
  */
 
-/** Corpus files that hold no track at all (SOURCES.md): metadata only, or waypoints only. */
+/**
+ * Corpus files that hold no track at all (SOURCES.md): metadata only, waypoints only, or records with
+ * neither a time nor a position (issue 16: refused as a file without records is).
+ */
 const NO_TRACKS: Readonly<Record<string, string>> = {
+  'fitparse__DeveloperData.fit': 'three FIT records with neither a time nor a position',
   'goldencheetah__MetadataOnly.gpx': 'a Strava GPX with metadata and no points',
   'gpxpy__gpx_with_garmin_extension.gpx': 'a single waypoint, no track or route',
   'opentracks__kml22_without_locations.kml': 'a gx:Track with no when and no coord',

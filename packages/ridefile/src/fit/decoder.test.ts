@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { RawFitWriter } from '../../../../fixtures/fit/generate.js';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { DEFAULT_MAX_POINTS } from '../columns.js';
+import { RideFileWarningCode } from '../errors.js';
 import { parseRideFile } from '../parse.js';
+import { fitCrc } from './crc.js';
 import { decodeFit, definitionHash } from './decoder.js';
 
 const RECORD = 20;
@@ -147,5 +149,119 @@ describe('FIT decoder: messages besides record', () => {
       [2, 121],
     ]);
     expect(segment!.records.length).toBe(30);
+  });
+});
+
+describe('FIT decoder: realignment from the bytes (issue 16)', () => {
+  const RECORDS = 40;
+  /** header byte, heart rate, latitude, longitude, speed, then the timestamp last (as Strava Android writes) */
+  const RECORD_BYTES = 1 + 1 + 4 + 4 + 2 + 4;
+  const SPEED_AT = 1 + 1 + 4 + 4;
+
+  function ride(): Uint8Array {
+    const writer = new RawFitWriter({ bigEndian: false })
+      .define(0, FILE_ID, [
+        { num: 0, type: 'enum' },
+        { num: 4, type: 'uint32' },
+      ])
+      .write(0, [4, START])
+      .define(1, RECORD, [
+        { num: HEART_RATE, type: 'uint8' },
+        { num: 0, type: 'sint32' },
+        { num: 1, type: 'sint32' },
+        { num: 6, type: 'uint16' },
+        { num: TIMESTAMP, type: 'uint32' },
+      ]);
+    for (let i = 0; i < RECORDS; i++) {
+      writer.write(1, [120 + (i % 30), 565_000_000 + i * 1000, 101_000_000 + i * 700, 5000 + i, START + i]);
+    }
+    return writer.bytes();
+  }
+
+  /** `file` without the bytes at `offsets`, its data size and CRCs made right again: only the loss is wrong. */
+  function withoutBytes(file: Uint8Array, offsets: readonly number[]): Uint8Array {
+    const kept = Uint8Array.from(file.subarray(0, file.length - 2).filter((_, at) => !offsets.includes(at)));
+    const bytes = new Uint8Array(kept.length + 2);
+    bytes.set(kept);
+    const view = new DataView(bytes.buffer);
+    view.setUint32(4, kept.length - 14, true);
+    view.setUint16(12, fitCrc(bytes, 0, 12), true);
+    view.setUint16(kept.length, fitCrc(bytes, 0, kept.length), true);
+    return bytes;
+  }
+
+  /**
+   * Records that end in a uint16 below 256, written little-endian: its high byte is 0, which reads as
+   * the header of local message 0. From the byte before each header the records read on consistently
+   * forever, shifted by one: only their likeness to the records before the damage tells them apart.
+   */
+  const SHIFTY_RECORD_BYTES = 1 + 4 + 4 + 4 + 1 + 2;
+
+  function shiftyRide(): Uint8Array {
+    const writer = new RawFitWriter({ bigEndian: false }).define(0, RECORD, [
+      { num: TIMESTAMP, type: 'uint32' },
+      { num: 0, type: 'sint32' },
+      { num: 1, type: 'sint32' },
+      { num: HEART_RATE, type: 'uint8' },
+      { num: 33, type: 'uint16' },
+    ]);
+    for (let i = 0; i < RECORDS; i++) {
+      writer.write(0, [START + i, 565_000_000 + i * 1000, 101_000_000 + i * 700, 120 + (i % 30), 10 + i]);
+    }
+    return writer.bytes();
+  }
+
+  /** The offset of the second byte of record `index`'s latitude in shiftyRide(). */
+  function shiftyLatitude(bytes: Uint8Array, index: number): number {
+    return bytes.length - 2 - (RECORDS - index) * SHIFTY_RECORD_BYTES + 1 + 4 + 1;
+  }
+
+  it('resumes on the true records, not on a parse shifted by a byte that reads just as consistently', () => {
+    const whole = shiftyRide();
+    // Record 20 loses a byte of its latitude.
+    const result = parseRideFile(withoutBytes(whole, [shiftyLatitude(whole, 20)]));
+    expect(result.warnings.map((warning) => warning.code)).toEqual([RideFileWarningCode.SKIPPED_DATA]);
+    const expected = parseRideFile(whole).tracks[0]!.points.filter((_, index) => index !== 20);
+    expect(result.tracks[0]!.points).toEqual(expected);
+  });
+
+  it('in a damaged file, reads a record whose time jumps again where the bytes continue the records before', () => {
+    // One byte too many in record 20's latitude, and a file CRC that says so: record 20 reads a byte
+    // short, and from its last byte (0) the rest reads consistently but shifted, each "timestamp" decades
+    // off. The jump alone is no evidence; the bytes one further on, alike to the records before, are.
+    const whole = shiftyRide();
+    const at = shiftyLatitude(whole, 20);
+    const damaged = new Uint8Array([...whole.subarray(0, at), 0x55, ...whole.subarray(at)]);
+    const view = new DataView(damaged.buffer);
+    view.setUint32(4, damaged.length - 16, true);
+    view.setUint16(12, fitCrc(damaged, 0, 12), true);
+    const result = parseRideFile(damaged);
+    expect(result.warnings.map((warning) => warning.code)).toEqual([
+      RideFileWarningCode.SKIPPED_DATA,
+      RideFileWarningCode.BAD_CRC,
+    ]);
+    const points = result.tracks[0]!.points;
+    const wholePoints = parseRideFile(whole).tracks[0]!.points;
+    // Record 20 itself is garbled past the extra byte; every other record is read as written.
+    expect(points).toHaveLength(RECORDS);
+    expect(points.slice(0, 20)).toEqual(wholePoints.slice(0, 20));
+    expect(points.slice(21)).toEqual(wholePoints.slice(21));
+  });
+
+  it('drops the records that lost a byte, two in a row, and keeps every other as written', () => {
+    const whole = ride();
+    const firstRecord = whole.length - 2 - RECORDS * RECORD_BYTES;
+    // Records 20 and 21 each lose the high byte of their speed: record 20 reads one byte into record 21,
+    // and the stream reads consistently again only from record 22, past record 20's end.
+    const damaged = withoutBytes(
+      whole,
+      [20, 21].map((index) => firstRecord + index * RECORD_BYTES + SPEED_AT + 1),
+    );
+    const result = parseRideFile(damaged);
+    expect(result.warnings.map((warning) => warning.code)).toEqual([RideFileWarningCode.SKIPPED_DATA]);
+    const expected = parseRideFile(whole).tracks[0]!.points.filter(
+      (_, index) => index !== 20 && index !== 21,
+    );
+    expect(result.tracks[0]!.points).toEqual(expected);
   });
 });

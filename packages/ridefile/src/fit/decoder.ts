@@ -1,7 +1,13 @@
 import { PointColumns, SLOT_T, SLOT_X, SLOT_Y } from '../columns.js';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { Warning } from '../model.js';
-import { findAlignment, plausibleNextTimestamp, type AlignmentDefinition } from './alignment.js';
+import {
+  findAlignment,
+  readsConsistently,
+  smoothTimeStep,
+  type AlignmentDefinition,
+  type StreamEnd,
+} from './alignment.js';
 import { BASE_TYPE_SIZE, BaseType, isKnownBaseType, readValue } from './base-types.js';
 import { Accumulators, componentSource } from './components.js';
 import { fitCrc } from './crc.js';
@@ -26,7 +32,9 @@ import {
  * The FIT decoder (issue 2: "our own decoder"). It walks the FIT protocol record by record:
  * normal and compressed-timestamp headers, little- and big-endian definitions, developer fields
  * (descriptions may arrive after first use), component expansion with accumulation, chained files,
- * header and file CRCs (a bad CRC or a truncated file is a warning, not a lost ride).
+ * header and file CRCs (a bad CRC or a truncated file is a warning, not a lost ride). A message cut off
+ * by the end of the data yields nothing (issue 16). Misaligned data is realigned from its bytes: the
+ * times a device writes are never taken for damage (alignment.ts).
  *
  * `record` messages take a fast path straight into PointColumns; the few other messages the reader
  * needs are decoded generically into plain objects named by the profile. Everything else is skipped
@@ -80,6 +88,9 @@ interface DeveloperFieldDefinition {
 
 interface Definition extends AlignmentDefinition {
   globalNum: number;
+  littleEndian: boolean;
+  /** offset of a uint32 timestamp field in the payload, or -1 */
+  timestampOffset: number;
   fields: FieldDefinition[];
   developerFields: DeveloperFieldDefinition[];
   profile: FitProfileMessage | undefined;
@@ -97,7 +108,6 @@ const RECORD_BYTES_ESTIMATE = 24;
  * a timestamp and a heart rate is 6 bytes; real recordings write 20 to 60).
  */
 const MIN_RECORD_BYTES = 8;
-const NO_DEVELOPER_FIELDS: DeveloperFieldDefinition[] = [];
 /** Distinct definitions remembered per FIT file (real files have a few dozen at most). */
 const MAX_CACHED_DEFINITIONS = 256;
 /** Distinct record layouts compiled per FIT file; real files have a handful, more are read interpreted. */
@@ -111,6 +121,8 @@ const RECORD_ACCUMULATED_FIELDS = Object.values(RECORD_PROFILE.fields).filter((f
 const INVALID_TIMESTAMP = 0xffffffff;
 const CUT_SHORT = -1;
 const MISALIGNED = -2;
+/** a record whose bytes read better from another offset nearby (see #message) */
+const REREAD = -3;
 /** A damaged file is realigned at most this often before the rest of it is given up. */
 const MAX_RESYNCS = 64;
 const LastKind = { NONE: 0, DATA: 1, DEFINITION: 2 } as const;
@@ -156,7 +168,8 @@ function sameBytes(source: Uint8Array, bytes: Uint8Array, from: number, skipAt =
   return true;
 }
 
-interface LastMessage {
+/** A message read, as much as taking it back needs. */
+interface ReadMessage {
   kind: (typeof LastKind)[keyof typeof LastKind];
   start: number;
   end: number;
@@ -167,6 +180,8 @@ interface LastMessage {
   /** the device_info payloads the message was added to (see #repeatsDeviceInfo), and under which hash */
   rememberedIn: Map<number, Uint8Array> | null;
   rememberedHash: number;
+  /** #recentPayloads of the message's local number before it */
+  payloadsBefore: [number, number];
   local: number;
   previousDefinition: Definition | undefined;
 }
@@ -232,10 +247,18 @@ export function decodeFit(bytes: Uint8Array, options: FitDecodeOptions): FitDeco
         Math.ceil((dataEnd - dataStart) / MIN_RECORD_BYTES),
       ),
     );
-    const problems = segmentDecoder.decode(dataStart, dataEnd);
+    const cutOff = declaredEnd + 2 > bytes.length;
+    // The CRC is checked first: bytes the device vouched for are read as written (see decode).
+    const crcMatches = !cutOff && view.getUint16(declaredEnd, true) === fitCrc(bytes, position, declaredEnd);
+    // Where the input holds all the data the header declares, nothing can run past its end but misaligned
+    // bytes; a file cut off (or one whose size was never filled in) may end inside a message.
+    const problems = segmentDecoder.decode(dataStart, dataEnd, {
+      endMayCut: cutOff || header.dataSize === 0,
+      sound: crcMatches,
+    });
     segments.push(segmentDecoder.finish());
 
-    if (declaredEnd + 2 > bytes.length) {
+    if (cutOff) {
       // The file-level warning below says it better than "a message runs past the end".
       warnings.push(...problems.filter((problem) => problem.code !== RideFileWarningCode.TRUNCATED));
       warnings.push({
@@ -245,8 +268,7 @@ export function decodeFit(bytes: Uint8Array, options: FitDecodeOptions): FitDeco
       break;
     }
     warnings.push(...problems);
-    const storedCrc = view.getUint16(declaredEnd, true);
-    if (storedCrc !== fitCrc(bytes, position, declaredEnd)) {
+    if (!crcMatches) {
       warnings.push({
         code: RideFileWarningCode.BAD_CRC,
         message: `the file CRC of the FIT file at byte ${position} does not match its content; the data is read anyway`,
@@ -324,6 +346,13 @@ function countRecordMessages(bytes: Uint8Array, view: DataView, start: number, e
   return position < end ? count + Math.ceil((end - position) / RECORD_BYTES_ESTIMATE) : count;
 }
 
+function cutShort(position: number, end: number): Warning {
+  return {
+    code: RideFileWarningCode.TRUNCATED,
+    message: `the FIT message at byte ${position} runs past the end of the data (byte ${end}); the data before it is kept`,
+  };
+}
+
 function isZeroPadding(bytes: Uint8Array, from: number): boolean {
   for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
   return true;
@@ -355,12 +384,28 @@ class SegmentDecoder {
   /** record layouts this segment may still compile (each costs a code generation) */
   readonly #readerBudget = { generations: MAX_GENERATED_READERS };
   #lastTimestamp = NaN;
-  /** record timestamps alone tell a misaligned stream (other messages may carry any time, e.g. Zwift's device_info) */
-  #lastRecordTimestamp = NaN;
   /** a file that never used compressed-timestamp headers is not realigned onto one */
   #usesCompressedTimestamps = false;
-  /** the message read last, so a misalignment found just after it can take it back */
-  readonly #last: LastMessage = {
+  /**
+   * The payload offsets of the two data messages read last under each local number (index local: the
+   * last, 16 + local: the one before; -1: none), for realigning (alignment.ts).
+   */
+  readonly #recentPayloads = new Int32Array(32).fill(-1);
+  /** the last record timestamp read, for the second look a damaged file's time jumps get (see #message) */
+  #lastRecordTimestamp = NaN;
+  /**
+   * Whether the bytes are sound so far: the file CRC matches and nothing failed to read. Only when they
+   * are not does a record whose time jumps get a second look (see #message).
+   */
+  #sound = false;
+  /** realignments so far; past MAX_RESYNCS the rest of the data is given up */
+  #resyncs = 0;
+  /** where reading resumes after a REREAD (see #message) */
+  #rereadAt = -1;
+  /** where the data being decoded ends, and whether it may end anywhere (see decode) */
+  #stream: StreamEnd = { end: 0, endMayCut: false, allowCompressed: false };
+  /** the message read last, so a break found just after it can take it back (see #takeBack) */
+  readonly #last: ReadMessage = {
     kind: LastKind.NONE,
     start: 0,
     end: 0,
@@ -370,6 +415,7 @@ class SegmentDecoder {
     messageName: null,
     rememberedIn: null,
     rememberedHash: 0,
+    payloadsBefore: [-1, -1],
     local: 0,
     previousDefinition: undefined,
   };
@@ -391,15 +437,22 @@ class SegmentDecoder {
 
   /**
    * Decodes the messages in [start, end) and returns what went wrong, as warnings. A message that runs
-   * past the end is a truncated file. A header that cannot be right (an undefined local message, a
+   * past the end is a truncated file when `endMayCut`, misaligned data otherwise (unless nothing after
+   * it reads). A header that cannot be right (an undefined local message, reserved bits set, a
    * definition with an impossible architecture byte) means the stream lost its alignment, usually
    * because a writer dropped or added a byte: the decoder then looks for the next offset from which
-   * several messages in a row read consistently, drops the garbled message before it, and reads on.
+   * several messages in a row read consistently (alignment.ts), takes back the garbled message before
+   * it (see #takeBack), and reads on. `sound`: the file CRC matches the data.
    */
-  decode(start: number, end: number): Warning[] {
+  decode(
+    start: number,
+    end: number,
+    { endMayCut, sound }: { endMayCut: boolean; sound: boolean },
+  ): Warning[] {
+    this.#stream = { end, endMayCut, allowCompressed: false };
+    this.#sound = sound;
     const problems: Warning[] = [];
     let position = start;
-    let resyncs = 0;
     let firstMisalignment = -1;
     let skippedBytes = 0;
     let droppedMessages = 0;
@@ -409,25 +462,23 @@ class SegmentDecoder {
         position = next;
         continue;
       }
-      if (next === CUT_SHORT) {
-        problems.push({
-          code: RideFileWarningCode.TRUNCATED,
-          message: `the FIT message at byte ${position} runs past the end of the data (byte ${end}); the data before it is kept`,
-        });
+      this.#sound = false;
+      if (next === CUT_SHORT && endMayCut) {
+        problems.push(cutShort(position, end));
         break;
       }
       const last = this.#last;
-      const searchFrom = last.kind === LastKind.NONE ? position + 1 : last.start + 1;
       const resumeAt =
-        resyncs < MAX_RESYNCS
-          ? findAlignment(
-              this.#bytes,
-              this.#view,
-              { from: searchFrom, end, allowCompressed: this.#usesCompressedTimestamps },
-              this.#definitions,
-              last.recordTimestampBefore,
-            )
-          : -1;
+        next === REREAD
+          ? this.#rereadAt
+          : this.#resyncs < MAX_RESYNCS
+            ? this.#findAlignment(last.kind === LastKind.NONE ? position + 1 : last.start + 1)
+            : -1;
+      if (resumeAt < 0 && next === CUT_SHORT) {
+        // Nowhere to resume: the data simply ends inside this message (the header's size counts it whole).
+        problems.push(cutShort(position, end));
+        break;
+      }
       if (resumeAt < 0) {
         problems.push({
           code: RideFileWarningCode.SKIPPED_DATA,
@@ -435,17 +486,15 @@ class SegmentDecoder {
         });
         break;
       }
-      resyncs += 1;
-      if (firstMisalignment < 0) firstMisalignment = position;
-      if (last.kind !== LastKind.NONE && resumeAt < last.end) {
-        skippedBytes += resumeAt - last.start;
-        droppedMessages += 1;
-        this.#undoLast();
-      } else {
-        skippedBytes += resumeAt - position;
-      }
+      this.#resyncs += 1;
+      const from = last.start;
+      const garbled = this.#takeBack(position, resumeAt, next !== REREAD);
+      if (firstMisalignment < 0) firstMisalignment = garbled ? from : position;
+      if (garbled) droppedMessages += 1;
+      skippedBytes += resumeAt - (garbled ? from : position);
       position = resumeAt;
     }
+    const resyncs = this.#resyncs;
     if (resyncs > 0) {
       problems.unshift({
         code: RideFileWarningCode.SKIPPED_DATA,
@@ -453,6 +502,12 @@ class SegmentDecoder {
       });
     }
     return problems;
+  }
+
+  /** Where to resume reading, searching from `from` (alignment.ts); -1 when nothing reads. */
+  #findAlignment(from: number): number {
+    const stream = { ...this.#stream, from, allowCompressed: this.#usesCompressedTimestamps };
+    return findAlignment(this.#bytes, stream, this.#definitions, this.#recentPayloads);
   }
 
   finish(): FitSegment {
@@ -465,23 +520,25 @@ class SegmentDecoder {
     };
   }
 
-  /** Reads the message at `position`; returns where the next one starts, CUT_SHORT or MISALIGNED. */
+  /** Reads the message at `position`; returns where the next one starts, CUT_SHORT, MISALIGNED or REREAD. */
   #message(position: number, end: number): number {
     const recordHeader = this.#bytes[position]!;
-    const last = this.#last;
     const timestampBefore = this.#lastTimestamp;
-    const recordTimestampBefore = this.#lastRecordTimestamp;
     if ((recordHeader & 0x40) !== 0 && (recordHeader & 0x80) === 0) {
+      // A reserved bit set, or an impossible architecture byte, is misaligned data, however long the
+      // "definition" would be (FIT protocol, "Record Header" and "Definition Message").
+      if ((recordHeader & 0x10) !== 0) return MISALIGNED;
+      if (position + 2 < end && this.#bytes[position + 2]! > 1) return MISALIGNED;
       const size = this.#definitionSize(position, end);
       if (size < 0) return CUT_SHORT;
       const local = recordHeader & 0x0f;
       const definition = this.#cachedDefinition(position, size, (recordHeader & 0x20) !== 0);
-      if (definition === null) return MISALIGNED;
+      const last = this.#last;
       last.kind = LastKind.DEFINITION;
       last.start = position;
       last.end = position + size;
       last.timestampBefore = timestampBefore;
-      last.recordTimestampBefore = recordTimestampBefore;
+      last.recordTimestampBefore = this.#lastRecordTimestamp;
       last.local = local;
       last.previousDefinition = this.#definitions[local];
       this.#definitions[local] = definition;
@@ -489,27 +546,50 @@ class SegmentDecoder {
     }
     // Compressed timestamp header: local type in bits 5-6, time offset in bits 0-4.
     const compressed = (recordHeader & 0x80) !== 0;
+    // Bits 4 and 5 of a normal data message header are reserved.
+    if (!compressed && (recordHeader & 0x30) !== 0) return MISALIGNED;
     const definition = this.#definitions[compressed ? (recordHeader >> 5) & 0x03 : recordHeader & 0x0f];
     if (definition === undefined) return MISALIGNED;
-    const next = position + 1 + definition.size;
-    if (next > end) {
-      this.#partialRecord(definition, position + 1, end, compressed ? recordHeader & 0x1f : -1);
-      return CUT_SHORT;
+    // Half of all byte values read as a compressed-timestamp header once local messages 0–3 are defined,
+    // so misaligned bytes often do: the first one of a file counts only when the messages from it read
+    // consistently, as a place to resume must (alignment.ts).
+    if (
+      compressed &&
+      !this.#usesCompressedTimestamps &&
+      !readsConsistently(this.#bytes, position, { ...this.#stream, allowCompressed: true }, this.#definitions)
+    ) {
+      return MISALIGNED;
     }
-    // The message's own timestamp (read once): record times tell a misaligned stream.
-    let timestamp = INVALID_TIMESTAMP;
-    if (definition.timestampOffset >= 0) {
-      timestamp = this.#view.getUint32(position + 1 + definition.timestampOffset, definition.littleEndian);
-      if (timestamp !== INVALID_TIMESTAMP && definition.recordSteps !== null) {
-        if (!plausibleNextTimestamp(recordTimestampBefore, timestamp)) return MISALIGNED;
-        this.#lastRecordTimestamp = timestamp;
+    const next = position + 1 + definition.size;
+    // A message the end of the data cuts off yields nothing, not even the fields before the cut: what
+    // was half read may be anything (issue 16).
+    if (next > end) return CUT_SHORT;
+    const timestamp =
+      definition.timestampOffset < 0
+        ? INVALID_TIMESTAMP
+        : this.#view.getUint32(position + 1 + definition.timestampOffset, definition.littleEndian);
+    const recordTimestampBefore = this.#lastRecordTimestamp;
+    if (timestamp !== INVALID_TIMESTAMP && definition.recordSteps !== null) {
+      // Issue 16: a time that jumps is no evidence of damage, and a sound file is read as written. In a
+      // file already damaged, a record whose time jumps gets a second look at the bytes: when another
+      // offset nearby reads consistently and continues the messages before it better than this one
+      // (alignment.ts), this record is a misreading, and reading resumes there; else it stands.
+      if (!this.#sound && !smoothTimeStep(recordTimestampBefore, timestamp) && this.#resyncs < MAX_RESYNCS) {
+        const from = this.#last.kind === LastKind.NONE ? position : this.#last.start + 1;
+        const resumeAt = this.#findAlignment(from);
+        if (resumeAt >= 0 && resumeAt !== position) {
+          this.#rereadAt = resumeAt;
+          return REREAD;
+        }
       }
+      this.#lastRecordTimestamp = timestamp;
     }
     let time = NaN;
     if (compressed) {
       time = this.#lastTimestamp = compressedTimestamp(this.#lastTimestamp, recordHeader & 0x1f);
       this.#usesCompressedTimestamps = true;
     }
+    const last = this.#last;
     last.kind = LastKind.DATA;
     last.start = position;
     last.end = next;
@@ -519,32 +599,34 @@ class SegmentDecoder {
     last.messageName = null;
     last.rememberedIn = null;
     if (timestamp !== INVALID_TIMESTAMP) this.#lastTimestamp = timestamp;
+    const local = compressed ? (recordHeader >> 5) & 0x03 : recordHeader & 0x0f;
+    last.local = local;
+    const payloads = this.#recentPayloads;
+    last.payloadsBefore[0] = payloads[local]!;
+    last.payloadsBefore[1] = payloads[16 + local]!;
+    payloads[16 + local] = payloads[local]!;
+    payloads[local] = position + 1;
     this.#dataMessage(definition, position + 1, time);
     return next;
   }
 
   /**
-   * The last record of a file cut off inside it: the fields that lie wholly before the end are real
-   * data (a truncated file's final timestamp and position), so they are kept.
+   * At a break found at `position`, with reading to resume at `resumeAt`: takes back the message read
+   * last when it is garbled, and says whether it was. It is when the resume point lies inside it. After
+   * a header that cannot be right (`broken`), a data message right before it is too: a writer that
+   * dropped or added a byte inside it made it read too long or too short, whatever values it seemed to
+   * hold (the Strava Android file drops a byte from one record in a few hundred). A definition is kept
+   * then: the place to resume was found with it in force.
    */
-  #partialRecord(definition: Definition, payload: number, end: number, timeOffset: number): void {
-    if (definition.recordSteps === null) return;
-    const available = definition.recordSteps.filter((step) => payload + step.offset + step.size <= end);
-    if (available.length === 0) return;
-    if (definition.timestampOffset >= 0 && payload + definition.timestampOffset + 4 <= end) {
-      const timestamp = this.#view.getUint32(payload + definition.timestampOffset, definition.littleEndian);
-      if (timestamp !== 0xffffffff && !plausibleNextTimestamp(this.#lastRecordTimestamp, timestamp)) return;
-    }
-    const time = timeOffset < 0 ? NaN : compressedTimestamp(this.#lastTimestamp, timeOffset);
-    this.#record(available, null, false, definition.littleEndian, NO_DEVELOPER_FIELDS, payload, time);
-  }
-
-  /** Takes back the last message read: the stream turned out to be misaligned inside it. */
-  #undoLast(): void {
+  #takeBack(position: number, resumeAt: number, broken: boolean): boolean {
     const last = this.#last;
+    const garbled =
+      last.kind !== LastKind.NONE &&
+      (resumeAt < last.end || (broken && last.kind === LastKind.DATA && last.end === position));
+    if (!garbled) return false;
     if (last.kind === LastKind.DEFINITION) {
       this.#definitions[last.local] = last.previousDefinition;
-    } else if (last.kind === LastKind.DATA) {
+    } else {
       if (this.#records.length > last.rowsBefore) {
         this.#records.dropLast();
         const pending = this.#pendingDeveloperValues;
@@ -552,10 +634,13 @@ class SegmentDecoder {
       }
       if (last.messageName !== null) this.#messages.get(last.messageName)?.pop();
       last.rememberedIn?.delete(last.rememberedHash);
+      this.#recentPayloads[last.local] = last.payloadsBefore[0];
+      this.#recentPayloads[16 + last.local] = last.payloadsBefore[1];
     }
     this.#lastTimestamp = last.timestampBefore;
     this.#lastRecordTimestamp = last.recordTimestampBefore;
     last.kind = LastKind.NONE;
+    return true;
   }
 
   /** Size of the definition message at `position`, or -1 if it does not fit before `end`. */
@@ -575,7 +660,7 @@ class SegmentDecoder {
    * The definition at `position`, compiled once per distinct content: recorders repeat the same few
    * definitions hundreds of times (a Wahoo ELEMNT file: 838 definitions, a dozen distinct).
    */
-  #cachedDefinition(position: number, size: number, hasDeveloperFields: boolean): Definition | null {
+  #cachedDefinition(position: number, size: number, hasDeveloperFields: boolean): Definition {
     // Everything after the header and reserved bytes decides the definition (and the header's
     // developer-data bit, which decides how much of it there is). A numeric hash of those bytes finds
     // the candidate without building a string key per definition message; the bytes then confirm it.
@@ -594,21 +679,16 @@ class SegmentDecoder {
     }
     const definition = this.#define(position, hasDeveloperFields);
     // A colliding entry is replaced; the cache stays bounded against files of endless distinct definitions.
-    if (
-      definition !== null &&
-      (cached !== undefined || this.#definitionCache.size < MAX_CACHED_DEFINITIONS)
-    ) {
+    if (cached !== undefined || this.#definitionCache.size < MAX_CACHED_DEFINITIONS) {
       this.#definitionCache.set(hash, { source: bytes.slice(from, to), hasDeveloperFields, definition });
     }
     return definition;
   }
 
-  /** Compiles a definition message; null when its architecture byte is impossible (misaligned data). */
-  #define(position: number, hasDeveloperFields: boolean): Definition | null {
+  /** Compiles a definition message (its architecture byte, 0 or 1, checked by the caller). */
+  #define(position: number, hasDeveloperFields: boolean): Definition {
     const bytes = this.#bytes;
-    const architecture = bytes[position + 2]!;
-    if (architecture > 1) return null;
-    const littleEndian = architecture === 0;
+    const littleEndian = bytes[position + 2] === 0;
     const globalNum = this.#view.getUint16(position + 3, littleEndian);
     const fieldCount = bytes[position + 5]!;
     const profile = messageByNum(globalNum);
@@ -653,7 +733,6 @@ class SegmentDecoder {
       developerFields,
       profile,
       timestampOffset,
-      isRecord: globalNum === RECORD_NUM,
       recordSteps,
       recordReader: recordSteps === null ? null : recordReader(recordSteps, littleEndian, this.#readerBudget),
       primesAccumulators: recordSteps?.some((step) => step.accumulated) ?? false,
@@ -766,7 +845,7 @@ class SegmentDecoder {
 
   /**
    * What a generated record reader does, step by step: the path for layouts with components to expand,
-   * for a cut-off last record, and where code generation is forbidden. Returns a bit per column filled,
+   * beyond the generation budget, and where code generation is forbidden. Returns a bit per column filled,
    * and EXPANDED when components were expanded (they fill columns of their own).
    */
   #interpretRecord(steps: RecordStep[], littleEndian: boolean, payload: number, row: number): number {

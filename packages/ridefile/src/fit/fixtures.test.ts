@@ -4,14 +4,20 @@ import { describe, expect, it } from 'vitest';
 import {
   buildFitFixtures,
   chainedFixtureParts,
+  chainedHrOnlyFixtureParts,
+  CLOCK_GLITCHES,
+  CLOCK_JUMP_SECONDS,
+  CLOCK_SET_AFTER_RECORDS,
+  CLOCK_SET_RECORDS,
   COMPRESSED_START_FIT,
+  HR_ONLY_RUN_SECONDS,
   developerTemperatureTenths,
   samples,
   widePower,
 } from '../../../../fixtures/fit/generate.js';
 import { fixturePath, readFixture } from '../../../../test/support/corpus.js';
 import { invariantViolations } from '../../../../test/support/invariants.js';
-import { RideFileWarningCode } from '../errors.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { RideFile, Track, TrackPoint } from '../model.js';
 import { parseRideFile } from '../parse.js';
 
@@ -148,8 +154,11 @@ describe('FIT fixtures: generate.ts and the committed files agree', () => {
   }
 });
 
+/** Fixtures that hold nothing to show: parseRideFile refuses them (see 'FIT files with nothing timed to show'). */
+const REFUSED_FIXTURES: ReadonlySet<string> = new Set(['untimed-heart-rate.fit', 'no-records.fit']);
+
 describe('FIT fixtures: what holds for every one of them', () => {
-  for (const name of buildFitFixtures().keys()) {
+  for (const name of [...buildFitFixtures().keys()].filter((name) => !REFUSED_FIXTURES.has(name))) {
     it(`${name}: whole-second t, s/d only with a wheel sensor, d never decreasing`, () => {
       const result = parse(name);
       expect(result.format).toBe('fit');
@@ -492,16 +501,52 @@ describe('FIT streams: chained, truncated, bad CRC', () => {
     const track = onlyTrack(result);
     const whole = onlyTrack(parse('wheel-antplus-bike-speed.fit')).points;
     expect(warningCodes(result)).toContain(RideFileWarningCode.TRUNCATED);
-    expect(track.points.length).toBeGreaterThanOrEqual(25);
-    expect(track.points.length).toBeLessThanOrEqual(26);
-    expect(track.points.slice(0, 25)).toEqual(whole.slice(0, 25));
-    // A point from the cut record may keep the fields that lie wholly before the cut, nothing else.
-    const partial = track.points[25];
-    if (partial !== undefined) {
-      for (const [key, value] of Object.entries(partial)) {
-        expect(value, key).toBe(whole[25]![key as keyof TrackPoint]);
+    // Issue 16: the record the cut falls in yields no point, not even its time and latitude.
+    expect(track.points).toEqual(whole.slice(0, 25));
+  });
+
+  /**
+   * Every cut from the end of the data back to the start of its fourth-last record: the points are the
+   * records @garmin/fitsdk reads whole from the same bytes (it never keeps a half-read message), and a
+   * prefix of the whole file's points.
+   */
+  const cutFixtures: ReadonlyArray<[string, (index: number, point: TrackPoint) => boolean]> = [
+    ['wheel-antplus-bike-speed.fit', ALL_ROWS],
+    ['big-endian.fit', ALL_ROWS],
+    ['clock-glitch-years.fit', NO_ROWS],
+  ];
+  for (const [name, wheelRows] of cutFixtures) {
+    it(`${name} cut at every byte of its last records: no half-read record becomes a point`, () => {
+      const bytes = readFixture('fit', name);
+      const whole = onlyTrack(parse(name)).points;
+      const dataEnd = bytes.length - 2;
+      let cuts = 0;
+      for (let cut = dataEnd; cut > 0; cut--) {
+        const sdk = readWithSdk(bytes.subarray(0, cut), { mergeHeartRates: false });
+        if (sdk.records.length < whole.length - 4) break;
+        const result = parseRideFile(bytes.subarray(0, cut));
+        const points = onlyTrack(result).points;
+        expect(points, `cut at ${cut}`).toEqual(whole.slice(0, points.length));
+        expectPointsMatchSdk(points, sdk.records, wheelRows);
+        expect(warningCodes(result)).toContain(RideFileWarningCode.TRUNCATED);
+        cuts += 1;
       }
+      expect(cuts).toBeGreaterThan(4 * 20);
+    });
+  }
+
+  it('compressed-timestamps.fit cut at every byte: the points before the cut, none half read', () => {
+    // @garmin/fitsdk does not read compressed-timestamp headers: the whole file's points are the reference.
+    const bytes = readFixture('fit', 'compressed-timestamps.fit');
+    const whole = onlyTrack(parse('compressed-timestamps.fit')).points;
+    let previous = 0;
+    for (let cut = bytes.length - 2; cut >= bytes.length / 2; cut--) {
+      const points = onlyTrack(parseRideFile(bytes.subarray(0, cut))).points;
+      expect(points, `cut at ${cut}`).toEqual(whole.slice(0, points.length));
+      if (cut < bytes.length - 2) expect(points.length).toBeLessThanOrEqual(previous);
+      previous = points.length;
     }
+    expect(previous).toBeLessThan(whole.length - 4);
   });
 
   it('bad-crc.fit: a wrong file CRC → every point and a BAD_CRC warning', () => {
@@ -522,6 +567,117 @@ describe('FIT hr messages merged into records', () => {
     expect(track.points.map((point) => point.h)).toEqual(merged.records.map((record) => record.heartRate));
     // The comparison means something: most records get a heart rate from the strap's beats.
     expect(track.points.filter((point) => point.h !== undefined).length).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe('FIT hr-only files chained after (or before) the activity (issue 16)', () => {
+  const sdk = sdkFixture('chained-hr-only.fit');
+
+  it('chained-hr-only.fit: one track, with heart rate per record as @garmin/fitsdk merges it', () => {
+    const result = parse('chained-hr-only.fit');
+    expect(result.warnings).toEqual([]);
+    // The strap's file holds no record: it never becomes a track of its own.
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(HR_ONLY_RUN_SECONDS);
+    expect(track.points.map((point) => point.h)).toEqual(sdk.records.map((record) => record.heartRate));
+    expectPointsMatchSdk(track.points, sdk.records, NO_ROWS);
+  });
+
+  it('chained-hr-only.fit: the strap replaces the wrist where its beats cover a record, nowhere else', () => {
+    const points = onlyTrack(parse('chained-hr-only.fit')).points;
+    const [run] = chainedHrOnlyFixtureParts();
+    const wrist = onlyTrack(parseRideFile(run)).points.map((point) => point.h);
+    const strapRows = points.flatMap((point, index) => (point.h === wrist[index] ? [] : [index]));
+    // The strap reads 115–125 bpm, the wrist 130–140; beats from 20.25 s to 180.25 s and 195.5 s to
+    // 215.5 s, each held for up to 5 s after the last (as the SDK does).
+    expect(strapRows.length).toBeGreaterThan(170);
+    for (const row of strapRows) expect(points[row]!.h).toBeLessThanOrEqual(125);
+    for (const row of [0, 20, 190, 216, HR_ONLY_RUN_SECONDS - 1]) expect(points[row]!.h).toBe(wrist[row]);
+    for (const row of [21, 100, 180, 196, 215]) expect(strapRows).toContain(row);
+    // The SDK's merge of the run alone changes nothing: every strap value comes from the chained file.
+    expect(readWithSdk(run).records.map((record) => record.heartRate)).toEqual(wrist);
+  });
+
+  it('the strap file chained before the run merges the same', () => {
+    const [run, strap] = chainedHrOnlyFixtureParts();
+    const bytes = new Uint8Array([...strap, ...run]);
+    const track = onlyTrack(parseRideFile(bytes));
+    expect(track.points).toEqual(onlyTrack(parse('chained-hr-only.fit')).points);
+    expect(track.summary.device).toBe(onlyTrack(parseRideFile(run)).summary.device);
+    expect(track.points.map((point) => point.h)).toEqual(
+      readWithSdk(bytes).records.map((record) => record.heartRate),
+    );
+  });
+});
+
+describe('FIT clocks that jump are read as written (issue 16)', () => {
+  it('clock-set-forward.fit: the clock set 27 days forward after three records → every record, no warning', () => {
+    const result = parse('clock-set-forward.fit');
+    expect(result.warnings).toEqual([]);
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(CLOCK_SET_RECORDS);
+    expectPointsMatchSdk(track.points, sdkFixture('clock-set-forward.fit').records, NO_ROWS);
+    // The times the device wrote, jump included.
+    expect(track.points.map((point) => point.t)).toEqual(
+      track.points.map(
+        (_, index) => START + index + (index < CLOCK_SET_AFTER_RECORDS ? 0 : CLOCK_JUMP_SECONDS),
+      ),
+    );
+  });
+
+  it('clock-set-forward.fit with a wrong file CRC: still every record, the CRC warned about', () => {
+    const bytes = readFixture('fit', 'clock-set-forward.fit').slice();
+    bytes[bytes.length - 1]! ^= 0xff;
+    const result = parseRideFile(bytes);
+    expect(warningCodes(result)).toEqual([RideFileWarningCode.BAD_CRC]);
+    expect(onlyTrack(result).points).toEqual(onlyTrack(parse('clock-set-forward.fit')).points);
+  });
+
+  it('clock-glitch-years.fit: three records years off → every record, each with the time it carries', () => {
+    const result = parse('clock-glitch-years.fit');
+    expect(result.warnings).toEqual([]);
+    const track = onlyTrack(result);
+    expect(track.points).toHaveLength(120);
+    expectPointsMatchSdk(track.points, sdkFixture('clock-glitch-years.fit').records, NO_ROWS);
+    expect(track.points.map((point) => point.t)).toEqual(
+      track.points.map((_, index) => START + index + (CLOCK_GLITCHES.get(index) ?? 0)),
+    );
+  });
+});
+
+describe('FIT files with nothing timed to show (issue 16)', () => {
+  function refusal(name: string): RideFileError {
+    try {
+      parse(name);
+    } catch (error) {
+      if (error instanceof RideFileError) return error;
+      throw error;
+    }
+    throw new Error(`${name} was read`);
+  }
+
+  it('untimed-positions.fit: records with positions but no time → a route without times', () => {
+    const result = parse('untimed-positions.fit');
+    const track = onlyTrack(result);
+    // decisions.md §5: untimed tracks become routes, even from an activity file.
+    expect(track.kind).toBe('route');
+    expect(track.points).toHaveLength(30);
+    for (const point of track.points) {
+      expect(point.t).toBeUndefined();
+      expect(point.x).toBeDefined();
+      expect(point.h).toBeDefined();
+    }
+  });
+
+  it('untimed-heart-rate.fit and no-records.fit: nothing to show → NO_TRACKS, said in plain words', () => {
+    const untimed = refusal('untimed-heart-rate.fit');
+    expect(untimed.code).toBe(RideFileErrorCode.NO_TRACKS);
+    expect(untimed.message).toBe(
+      'the FIT file holds 30 records, but none has a time or a position: there is no ride or route to show',
+    );
+    const empty = refusal('no-records.fit');
+    expect(empty.code).toBe(RideFileErrorCode.NO_TRACKS);
+    expect(empty.message).toBe('the FIT file holds no track points');
   });
 });
 

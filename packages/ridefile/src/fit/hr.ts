@@ -7,19 +7,27 @@ import { numberField } from './names.js';
  * watch was out of range) merged into the records, the way the FIT SDK's HR-merge utility documents:
  * each anchor message (with a timestamp) ties event_timestamp to time; every filtered_bpm sample gets a
  * time; a sample is held for up to 5 s in 250 ms steps across gaps; each record takes the rounded
- * mean of the samples in (previous record time, its time].
+ * mean of the samples in (previous record time, its time], replacing the heart rate it had.
+ *
+ * The samples come from every file of a chained stream, in stream order: Garmin watches append the
+ * strap's stored beats as a FIT file of their own, with no record (issue 16), and the SDK merges all of
+ * a stream's `hr` messages into all of its records.
  */
 
 const GAP_STEP_SECONDS = 0.25;
 const GAP_MAX_STEPS = 20;
 
-interface HeartRateSample {
+export interface HeartRateSample {
+  /** FIT date_time, with the fraction the strap recorded */
   time: number;
   bpm: number;
 }
 
-export function mergeHeartRates(hrMessages: FitMessage[], records: PointColumns): void {
-  const samples = expandHeartRates(hrMessages);
+/**
+ * Replaces the heart rate of each timed record that strap samples cover. `records.t` holds FIT
+ * date_time values, as the samples do: the SDK merges in FIT time, so device-relative times merge too.
+ */
+export function mergeHeartRates(samples: readonly HeartRateSample[], records: PointColumns): void {
   if (samples.length === 0 || records.length === 0) return;
 
   let sampleIndex = 0;
@@ -40,6 +48,7 @@ export function mergeHeartRates(hrMessages: FitMessage[], records: PointColumns)
         sum += sample.bpm;
         count += 1;
       } else if (sample.time > rangeEnd) {
+        // As the SDK does: a record's mean is written once a sample after it shows its range complete.
         if (count > 0) records.set(SLOT_H, row, Math.round(sum / count));
         rangeStart = rangeEnd;
         break;
@@ -49,7 +58,12 @@ export function mergeHeartRates(hrMessages: FitMessage[], records: PointColumns)
   }
 }
 
-function expandHeartRates(hrMessages: FitMessage[]): HeartRateSample[] {
+/**
+ * Every filtered_bpm sample of `hr` messages (those of all the files of a stream, in order), timed in
+ * FIT date_time. Samples before the first anchor, or of a malformed message, are left out (the SDK gives
+ * up on the whole merge there).
+ */
+export function heartRateSamples(hrMessages: readonly FitMessage[]): HeartRateSample[] {
   const samples: HeartRateSample[] = [];
   let anchorTime = NaN;
   let anchorEvent = NaN;

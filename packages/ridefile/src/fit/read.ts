@@ -1,10 +1,10 @@
 import type { PointColumns } from '../columns.js';
 import type { ReaderOptions, ReaderResult, TrackDraft } from '../draft.js';
 import { emptyLap } from '../draft.js';
-import { RideFileWarningCode } from '../errors.js';
+import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
 import type { Lap, RecordedTotals, RecordingIdentity, TimeSpan, TrackSensors, Warning } from '../model.js';
 import { decodeFit, type FitMessage, type FitSegment } from './decoder.js';
-import { mergeHeartRates } from './hr.js';
+import { heartRateSamples, mergeHeartRates, type HeartRateSample } from './hr.js';
 import { deviceName, numberField, stringField } from './names.js';
 import {
   FIT_EPOCH_OFFSET_SECONDS,
@@ -17,7 +17,11 @@ import { wheelSensorVerdict } from './wheel.js';
 
 /**
  * FIT → track drafts (decisions.md §5: "a FIT activity file is one trip"; each file of a chained stream
- * is its own activity). Course files become routes.
+ * that holds records is its own activity). Course files become routes, and so do records that carry
+ * positions but no time at all (decisions.md §5: untimed tracks become routes). A file of the stream
+ * without records (the `hr` file a Garmin watch appends with a strap's stored beats, settings, totals)
+ * is no track: its heart rate goes into the records it covers (issue 16). Records with neither a time
+ * nor a position are no track either: a file with nothing else is refused, as one without records is.
  */
 
 const FILE_COURSE = typeValue('file', 'course');
@@ -48,24 +52,41 @@ const READ_MESSAGES: ReadonlySet<string> = new Set([
 
 export function readFit(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
   const { segments, warnings } = decodeFit(bytes, { maxPoints: options.maxPoints, messages: READ_MESSAGES });
+  // The strap's beats of every file of the stream, merged into each file's records by time (hr.ts).
+  const heartRates = heartRateSamples(segments.flatMap((segment) => segment.messages.get('hr') ?? []));
   const drafts: TrackDraft[] = [];
   let creator: string | null = null;
+  let recordsWithNothing = 0;
   for (const segment of segments) {
     const fileId = first(segment, 'fileId');
     creator ??= deviceName(fileId) ?? deviceName(creatorDeviceInfo(segment));
     if (segment.records.length === 0) continue;
-    drafts.push(segmentDraft(segment, fileId, warnings));
+    const draft = segmentDraft(segment, fileId, heartRates, warnings);
+    if (draft === null) recordsWithNothing += segment.records.length;
+    else drafts.push(draft);
+  }
+  if (drafts.length === 0 && recordsWithNothing > 0) {
+    throw new RideFileError(
+      RideFileErrorCode.NO_TRACKS,
+      `the FIT file holds ${recordsWithNothing} record${recordsWithNothing === 1 ? '' : 's'}, but none has a time or a position: there is no ride or route to show`,
+    );
   }
   return { creator, drafts, warnings };
 }
 
-function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warnings: Warning[]): TrackDraft {
+/** The draft of one FIT file's records; null when they make neither a ride nor a route (nothing to show). */
+function segmentDraft(
+  segment: FitSegment,
+  fileId: FitMessage | undefined,
+  heartRates: readonly HeartRateSample[],
+  warnings: Warning[],
+): TrackDraft | null {
   const records = segment.records;
-  const hrMessages = segment.messages.get('hr') ?? [];
   // HR messages carry FIT times, so they are merged before times are converted.
-  if (hrMessages.length > 0) mergeHeartRates(hrMessages, records);
+  mergeHeartRates(heartRates, records);
   const toUnix = timeConverter(segment);
   const { t } = records;
+  const hadTime = anyValue(t, records.length);
   let timesLost = 0;
   for (let row = 0; row < records.length; row++) {
     const fitTime = t[row]!;
@@ -86,6 +107,14 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
     // A record whose only value was a device-relative time now holds nothing.
     records.compactFrom(0);
   }
+  const fileType = numberField(fileId, 'type');
+  // decisions.md §5: a course file is a route; a FIT activity file is one trip, even when its device
+  // never set its clock (its records carry device-relative times that nothing converts: it recorded a
+  // ride, only its date is unknown); other records are a ride when they have times, else an untimed
+  // track: a route, when it has positions to follow.
+  const ride =
+    fileType !== FILE_COURSE && (anyValue(t, records.length) || (fileType === FILE_ACTIVITY && hadTime));
+  if (!ride && !anyValue(records.x, records.length)) return null;
 
   const sessions = segment.messages.get('session') ?? [];
   const sports = segment.messages.get('sport') ?? [];
@@ -98,14 +127,10 @@ function segmentDraft(segment: FitSegment, fileId: FitMessage | undefined, warni
   const sensors = markWheelRows(records, verdict, sessions, sports, toUnix);
   const course = first(segment, 'course');
   const { sport, subSport } = sportOf(sessions, course === undefined ? sports : [course, ...sports]);
-  const fileType = numberField(fileId, 'type');
   const sessionStart = numberField(sessions[0], 'startTime');
 
   return {
-    // decisions.md §5: a FIT activity file is one trip (even when its device never set its clock);
-    // a course file is a route; a file that says neither is a ride when it has times.
-    kind:
-      fileType === FILE_COURSE ? 'route' : fileType === FILE_ACTIVITY || hasTime(records) ? 'ride' : 'route',
+    kind: ride ? 'ride' : 'route',
     name: stringField(course, 'name') ?? stringField(sports[0], 'name'),
     sport,
     subSport,
@@ -315,8 +340,9 @@ function creatorDeviceInfo(segment: FitSegment): FitMessage | undefined {
   return segment.messages.get('deviceInfo')?.find((info) => numberField(info, 'deviceIndex') === 0);
 }
 
-function hasTime(records: PointColumns): boolean {
-  for (let row = 0; row < records.length; row++) if (!Number.isNaN(records.t[row]!)) return true;
+/** Whether any of the first `length` values of a column is not NaN. */
+function anyValue(column: ArrayLike<number>, length: number): boolean {
+  for (let row = 0; row < length; row++) if (!Number.isNaN(column[row]!)) return true;
   return false;
 }
 
