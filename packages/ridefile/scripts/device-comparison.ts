@@ -13,6 +13,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PointColumns } from '../src/columns.js';
+import type { TrackDraft } from '../src/draft.js';
+import { isRideFileError, RideFileErrorCode } from '../src/errors.js';
 import { decodeFit, type FitMessage } from '../src/fit/decoder.js';
 import { numberField } from '../src/fit/names.js';
 import { FIT_EPOCH_OFFSET_SECONDS, FIT_MIN_ABSOLUTE_TIME, typeValue } from '../src/fit/profile.js';
@@ -74,7 +76,14 @@ export function compareFile(file: string, bytes: Uint8Array): Comparison[] {
     maxPoints: 2_000_000,
     messages: new Set(['session', 'event']),
   }).segments.filter((segment) => segment.records.length > 0);
-  const drafts = readFit(bytes, { maxPoints: 2_000_000 }).drafts;
+  let drafts: TrackDraft[];
+  try {
+    drafts = readFit(bytes, { maxPoints: 2_000_000 }).drafts;
+  } catch (error) {
+    // A file with nothing to show (no record with a time or a position) has nothing to compare.
+    if (isRideFileError(error) && error.code === RideFileErrorCode.NO_TRACKS) return [];
+    throw error;
+  }
   if (segments.length !== drafts.length)
     throw new Error(`${file}: ${segments.length} segments, ${drafts.length} tracks`);
   const comparisons: Comparison[] = [];

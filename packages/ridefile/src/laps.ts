@@ -1,5 +1,5 @@
 import { PointColumns, SLOT_D } from './columns.js';
-import type { Lap, Warning } from './model.js';
+import type { Lap, Summary, Warning } from './model.js';
 import { summarize, type SummaryContext } from './summary.js';
 import { Pauses } from './summary/clock.js';
 import { cumulativeDistance } from './summary/distance.js';
@@ -30,27 +30,31 @@ export function lapsFromPoints(
     const to = starts.slice(index + 1).find((start) => start >= 0) ?? columns.length;
     if (from < 0 || to <= from) return;
     const slice = rows(columns, from, to, cumulative.source === 'points' ? cumulative.meters : null);
-    const summary = summarize(slice, lapContext, warnings);
-    result.push({
-      source: 'points',
-      startTime: lap.startTime,
-      elapsedSeconds: summary.elapsedSeconds,
-      timerSeconds: summary.timerSeconds,
-      distanceMeters: summary.distanceMeters,
-      ascentMeters: summary.elevationGainMeters,
-      descentMeters: summary.elevationLossMeters,
-      calories: null,
-      avgSpeedMetersPerSecond: summary.speedMetersPerSecond?.avg ?? null,
-      maxSpeedMetersPerSecond: summary.speedMetersPerSecond?.max ?? null,
-      avgHeartRateBpm: summary.heartRateBpm?.avg ?? null,
-      maxHeartRateBpm: summary.heartRateBpm?.max ?? null,
-      avgCadenceRpm: summary.cadenceRpm?.avg ?? null,
-      maxCadenceRpm: summary.cadenceRpm?.max ?? null,
-      avgPowerWatts: summary.powerWatts?.avg ?? null,
-      maxPowerWatts: summary.powerWatts?.max ?? null,
-    });
+    result.push(lapFromSummary(summarize(slice, lapContext, warnings), lap.startTime));
   });
   return result;
+}
+
+/** A lap made from the summary of its points (`Lap.source` 'points'); calories only when the summary has them. */
+export function lapFromSummary(summary: Summary, startTime: number | null): Lap {
+  return {
+    source: 'points',
+    startTime,
+    elapsedSeconds: summary.elapsedSeconds,
+    timerSeconds: summary.timerSeconds,
+    distanceMeters: summary.distanceMeters,
+    ascentMeters: summary.elevationGainMeters,
+    descentMeters: summary.elevationLossMeters,
+    calories: summary.calories,
+    avgSpeedMetersPerSecond: summary.speedMetersPerSecond?.avg ?? null,
+    maxSpeedMetersPerSecond: summary.speedMetersPerSecond?.max ?? null,
+    avgHeartRateBpm: summary.heartRateBpm?.avg ?? null,
+    maxHeartRateBpm: summary.heartRateBpm?.max ?? null,
+    avgCadenceRpm: summary.cadenceRpm?.avg ?? null,
+    maxCadenceRpm: summary.cadenceRpm?.max ?? null,
+    avgPowerWatts: summary.powerWatts?.avg ?? null,
+    maxPowerWatts: summary.powerWatts?.max ?? null,
+  };
 }
 
 /** The first row of each lap (-1: no row reaches its start before the next lap's does). */

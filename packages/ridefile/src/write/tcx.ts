@@ -1,3 +1,4 @@
+import { lapFromSummary } from '../laps.js';
 import type { Lap, Track, TrackPoint } from '../model.js';
 import { writerInput, type WriteInput, type WriteOptions } from './input.js';
 import { ChunkBuilder, coordinateText, isoTime, numberText, xmlText } from './text.js';
@@ -184,25 +185,7 @@ function lapsWithPoints(track: Track): Array<{ lap: Lap; points: readonly TrackP
 }
 
 function wholeTrackLap(track: Track): Lap {
-  const summary = track.summary;
-  return {
-    source: 'points',
-    startTime: track.startTime,
-    elapsedSeconds: summary.elapsedSeconds,
-    timerSeconds: summary.timerSeconds,
-    distanceMeters: summary.distanceMeters,
-    ascentMeters: summary.elevationGainMeters,
-    descentMeters: summary.elevationLossMeters,
-    calories: summary.calories,
-    avgSpeedMetersPerSecond: summary.speedMetersPerSecond?.avg ?? null,
-    maxSpeedMetersPerSecond: summary.speedMetersPerSecond?.max ?? null,
-    avgHeartRateBpm: summary.heartRateBpm?.avg ?? null,
-    maxHeartRateBpm: summary.heartRateBpm?.max ?? null,
-    avgCadenceRpm: summary.cadenceRpm?.avg ?? null,
-    maxCadenceRpm: summary.cadenceRpm?.max ?? null,
-    avgPowerWatts: summary.powerWatts?.avg ?? null,
-    maxPowerWatts: summary.powerWatts?.max ?? null,
-  };
+  return lapFromSummary(track.summary, track.startTime);
 }
 
 /** The lap's summary elements, in the order of ActivityLap_t. */

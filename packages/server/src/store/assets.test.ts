@@ -37,6 +37,20 @@ const plannedLoop = () =>
 const changes = (sinceMs = 0): Promise<SyncedAsset[]> =>
   server.store.changes.since(rider.id, sinceMs, ['route', 'trip']);
 
+/** What migrations 7 (warnings) and 8 (recordings) added, taken out again to stand for an older database. */
+const UNDO_MIGRATIONS_7_AND_8 = `
+  DROP INDEX trips_user_started;
+  DROP INDEX trips_user_long;
+  ALTER TABLE trips DROP COLUMN recording_serial;
+  ALTER TABLE trips DROP COLUMN recording_created_at;
+  ALTER TABLE trips DROP COLUMN started_at;
+  ALTER TABLE trips DROP COLUMN ended_at;
+  ALTER TABLE trips DROP COLUMN warnings;
+  ALTER TABLE trips DROP COLUMN last_point_at;
+  ALTER TABLE routes DROP COLUMN warnings;
+  ALTER TABLE routes DROP COLUMN last_point_at;
+  ALTER TABLE queued_tasks DROP COLUMN error_code;`;
+
 describe('Assets.createFromTrack', () => {
   it('splits rides and routes (decisions.md §5): each timed trk a trip, untimed trk and rte routes', async () => {
     const created = await storeFile(server, rider.id, readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx');
@@ -259,17 +273,7 @@ describe('a database file', () => {
       ALTER TABLE trips DROP COLUMN laps;
       ALTER TABLE routes DROP COLUMN laps;
       DROP TABLE IF EXISTS sign_in_links;
-      DROP INDEX trips_user_started;
-      DROP INDEX trips_user_long;
-      ALTER TABLE trips DROP COLUMN recording_serial;
-      ALTER TABLE trips DROP COLUMN recording_created_at;
-      ALTER TABLE trips DROP COLUMN started_at;
-      ALTER TABLE trips DROP COLUMN ended_at;
-      ALTER TABLE trips DROP COLUMN warnings;
-      ALTER TABLE trips DROP COLUMN last_point_at;
-      ALTER TABLE routes DROP COLUMN warnings;
-      ALTER TABLE routes DROP COLUMN last_point_at;
-      ALTER TABLE queued_tasks DROP COLUMN error_code;
+      ${UNDO_MIGRATIONS_7_AND_8}
       DELETE FROM kysely_migration WHERE name >= '004';`);
     sqlite.prepare('INSERT INTO trip_track_points (asset_id, points) VALUES (?, ?)').run(row.id, json);
     sqlite.close();
@@ -316,17 +320,7 @@ describe('a database file', () => {
     // nothing of migration 8 after it, which runs again).
     const sqlite = new SqliteDatabase(databasePath);
     sqlite.exec(`
-      DROP INDEX trips_user_started;
-      DROP INDEX trips_user_long;
-      ALTER TABLE trips DROP COLUMN recording_serial;
-      ALTER TABLE trips DROP COLUMN recording_created_at;
-      ALTER TABLE trips DROP COLUMN started_at;
-      ALTER TABLE trips DROP COLUMN ended_at;
-      ALTER TABLE trips DROP COLUMN warnings;
-      ALTER TABLE trips DROP COLUMN last_point_at;
-      ALTER TABLE routes DROP COLUMN warnings;
-      ALTER TABLE routes DROP COLUMN last_point_at;
-      ALTER TABLE queued_tasks DROP COLUMN error_code;
+      ${UNDO_MIGRATIONS_7_AND_8}
       UPDATE trips SET record_format = 1, record_json = json_remove(record_json, '$.warnings');
       DELETE FROM kysely_migration WHERE name >= '007';`);
     sqlite.close();
