@@ -176,7 +176,7 @@ describe.skipIf(!chromiumAvailable)(
     });
 
     it('says in the row of a cut-off file where the ride was read up to', async () => {
-      // The project's cut-off fixture: a ride in Zurich whose last point is 08:00:25 UTC.
+      // The project's cut-off fixture: a ride in Zurich whose last point is 08:00:24 UTC.
       writeFileSync(
         join(watched, 'cut-off.fit'),
         readFileSync(join(REPOSITORY_ROOT, 'fixtures/fit/truncated.fit')),

@@ -105,7 +105,9 @@ async function collectFile(
   const sha256 = sha256Of(reading.bytes);
   const filename = file.relativePath.slice(file.relativePath.lastIndexOf('/') + 1);
   const inboxName = Inbox.nameFor(sha256, filename);
-  await inbox.store(inboxName, reading.bytes);
+  // Content the ledger knows already (another name of a ride) needs no copy: its ride has one while it
+  // waits to be uploaded, and once synced its copy was removed; copying again would leave it behind.
+  if (ledger.ride(sha256) === undefined) await inbox.store(inboxName, reading.bytes);
   const isNew = ledger.collect(row, { sha256, inboxName, filename }, nowMs);
   return isNew ? 'new' : 'known';
 }

@@ -66,7 +66,7 @@ describe('rideport inspect (text)', () => {
     expect(run.status).toBe(0);
     const lines = run.stdout.split('\n').map((line) => line.trimEnd());
     expect(lines).toContain('  start         2024-05-04T08:00:00Z');
-    expect(lines).toContain('  end           2024-05-04T08:00:25Z');
+    expect(lines).toContain('  end           2024-05-04T08:00:24Z');
     expect(lines).toContain(
       '  warning       This file ends early: the ride was read up to 08:00 UTC. (RIDEFILE_TRUNCATED)',
     );

@@ -306,7 +306,7 @@ describe('the notice of a damaged or cut-off file (issue 16)', () => {
     expect(section).toBeDefined();
     expect(section).toContain('aria-labelledby="file-notice-heading"');
     expect(section).toMatch(/<h2 id="file-notice-heading">A problem with the file<\/h2>/);
-    // The ride is in Zurich; its last point is 08:00:25 UTC.
+    // The ride is in Zurich; its last point is 08:00:24 UTC.
     expect(section).toContain('This file ends early: the ride was read up to 10:00.');
     expect(section).not.toMatch(/>\s*RIDEFILE_/);
     // Before the summary.

@@ -469,7 +469,7 @@ describe('POST /dashboard/sync/upload', () => {
     const taskId = Number(/task=(\d+)/.exec(response.headers.location as string)?.[1]);
     await taskEnd(server, taskId);
     const page = await browser.get(`/dashboard/sync?task=${taskId}`);
-    // The ride is in Zurich; its last point is 08:00:25 UTC.
+    // The ride is in Zurich; its last point is 08:00:24 UTC.
     expect(page.body).toMatch(
       new RegExp(
         `<p class="task-done">Upload ${taskId}: Created 1 ride from a file that ends early: the ride was read up to 10:00\\. <a href="/dashboard/rides/\\d+">`,
