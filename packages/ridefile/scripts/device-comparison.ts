@@ -20,7 +20,7 @@ import { numberField } from '../src/fit/names.js';
 import { FIT_EPOCH_OFFSET_SECONDS, FIT_MIN_ABSOLUTE_TIME, typeValue } from '../src/fit/profile.js';
 import { readFit } from '../src/fit/read.js';
 import type { TimeSpan } from '../src/model.js';
-import { channelStat, PLAUSIBLE, type Zeros } from '../src/summary/channels.js';
+import { channelStats, PLAUSIBLE, type Zeros } from '../src/summary/channels.js';
 import { Pauses } from '../src/summary/clock.js';
 import { cumulativeDistance } from '../src/summary/distance.js';
 import { recordedSpeedRange } from '../src/summary/speed.js';
@@ -215,7 +215,7 @@ function ourValues(
   const speed = recordedSpeedRange(columns);
   if (speed !== null) ours.maxSpeed = speed.max;
   const stat = (values: PointColumns['c'], zeros: Zeros, bounds: readonly [number, number]) =>
-    channelStat(columns, values, zeros, pauses, bounds);
+    channelStats(columns, [{ values, zeros, bounds }], times.holdSeconds)[0] ?? null;
   const heartRate = stat(columns.h, 'skip', PLAUSIBLE.heartRate);
   const power = stat(columns.p, 'keep', PLAUSIBLE.power);
   const cadence = stat(columns.c, 'keep', PLAUSIBLE.cadence);

@@ -1,7 +1,7 @@
 import type { PointColumns } from './columns.js';
 import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals, Stat, Summary, TimeSpan, Warning } from './model.js';
-import { channelStat, normalizedPower, PLAUSIBLE } from './summary/channels.js';
+import { channelStats, normalizedPower, PLAUSIBLE } from './summary/channels.js';
 import { Pauses } from './summary/clock.js';
 import { cumulativeDistance, type CumulativeDistance } from './summary/distance.js';
 import { elevationGainLoss, elevationSummary } from './summary/elevation.js';
@@ -65,7 +65,16 @@ export function summarize(
     elevationGainLoss(columns.e, columns.t, cumulative.meters, n),
     fileTotals,
   );
-  const power = channelStat(columns, columns.p, 'keep', pauses, PLAUSIBLE.power);
+  const [heartRate, cadence, power, temperature] = channelStats(
+    columns,
+    [
+      { values: columns.h, zeros: 'skip', bounds: PLAUSIBLE.heartRate },
+      { values: columns.c, zeros: 'skip-in-average', bounds: PLAUSIBLE.cadence },
+      { values: columns.p, zeros: 'keep', bounds: PLAUSIBLE.power },
+      { values: columns.T, zeros: 'keep', bounds: PLAUSIBLE.temperature },
+    ],
+    times.holdSeconds,
+  );
   return {
     pointCount: n,
     distanceMeters,
@@ -79,12 +88,12 @@ export function summarize(
     elevationSource: elevation.source,
     speedMetersPerSecond: speed.stat,
     speedSource: speed.source,
-    speedSpikesIgnored: cumulative.spikes + speed.spikes,
+    speedSpikesIgnored: cumulative.spikeRows.size + speed.spikes,
     clockJumps: times.jumps,
-    heartRateBpm: channelStat(columns, columns.h, 'skip', pauses, PLAUSIBLE.heartRate),
-    cadenceRpm: channelStat(columns, columns.c, 'skip-in-average', pauses, PLAUSIBLE.cadence),
-    powerWatts: power === null ? null : { ...power, normalized: normalizedPower(columns) },
-    temperatureCelsius: channelStat(columns, columns.T, 'keep', pauses, PLAUSIBLE.temperature),
+    heartRateBpm: heartRate ?? null,
+    cadenceRpm: cadence ?? null,
+    powerWatts: power == null ? null : { ...power, normalized: normalizedPower(columns) },
+    temperatureCelsius: temperature ?? null,
     calories: context.calories,
     device: context.device,
     bounds: positions.bounds,
@@ -217,16 +226,16 @@ function speedSummary(
   if (distanceMeters === null || !(distanceMeters > 0) || movingSeconds === null || longest === null) {
     return { ...none, contradicted: false };
   }
-  const candidates: Array<[SpeedRange | null, NonNullable<Summary['speedSource']>]> = [
-    [recordedSpeedRange(columns), 'points'],
+  // In order, each computed only when the one before does not fit.
+  const candidates: Array<[() => SpeedRange | null, NonNullable<Summary['speedSource']>]> = [
+    [() => recordedSpeedRange(columns), 'points'],
     [
-      cumulative.source === null
-        ? null
-        : derivedSpeedRange(columns, cumulative.meters, cumulative.measuredAt),
+      () => (cumulative.source === null ? null : derivedSpeedRange(columns, cumulative)),
       cumulative.source === 'points' ? 'distance' : 'positions',
     ],
   ];
-  for (const [range, source] of candidates) {
+  for (const [rangeOf, source] of candidates) {
+    const range = rangeOf();
     if (range === null || !(range.max > 0)) continue;
     const least = distanceMeters / range.max;
     if (least > longest * (1 + SPEED_ROUNDING_SHARE)) continue;

@@ -1,15 +1,13 @@
 import type { Column, PointColumns } from '../columns.js';
 import type { Stat } from '../model.js';
-import { Clock, type Pauses } from './clock.js';
+import { HOLD_SECONDS } from './time.js';
 
 /**
  * Minimum, average and maximum of a channel (heart rate, cadence, power, temperature). The average is
  * over time, as devices compute their own (a Garmin adds the current value every second): each value
- * counts for the seconds until the next timed row (shared by the rows of one second), at most
- * HOLD_SECONDS, paused time left out; the last second counts once. A track without usable times
- * averages its samples.
+ * counts for the seconds it holds (TimeTotals.holdSeconds). A track without usable times averages its
+ * samples.
  */
-export const HOLD_SECONDS = 30;
 
 /**
  * How a stat treats zeros: `keep` them as any value (power, temperature); `skip` them as no reading
@@ -33,60 +31,46 @@ export const PLAUSIBLE: Readonly<
   temperature: [-90, 70],
 };
 
-export function channelStat(
+/** One channel to summarise: its values, how its zeros count, and the values it can hold. */
+export interface ChannelSpec {
+  values: Column;
+  zeros: Zeros;
+  bounds: readonly [number, number];
+}
+
+/**
+ * The stats of several channels, each one plain loop: the seconds each row's values hold are the
+ * same for every channel and come with the time totals (TimeTotals.holdSeconds).
+ */
+export function channelStats(
   columns: PointColumns,
-  values: Column,
-  zeros: Zeros,
-  pauses: Pauses,
-  [lowest, highest]: readonly [number, number] = [-Infinity, Infinity],
-): Stat | null {
-  const n = columns.length;
-  const { t } = columns;
+  specs: readonly ChannelSpec[],
+  holdSeconds: Float32Array | null,
+): Array<Stat | null> {
+  return specs.map((spec) => stat(spec, columns.length, holdSeconds));
+}
+
+function stat({ values, zeros, bounds }: ChannelSpec, n: number, weights: Float32Array | null): Stat | null {
+  const [lowest, highest] = bounds;
+  const skip = zeros === 'skip';
+  const skipInAverage = zeros === 'skip-in-average';
   let min = Infinity;
   let max = -Infinity;
-  let sampleSum = 0;
-  let sampleCount = 0;
-  let weightedSum = 0;
-  let weight = 0;
-  // The values of the current second, waiting for the seconds they hold.
-  let groupSum = 0;
-  let groupCount = 0;
-  const clock = new Clock(pauses);
-
-  const closeGroup = (seconds: number): void => {
-    if (groupCount > 0 && seconds > 0) {
-      weightedSum += (groupSum / groupCount) * seconds;
-      weight += seconds;
-    }
-    groupSum = 0;
-    groupCount = 0;
-  };
-
+  let sum = 0;
+  let total = 0;
   for (let i = 0; i < n; i++) {
     const value = values[i]!;
-    const time = t[i]!;
-    if (!Number.isNaN(time)) {
-      const from = clock.latest;
-      const seconds = clock.step(Math.floor(time));
-      if (seconds > 0) closeGroup(Math.min(HOLD_SECONDS, seconds - pauses.within(from, from + seconds)));
-    }
-    if (!(value >= lowest && value <= highest) || (zeros === 'skip' && value === 0)) continue;
+    if (!(value >= lowest && value <= highest) || (skip && value === 0)) continue;
     if (value < min) min = value;
     if (value > max) max = value;
-    if (zeros === 'skip-in-average' && value === 0) continue;
-    sampleSum += value;
-    sampleCount += 1;
-    if (!Number.isNaN(time)) {
-      groupSum += value;
-      groupCount += 1;
-    }
+    if (skipInAverage && value === 0) continue;
+    const weight = weights === null ? 1 : weights[i]!;
+    sum += value * weight;
+    total += weight;
   }
-  closeGroup(1);
   if (min === Infinity) return null;
-  let avg: number;
-  if (weight > 0) avg = weightedSum / weight;
-  else if (sampleCount > 0) avg = sampleSum / sampleCount;
-  else avg = 0; // every value was a zero left out of the average
+  // Every value a zero left out of the average, or held no time at all: the average says so.
+  const avg = total > 0 ? sum / total : skipInAverage ? 0 : min;
   // Rounding of the weighted sums cannot take the average past the values it averages.
   return { min, avg: Math.min(max, Math.max(min, avg)), max };
 }

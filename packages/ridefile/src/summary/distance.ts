@@ -7,13 +7,23 @@ export interface CumulativeDistance {
   meters: Float64Array;
   source: 'points' | 'positions' | null;
   /**
-   * Whether row `i` has a distance of its own (a recorded distance, or a position that is not a spike),
-   * rather than the total carried over from the row before.
+   * The rows with a distance of their own, rather than the total carried over from the row before:
+   * those where this column (the recorded distance, or the latitude) has a value, and that are not
+   * `spikeRows`. See ownDistance.
    */
-  measuredAt: (i: number) => boolean;
+  measured: Float64Array;
   /** positions left out as isolated GPS spikes (only for `positions`) */
-  spikes: number;
+  spikeRows: ReadonlySet<number>;
 }
+
+/** Whether a row has a distance of its own (CumulativeDistance.measured), as one function per track. */
+export function ownDistance(distance: CumulativeDistance): (row: number) => boolean {
+  const { measured, spikeRows } = distance;
+  if (spikeRows.size === 0) return (row) => !Number.isNaN(measured[row]!);
+  return (row) => !Number.isNaN(measured[row]!) && !spikeRows.has(row);
+}
+
+const NO_ROWS: ReadonlySet<number> = new Set();
 
 /**
  * An isolated GPS spike: one position reached and left again with an acceleration no rider reaches
@@ -35,12 +45,7 @@ export function cumulativeDistance(columns: PointColumns, pauses?: Pauses): Cumu
   let firstDistance = 0;
   while (firstDistance < n && Number.isNaN(d[firstDistance]!)) firstDistance++;
   if (firstDistance < n) {
-    return {
-      meters: fileDistance(d, n, firstDistance),
-      source: 'points',
-      measuredAt: (i) => !Number.isNaN(d[i]!),
-      spikes: 0,
-    };
+    return { meters: fileDistance(d, n, firstDistance), source: 'points', measured: d, spikeRows: NO_ROWS };
   }
   return positionDistance(columns, pauses);
 }
@@ -96,10 +101,12 @@ function positionDistance(columns: PointColumns, pauses: Pauses | undefined): Cu
     if (c < n && (Number.isNaN(y[c]!) || Number.isNaN(x[c]!))) continue;
     any ||= c < n;
     if (b >= 0) {
-      if (a >= 0 && c < n && isSpike(columns, a, b, c)) {
+      // The way to b, measured once: the leg of the distance, and the way out of a possible spike.
+      const toB = a >= 0 ? haversineMeters(y[a]!, x[a]!, y[b]!, x[b]!) : 0;
+      if (a >= 0 && c < n && isSpike(columns, a, b, c, toB)) {
         spikeRows.add(b);
       } else {
-        if (a >= 0) running += legMeters(columns, a, b, pauses);
+        if (a >= 0 && !pausedBetween(columns, a, b, pauses)) running += toB;
         a = b;
       }
       // Rows up to b (b itself, if it was a spike, keeps the total at a).
@@ -111,33 +118,53 @@ function positionDistance(columns: PointColumns, pauses: Pauses | undefined): Cu
   return {
     meters,
     source: any ? 'positions' : null,
-    measuredAt: (i) => !Number.isNaN(y[i]!) && !Number.isNaN(x[i]!) && !spikeRows.has(i),
-    spikes: spikeRows.size,
+    measured: y,
+    spikeRows,
   };
 }
 
-/** The way from position row `from` to row `to`, none of it while a pause of the device lasted. */
-function legMeters(columns: PointColumns, from: number, to: number, pauses: Pauses | undefined): number {
-  const { x, y, t } = columns;
-  if (pauses !== undefined && pauses.count > 0) {
-    const start = Math.floor(t[from]!);
-    const end = Math.floor(t[to]!);
-    if (end > start && pauses.within(start, end) >= end - start) return 0;
-  }
-  return haversineMeters(y[from]!, x[from]!, y[to]!, x[to]!);
+/** Whether the device's timer stood still for the whole way from position row `from` to row `to`. */
+function pausedBetween(columns: PointColumns, from: number, to: number, pauses: Pauses | undefined): boolean {
+  if (pauses === undefined || pauses.count === 0) return false;
+  const { t } = columns;
+  const start = Math.floor(t[from]!);
+  const end = Math.floor(t[to]!);
+  return end > start && pauses.within(start, end) >= end - start;
 }
 
-/** Whether position b, between a and c, is reached and left with an acceleration no rider reaches. */
-function isSpike(columns: PointColumns, a: number, b: number, c: number): boolean {
+/**
+ * Whether position b, between a and c, is reached and left with an acceleration no rider reaches.
+ * `toB`: the way from a to b, m. Most positions are reached at no such speed and need nothing more.
+ */
+function isSpike(columns: PointColumns, a: number, b: number, c: number, toB: number): boolean {
   const { x, y, t } = columns;
-  const toB = t[b]! - t[a]!;
-  const fromB = t[c]! - t[b]!;
-  if (!(toB > 0 && fromB > 0)) return false; // untimed, or times out of order: nothing to judge by
-  const direct = haversineMeters(y[a]!, x[a]!, y[c]!, x[c]!) / (toB + fromB);
-  const out = haversineMeters(y[a]!, x[a]!, y[b]!, x[b]!) / toB;
-  const back = haversineMeters(y[b]!, x[b]!, y[c]!, x[c]!) / fromB;
+  const toSeconds = t[b]! - t[a]!;
+  const fromSeconds = t[c]! - t[b]!;
+  if (!(toSeconds > 0 && fromSeconds > 0)) return false; // untimed, or times out of order: nothing to judge by
+  const out = toB / toSeconds;
+  // out − direct > limit needs out > limit, as the direct speed is never below zero.
+  if (out <= SPIKE_ACCELERATION_METERS_PER_SECOND2 * toSeconds) return false;
+  // The other two ways on a local plane: exact enough to tell a jump of tens of metres, and cheaper.
+  const metersPerDegreeLng = METERS_PER_DEGREE * Math.cos((y[b]! * Math.PI) / 180);
+  const direct = planarMeters(y[a]!, x[a]!, y[c]!, x[c]!, metersPerDegreeLng) / (toSeconds + fromSeconds);
+  const back = planarMeters(y[b]!, x[b]!, y[c]!, x[c]!, metersPerDegreeLng) / fromSeconds;
   return (
-    (out - direct) / toB > SPIKE_ACCELERATION_METERS_PER_SECOND2 &&
-    (back - direct) / fromB > SPIKE_ACCELERATION_METERS_PER_SECOND2
+    (out - direct) / toSeconds > SPIKE_ACCELERATION_METERS_PER_SECOND2 &&
+    (back - direct) / fromSeconds > SPIKE_ACCELERATION_METERS_PER_SECOND2
   );
+}
+
+/** Metres per degree of latitude (mean Earth radius, as geo.ts). */
+const METERS_PER_DEGREE = (6_371_008.8 * Math.PI) / 180;
+
+function planarMeters(
+  lat1: number,
+  lng1: number,
+  lat2: number,
+  lng2: number,
+  metersPerDegreeLng: number,
+): number {
+  const dy = (lat2 - lat1) * METERS_PER_DEGREE;
+  const dx = (lng2 - lng1) * metersPerDegreeLng;
+  return Math.sqrt(dx * dx + dy * dy);
 }

@@ -1,4 +1,5 @@
 import type { PointColumns } from '../columns.js';
+import { ownDistance, type CumulativeDistance } from './distance.js';
 import { MAX_MOVING_GAP_SECONDS } from './time.js';
 
 /** Speeds derived from a distance are measured over at least this long, so GPS jitter makes no spikes. */
@@ -32,9 +33,13 @@ export function recordedSpeedRange(columns: PointColumns): SpeedRange | null {
   for (let i = 0; i < n; i++) {
     const value = s[i]!;
     if (!(value >= 0) || value === Infinity) continue;
-    let next = i + 1;
-    while (next < n && !(s[next]! >= 0 && s[next]! !== Infinity)) next++;
-    if (wheel[i] === 0 && previous >= 0 && next < n && isSpeedSpike(s, t, previous, i, next)) {
+    // Most samples are no steeper rise than a rider makes; only those are looked at closer.
+    if (
+      wheel[i] === 0 &&
+      previous >= 0 &&
+      value - s[previous]! > SPEED_SPIKE_ACCELERATION_METERS_PER_SECOND2 * (t[i]! - t[previous]!) &&
+      isSpeedSpike(s, t, previous, i, nextSpeed(s, i + 1, n), n)
+    ) {
       spikes += 1;
     } else {
       if (value < min) min = value;
@@ -45,7 +50,22 @@ export function recordedSpeedRange(columns: PointColumns): SpeedRange | null {
   return min === Infinity ? null : { min, max, spikes };
 }
 
-function isSpeedSpike(s: Float64Array, t: Float64Array, before: number, at: number, after: number): boolean {
+/** The first row from `from` on with a recorded speed; `n` when none. */
+function nextSpeed(s: Float64Array, from: number, n: number): number {
+  let next = from;
+  while (next < n && !(s[next]! >= 0 && s[next]! !== Infinity)) next++;
+  return next;
+}
+
+function isSpeedSpike(
+  s: Float64Array,
+  t: Float64Array,
+  before: number,
+  at: number,
+  after: number,
+  n: number,
+): boolean {
+  if (after >= n) return false;
   const toSpike = t[at]! - t[before]!;
   const fromSpike = t[after]! - t[at]!;
   if (!(toSpike > 0 && fromSpike > 0)) return false;
@@ -57,20 +77,18 @@ function isSpeedSpike(s: Float64Array, t: Float64Array, before: number, at: numb
 
 /**
  * The lowest and highest speed over windows of at least DERIVED_SPEED_WINDOW_SECONDS along a cumulative
- * distance, between rows that have a distance of their own (`measuredAt`: not a row between sparse
+ * distance, between rows that have a distance of their own (ownDistance: not a row between sparse
  * positions, nor a GPS spike left out); windows across a gap longer than MAX_MOVING_GAP_SECONDS are no
  * speed. Null without two such rows far enough apart.
  */
-export function derivedSpeedRange(
-  columns: PointColumns,
-  cumulative: Float64Array,
-  measuredAt: (row: number) => boolean,
-): SpeedRange | null {
+export function derivedSpeedRange(columns: PointColumns, distance: CumulativeDistance): SpeedRange | null {
+  const cumulative = distance.meters;
   const n = columns.length;
   const { t } = columns;
   // Whole seconds, as the points and every other time of the summary.
   const second = (row: number): number => Math.floor(t[row]!);
-  const usable = (row: number): boolean => !Number.isNaN(t[row]!) && measuredAt(row);
+  const measured = ownDistance(distance);
+  const usable = (row: number): boolean => !Number.isNaN(t[row]!) && measured(row);
   let min = Infinity;
   let max = -Infinity;
   let start = 0;
