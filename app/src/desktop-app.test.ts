@@ -2,10 +2,13 @@ import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appFiles, DesktopApp } from './desktop-app.js';
 import { CHANNEL_NAMES, ipcChannel, type SettingsView } from './ipc-channels.js';
 import { FakeElectron, type FakeImage } from './test-support/fake-electron.js';
+import { spawnRideport, type RideportChild } from '../../packages/cli/src/test-support/child.js';
+import { buildCli } from '../../packages/cli/src/test-support/run.js';
+import { snapshotDirectory } from '../../packages/server/src/test-support/directory-snapshot.js';
 
 const appRoot = join(import.meta.dirname, '..');
 const settingsUrl = pathToFileURL(appFiles(appRoot).settingsPage).href;
@@ -162,5 +165,54 @@ describe('DesktopApp', () => {
     expect(await start()).toBe(false);
     expect(electron.trays).toEqual([]);
     expect(electron.quitCalls).toBe(1);
+  });
+});
+
+describe('DesktopApp and `rideport up` on one data folder (issue 17: one server per data directory)', () => {
+  beforeAll(buildCli, 120_000);
+  let up: RideportChild | null = null;
+  afterEach(async () => {
+    up?.process.kill('SIGKILL');
+    await up?.exited;
+    up = null;
+  });
+
+  it('with `rideport up` serving its folder: says which process holds it, starts nothing, and starts once it is gone', async () => {
+    const userData = join(root, 'userData');
+    up = spawnRideport(['up', '--no-devices', '--port', '0', '--data', userData]);
+    const url = await up.listening();
+    const before = Object.keys(snapshotDirectory(userData));
+    await start([]);
+    expect(desktop.host).toBeNull();
+    const problem = `Sync could not start: ${userData} is in use by process ${up.process.pid!} (rideport up, listening on ${url}, since `;
+    expect(electron.trays[0]!.tooltip).toContain(problem);
+    expect(electron.trays[0]!.tooltip).toContain(
+      `To stop that one, press Ctrl-C where it runs, or run \`kill ${up.process.pid!}\`.`,
+    );
+    const view = (await electron.invoke('rideport:getSettings', settingsUrl)) as SettingsView;
+    expect(view.problems).toEqual([expect.stringContaining(problem)]);
+    expect(electron.windows[0]!.loaded).toEqual([`file:${appFiles(appRoot).settingsPage}`]);
+    // Nothing of the app's engine or server was opened: not one new file (the running `up` keeps
+    // writing to its own, so their bytes are not compared).
+    expect(Object.keys(snapshotDirectory(userData))).toEqual(before);
+
+    up.process.kill('SIGTERM');
+    expect(await up.exited).toBe(0);
+    await electron.invoke('rideport:saveSettings', settingsUrl, view.settings);
+    expect(desktop.host?.serverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('while the app serves its folder, `rideport up` on it exits 1 naming the app', async () => {
+    await start();
+    const userData = join(root, 'userData');
+    up = spawnRideport(['up', '--no-devices', '--port', '0', '--data', userData]);
+    expect(await up.exited).toBe(1);
+    expect(up.output()).toMatch(
+      new RegExp(
+        `^rideport: up: DATA_DIRECTORY_IN_USE: ${userData} is in use by process ${process.pid} \\(the Rideport desktop app, listening on ${desktop.host!.serverUrl.replaceAll('.', '\\.')}, since [\\dT:Z-]+\\): only one Rideport server runs on a data directory at a time\\. To stop that one, choose Quit Rideport in its tray menu\\.\\n$`,
+      ),
+    );
+    // The app's server goes on serving.
+    expect((await fetch(`${desktop.host!.serverUrl}/api/v1/openapi.json`)).status).toBe(200);
   });
 });

@@ -5,7 +5,13 @@
  * but never on another address: the dashboard is for this machine only.
  */
 import { createServer } from 'node:net';
-import { buildServer, databasePathIn, type LocalSync } from '@rideport/server';
+import {
+  buildServer,
+  claimDataDirectory,
+  databasePathIn,
+  type DataDirectoryLock,
+  type LocalSync,
+} from '@rideport/server';
 
 export const EMBEDDED_HOST = '127.0.0.1';
 
@@ -39,8 +45,21 @@ async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * Claims the data folder for the app (issue 17: one server per data directory), before anything in it
+ * is opened: with `rideport serve` or `rideport up` running on it, this fails with a sentence naming
+ * that process, which the app shows as the reason sync could not start.
+ */
+export function claimDataFolder(dataFolder: string): Promise<DataDirectoryLock> {
+  return claimDataDirectory(dataFolder, {
+    command: 'the Rideport desktop app',
+    howToStop: 'choose Quit Rideport in its tray menu',
+  });
+}
+
 export async function startEmbeddedServer(options: {
-  dataFolder: string;
+  /** the data folder, claimed by this process (claimDataFolder) */
+  lock: DataDirectoryLock;
   /** the engine, for the dashboard (absent: the server alone) */
   localSync?: LocalSync;
 }): Promise<EmbeddedServer> {
@@ -49,7 +68,7 @@ export async function startEmbeddedServer(options: {
     const port = await freePort();
     const url = `http://${EMBEDDED_HOST}:${port}`;
     const app = await buildServer({
-      databasePath: databasePathIn(options.dataFolder),
+      databasePath: databasePathIn(options.lock.directory),
       baseUrl: url,
       logger: false,
       ...(options.localSync === undefined ? {} : { localSync: options.localSync }),
@@ -61,6 +80,7 @@ export async function startEmbeddedServer(options: {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < FREE_PORT_ATTEMPTS) continue;
       throw error;
     }
+    await options.lock.listening(url);
     return {
       app,
       url,

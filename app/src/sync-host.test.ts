@@ -5,7 +5,7 @@ import { syncFolders, type SyncStatus } from '@rideport/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CredentialStore } from './credentials.js';
 import { LOCAL_ACCOUNT_EMAIL } from '@rideport/server';
-import { startEmbeddedServer } from './server-host.js';
+import { claimDataFolder, startEmbeddedServer } from './server-host.js';
 import { DEFAULT_SETTINGS, type AppSettings } from './settings.js';
 import { signInRemote, startEmbeddedSync, startRemoteSync, SignInError, type SyncHost } from './sync-host.js';
 import { FakeSafeStorage } from './test-support/fake-electron.js';
@@ -75,7 +75,8 @@ describe('startEmbeddedSync', () => {
 
 describe('remote mode', () => {
   it('signs in with email and password, keeps only the token, and syncs to the remote server', async () => {
-    const remote = await startEmbeddedServer({ dataFolder: join(root, 'remote') });
+    const remoteLock = await claimDataFolder(join(root, 'remote'));
+    const remote = await startEmbeddedServer({ lock: remoteLock });
     try {
       const { store } = remote.app.rideport;
       const user = await store.users.createPerson({
@@ -117,6 +118,7 @@ describe('remote mode', () => {
       }
     } finally {
       await remote.close();
+      await remoteLock.release();
     }
   });
 

@@ -16,7 +16,7 @@ import {
   type RideUploader,
 } from '@rideport/sync';
 import type { CredentialStore, RemoteToken } from './credentials.js';
-import { startEmbeddedServer, type EmbeddedServer } from './server-host.js';
+import { claimDataFolder, startEmbeddedServer, type EmbeddedServer } from './server-host.js';
 import type { AppSettings } from './settings.js';
 
 export interface SyncHost {
@@ -67,17 +67,20 @@ function tokenCredentials(apiKey: string, authToken: string): Credentials {
 
 /** Embedded mode: the server on 127.0.0.1, the local account, the engine uploading to it. Started. */
 export async function startEmbeddedSync(options: HostOptions): Promise<SyncHost> {
+  // Before the engine opens its ledger: a refused start leaves the folder as it was (issue 17).
+  const lock = await claimDataFolder(options.dataFolder);
   let client: RideportClient | null = null;
   let account: LocalAccount | null = null;
-  const engine = engineFor(
-    options,
-    'local',
-    lazyUploader(() => client),
-  );
+  let engine: SyncEngine | null = null;
   let server: EmbeddedServer | null = null;
   try {
+    engine = engineFor(
+      options,
+      'local',
+      lazyUploader(() => client),
+    );
     server = await startEmbeddedServer({
-      dataFolder: options.dataFolder,
+      lock,
       localSync: engineControls(engine, () => account?.userId ?? null),
     });
     const { store } = server.app.rideport;
@@ -96,8 +99,9 @@ export async function startEmbeddedSync(options: HostOptions): Promise<SyncHost>
     });
     engine.start();
     const running = server;
+    const started = engine;
     return {
-      engine,
+      engine: started,
       serverUrl: running.url,
       server: running,
       dashboardEntry: () => {
@@ -106,15 +110,17 @@ export async function startEmbeddedSync(options: HostOptions): Promise<SyncHost>
       },
       stop: async () => {
         stopRepair();
-        await engine.stop();
+        await started.stop();
         await syncClient.close();
         await running.close();
+        await lock.release();
       },
     };
   } catch (error) {
-    await engine.stop();
+    await engine?.stop();
     await client?.close();
     await server?.close();
+    await lock.release();
     throw error;
   }
 }

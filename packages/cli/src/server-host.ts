@@ -1,11 +1,18 @@
 /**
- * Runs the platform server for `rideport serve` (and later `rideport up`): builds it on the data
- * directory's database, listens, prints the URL, logs as JSON lines with `--log-format json`, and
- * stops cleanly on SIGINT/SIGTERM (design.md, "`rideport` command").
+ * Runs the platform server for `rideport serve` and `rideport up`: claims the data directory (issue 17:
+ * one server per data directory), builds the server on its database, listens, prints the URL, logs as
+ * JSON lines with `--log-format json`, and stops cleanly on SIGINT/SIGTERM (design.md, "`rideport`
+ * command").
  */
 import { createServer } from 'node:net';
-import { buildServer, type LocalSync } from '@rideport/server';
-import { CliError, CliErrorCode, UsageError } from './errors.js';
+import {
+  buildServer,
+  claimDataDirectory,
+  databasePathIn,
+  type DataDirectoryLock,
+  type LocalSync,
+} from '@rideport/server';
+import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 
 export type LogFormat = 'text' | 'json';
@@ -13,7 +20,8 @@ export type LogFormat = 'text' | 'json';
 export interface ServeSettings {
   host: string;
   port: number;
-  databasePath: string;
+  /** the data directory, claimed by this process (claimForCommand) */
+  lock: DataDirectoryLock;
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
@@ -30,6 +38,25 @@ export interface RunningServer {
 /** Attempts at a free port for `--port 0`, should another process take the one found first. */
 const FREE_PORT_ATTEMPTS = 5;
 
+/**
+ * Claims the data directory for `rideport <command>`, before anything in it is opened (issue 17), or
+ * fails as that command: a second server on the directory exits at once, naming the first.
+ */
+export async function claimForCommand(
+  directory: string,
+  command: 'serve' | 'up',
+): Promise<DataDirectoryLock> {
+  const kill = process.platform === 'win32' ? `taskkill /PID ${process.pid}` : `kill ${process.pid}`;
+  try {
+    return await claimDataDirectory(directory, {
+      command: `rideport ${command}`,
+      howToStop: `press Ctrl-C where it runs, or run \`${kill}\``,
+    });
+  } catch (error) {
+    throw new OperationError(command, error);
+  }
+}
+
 export async function startServer(settings: ServeSettings): Promise<RunningServer> {
   const displayHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   for (let attempt = 1; ; attempt++) {
@@ -38,14 +65,13 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
     const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
     const url = `http://${displayHost}:${port}`;
     const app = await buildServer({
-      databasePath: settings.databasePath,
+      databasePath: databasePathIn(settings.lock.directory),
       baseUrl: settings.baseUrl ?? url,
       logger: settings.logFormat === 'json' ? { level: 'info' } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
     });
     try {
       await app.listen({ host: settings.host, port });
-      return { app, url, close: () => app.close() };
     } catch (error) {
       await app.close();
       const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
@@ -54,6 +80,8 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
         cause: error,
       });
     }
+    await settings.lock.listening(url);
+    return { app, url, close: () => app.close() };
   }
 }
 

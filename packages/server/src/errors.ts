@@ -34,6 +34,35 @@ export const UploadErrorCode = {
 
 export type UploadErrorCode = (typeof UploadErrorCode)[keyof typeof UploadErrorCode];
 
+/**
+ * Why a data directory cannot be served or opened (issue 17, "One server per data directory"): the
+ * error's `code` for programs, its message a sentence that says what to do.
+ */
+export const DataDirectoryErrorCode = {
+  /** another process holds the directory's lock: a server runs on it already */
+  IN_USE: 'DATA_DIRECTORY_IN_USE',
+  /** the directory itself cannot be used: not a folder, not writable, a lock file that is not ours */
+  UNUSABLE: 'DATA_DIRECTORY_UNUSABLE',
+  /** no database, though the directory holds other state (db/database-state.ts) */
+  DATABASE_MISSING: 'DATABASE_MISSING',
+  /** an empty database, though the directory holds other state */
+  DATABASE_EMPTY: 'DATABASE_EMPTY',
+  /** a database file that cannot be read as Rideport's: not SQLite, damaged, another program's, no permission */
+  DATABASE_UNREADABLE: 'DATABASE_UNREADABLE',
+} as const;
+
+export type DataDirectoryErrorCode = (typeof DataDirectoryErrorCode)[keyof typeof DataDirectoryErrorCode];
+
+export class DataDirectoryError extends Error {
+  override readonly name = 'DataDirectoryError';
+  readonly code: DataDirectoryErrorCode;
+
+  constructor(code: DataDirectoryErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 const STATUS: Record<ApiErrorCode, number> = {
   bad_request: 400,
   not_authorized: 401,

@@ -1,7 +1,15 @@
 export { buildServer } from './app.js';
 export { DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
 export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
-export { ApiError, ApiErrorCode, UploadErrorCode } from './errors.js';
+export {
+  ApiError,
+  ApiErrorCode,
+  DataDirectoryError,
+  DataDirectoryErrorCode,
+  UploadErrorCode,
+} from './errors.js';
+export { claimDataDirectory } from './data-directory/claim.js';
+export type { DataDirectoryHolder, DataDirectoryLock } from './data-directory/claim.js';
 export { saidWarnings, warningWords } from './warning-words.js';
 export { lastPointTime } from './store/track-points.js';
 export type { WarnedTrack, WarningWords } from './warning-words.js';

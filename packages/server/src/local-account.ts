@@ -7,8 +7,10 @@
  * hand (the desktop app signs its window in with a one-time link instead).
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from './atomic-file.js';
+import { LOCAL_ACCOUNT_FILE } from './data-directory/layout.js';
 import type { Store } from './store/index.js';
 
 export const LOCAL_ACCOUNT_EMAIL = 'rider@rideport.localhost';
@@ -30,7 +32,7 @@ export interface EnsuredAccount {
 }
 
 function accountFile(dataDirectory: string): string {
-  return join(dataDirectory, 'local-account.json');
+  return join(dataDirectory, LOCAL_ACCOUNT_FILE);
 }
 
 async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
@@ -51,18 +53,9 @@ async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
   }
 }
 
-/** Written whole or not at all: a temporary file beside it, synced, then renamed over it. */
+/** Written whole or not at all (atomic-file.ts), readable by its owner only. */
 async function save(dataDirectory: string, account: LocalAccount): Promise<void> {
-  const path = accountFile(dataDirectory);
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(`${JSON.stringify(account, null, 2)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, path);
+  await writeFileAtomically(accountFile(dataDirectory), `${JSON.stringify(account, null, 2)}\n`, 0o600);
 }
 
 /** The local account, its API client and a working auth token, created or repaired as needed. */

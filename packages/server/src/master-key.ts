@@ -4,13 +4,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MASTER_KEY_FILE } from './data-directory/layout.js';
 import { newMasterKey } from './security/secrets.js';
 
 const KEY_BYTES = 32;
 
 export function loadMasterKey(databasePath: string): Buffer {
   if (databasePath === ':memory:') return newMasterKey();
-  const path = join(dirname(databasePath), 'master.key');
+  const path = join(dirname(databasePath), MASTER_KEY_FILE);
   if (!existsSync(path)) {
     // 'wx': two servers starting at once cannot both write a key; the loser reads the winner's.
     try {

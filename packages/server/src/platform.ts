@@ -3,6 +3,7 @@
  * over it. `buildServer` serves it; `rideport admin` uses it directly (design.md, `rideport admin`).
  */
 import { join } from 'node:path';
+import { DATABASE_FILE } from './data-directory/layout.js';
 import { openDatabase } from './db/open.js';
 import { loadMasterKey } from './master-key.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
@@ -27,5 +28,5 @@ export async function openPlatform(options: ServerOptions): Promise<Platform> {
 
 /** The database file inside a data directory (`--data`). */
 export function databasePathIn(dataDirectory: string): string {
-  return join(dataDirectory, 'rideport.sqlite');
+  return join(dataDirectory, DATABASE_FILE);
 }

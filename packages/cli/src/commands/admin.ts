@@ -201,7 +201,8 @@ const SUBCOMMANDS: Subcommand[] = [
 
 const help = `Usage: rideport admin <subcommand> [options] [--data <dir>] [--json]
 
-Manages accounts and credentials in the database of \`rideport serve\` / \`rideport up\`.
+Manages accounts and credentials in the database of \`rideport serve\` / \`rideport up\`, whether or not
+one of them runs on the data directory (a running server sees the changes at once).
 
 Subcommands:
 ${SUBCOMMANDS.map((subcommand) => `  ${subcommand.name} ${subcommand.synopsis}`).join('\n')}

@@ -1,17 +1,15 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import type { Readable } from 'node:stream';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
-
-type Child = ChildProcessByStdio<null, Readable, Readable>;
+import { spawnRideport, type RideportChild } from '../test-support/child.js';
+import { buildCli, temporaryDirectory } from '../test-support/run.js';
 
 beforeAll(buildCli, 120_000);
 
-const children: Child[] = [];
+const children: RideportChild[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const child of children.splice(0)) child.process.kill('SIGKILL');
 });
 
 /** Resolves once `output()` matches `pattern` (the child writes when it likes). */
@@ -23,26 +21,12 @@ async function waitFor(output: () => string, pattern: RegExp): Promise<void> {
 }
 
 /** `rideport serve` in a child process; resolves with its URL once it listens. */
-async function serve(args: string[]): Promise<{ child: Child; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['packages/cli/bin/rideport.js', 'serve', '--port', '0', ...args], {
-    cwd: REPOSITORY_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function serve(
+  args: string[],
+): Promise<{ child: RideportChild['process']; url: string; output: () => string }> {
+  const child = spawnRideport(['serve', '--port', '0', ...args]);
   children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (): void => {
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-      if (match !== null) resolve(match[1]!);
-    };
-    child.stdout.on('data', look);
-    child.once('exit', (code) => {
-      reject(new Error(`serve exited with ${String(code)}: ${output}`));
-    });
-  });
-  return { child, url, output: () => output };
+  return { child: child.process, url: await child.listening(), output: child.output };
 }
 
 describe('rideport serve, in a child process', () => {
@@ -89,22 +73,12 @@ describe('rideport serve, in a child process', () => {
   it('fails with RIDEPORT_LISTEN when the port is taken', async () => {
     const data = temporaryDirectory();
     try {
-      const first = await serve(['--data', data.path]);
+      const first = await serve(['--data', join(data.path, 'first')]);
       const port = new URL(first.url).port;
-      const second = spawn(
-        process.execPath,
-        ['packages/cli/bin/rideport.js', 'serve', '--port', port, '--data', data.path],
-        {
-          cwd: REPOSITORY_ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const second = spawnRideport(['serve', '--port', port, '--data', join(data.path, 'second')]);
       children.push(second);
-      let stderr = '';
-      second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const [code] = (await once(second, 'exit')) as [number | null];
-      expect(code).toBe(1);
-      expect(stderr).toMatch(
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(
         /^rideport: serve: RIDEPORT_LISTEN: cannot listen on http:\/\/127\.0\.0\.1:\d+: .*EADDRINUSE/,
       );
     } finally {

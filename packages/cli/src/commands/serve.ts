@@ -3,12 +3,13 @@
  * [--log-format text|json]` (design.md): the platform server on the data directory's database.
  */
 import { parseCommandArgs } from '../args.js';
-import { databasePath, dataDirectory } from '../data-directory.js';
+import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import {
   announce,
+  claimForCommand,
   type LogFormat,
   logFormatOption,
   portOption,
@@ -23,7 +24,8 @@ export const DEFAULT_PORT = 4242;
 const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--base-url <url>] [--log-format text|json]
 
 Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
-database, until SIGINT or SIGTERM.
+database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
+with status 1 and says which process holds it.
 
 Options:
   --host <host>         address to listen on (default ${DEFAULT_HOST})
@@ -69,33 +71,38 @@ async function serve(
 ): Promise<number> {
   const stopped = untilStopSignal();
   const directory = dataDirectory(options.data, io.cwd);
-  let server;
+  const lock = await claimForCommand(directory, 'serve');
   try {
-    server = await startServer({
-      host: options.host,
-      port: options.port,
-      databasePath: databasePath(options.data, io.cwd),
-      baseUrl: options.baseUrl,
-      logFormat: options.logFormat,
+    let server;
+    try {
+      server = await startServer({
+        host: options.host,
+        port: options.port,
+        lock,
+        baseUrl: options.baseUrl,
+        logFormat: options.logFormat,
+      });
+    } catch (error) {
+      throw new OperationError('serve', error);
+    }
+    announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
+      url: server.url,
+      data: directory,
     });
-  } catch (error) {
-    throw new OperationError('serve', error);
+    if ((await server.app.rideport.store.users.countPeople()) === 0) {
+      announce(
+        io,
+        options.logFormat,
+        `No accounts yet. Create the first one with:\n  rideport admin create-user --data ${JSON.stringify(directory)} --email you@example.com --password '<a password>'`,
+      );
+    }
+    const signal = await stopped;
+    announce(io, options.logFormat, `${signal}: stopping`, { signal });
+    await server.close();
+    return ExitCode.OK;
+  } finally {
+    await lock.release();
   }
-  announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
-    url: server.url,
-    data: directory,
-  });
-  if ((await server.app.rideport.store.users.countPeople()) === 0) {
-    announce(
-      io,
-      options.logFormat,
-      `No accounts yet. Create the first one with:\n  rideport admin create-user --data ${JSON.stringify(directory)} --email you@example.com --password '<a password>'`,
-    );
-  }
-  const signal = await stopped;
-  announce(io, options.logFormat, `${signal}: stopping`, { signal });
-  await server.close();
-  return ExitCode.OK;
 }
 
 export const serveCommand: Command = {

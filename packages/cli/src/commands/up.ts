@@ -17,12 +17,13 @@ import {
   type RideUploader,
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
-import { databasePath, dataDirectory } from '../data-directory.js';
+import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import {
   announce,
+  claimForCommand,
   logFormatOption,
   portOption,
   type RunningServer,
@@ -39,7 +40,8 @@ const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] 
 The everyday command: the local platform server on an embedded SQLite database, a local account
 (created on first run; its password is printed once), and the sync engine, which uploads every new
 ride from the GPS devices it detects and from the watched folders to that server, exactly once.
-Runs until SIGINT or SIGTERM.
+Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
+the desktop app): a second one exits with status 1 and says which process holds it.
 
 Options:
   --watch <folder>      a folder to sync as well (repeat for more)
@@ -77,6 +79,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const firstImport = importWindowOption(values.import, 'up') ?? { kind: 'all' };
   const directory = dataDirectory(values.data, io.cwd);
   const stopped = untilStopSignal();
+  // Before the engine opens its ledger: a refused `up` leaves the directory as it was (issue 17).
+  const lock = await claimForCommand(directory, 'up');
 
   // The engine exists before the server, so the server can serve its status from the first request;
   // it uploads through a client made once the server listens (its URL is known only then).
@@ -87,13 +91,19 @@ async function run(args: string[], io: CliIo): Promise<number> {
       return client.uploadRide(upload, options);
     },
   };
-  const engine = new SyncEngine({
-    ...syncFolders(directory, 'local'),
-    uploader,
-    folders: values.watch ?? [],
-    deviceRoots: values['no-devices'] === true ? [] : defaultMountRoots(process.platform, currentUser()),
-    firstImport,
-  });
+  let engine: SyncEngine;
+  try {
+    engine = new SyncEngine({
+      ...syncFolders(directory, 'local'),
+      uploader,
+      folders: values.watch ?? [],
+      deviceRoots: values['no-devices'] === true ? [] : defaultMountRoots(process.platform, currentUser()),
+      firstImport,
+    });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
   let account: LocalAccount | null = null;
   let server: RunningServer | undefined;
   try {
@@ -101,7 +111,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       server = await startServer({
         host: values.host,
         port,
-        databasePath: databasePath(values.data, io.cwd),
+        lock,
         baseUrl: undefined,
         logFormat,
         localSync: engineControls(engine, () => account?.userId ?? null),
@@ -151,6 +161,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     await engine.stop();
     await client?.close();
     await server?.close();
+    await lock.release();
   }
 }
 

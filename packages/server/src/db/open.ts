@@ -12,6 +12,7 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+import { inspectDatabase } from './database-state.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { DatabaseGeneration } from './generation.js';
 import { migrationProvider } from './migrations/index.js';
@@ -34,9 +35,15 @@ export interface OpenOptions {
   backgroundCheckpoints?: boolean;
 }
 
-/** `path` ':memory:' gives a private in-memory database (tests). */
+/**
+ * `path` ':memory:' gives a private in-memory database (tests). A file is created only in a new data
+ * directory: a missing, empty or unreadable one beside other state is refused (db/database-state.ts).
+ */
 export async function openDatabase(path: string, options: OpenOptions = {}): Promise<OpenDatabase> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    inspectDatabase(path);
+    mkdirSync(dirname(path), { recursive: true });
+  }
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
