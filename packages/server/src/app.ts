@@ -18,6 +18,7 @@ import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { issueSignInLink } from './pages/sign-in-link.js';
 import { Store } from './store/index.js';
+import { refuseUnboundedNumbers } from './whole-numbers.js';
 import { registerUploadQueue } from './queue/index.js';
 import { WebhookDispatcher } from './webhooks/index.js';
 
@@ -42,12 +43,24 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = Fastify({
     logger: options.logger ?? false,
     // Ajv: coerce query strings to the schema's types, but never strip or invent body fields silently.
+    // Issue 17: Ajv coerces "Infinity" and "1e309" to Infinity, and with strictNumbers on it then skips
+    // minimum and maximum (they only look at finite numbers), so Infinity passed as a page size. With
+    // it off the bounds apply to every number, and refuseUnboundedNumbers (below) makes sure every
+    // number a request carries has both. `verbose` gives each error its schema, for the error's words.
     ajv: {
-      customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: true },
+      customOptions: {
+        coerceTypes: true,
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: true,
+        strictNumbers: false,
+        verbose: true,
+      },
     },
     return503OnClosing: true,
   });
   app.decorate('rideport', context);
+  app.addHook('onRoute', refuseUnboundedNumbers);
   app.addHook('onClose', () => database.close());
   // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
   registerUploadQueue(app, context);
