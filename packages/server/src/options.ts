@@ -18,12 +18,21 @@ export interface ServerLimits {
   pointsPerRequest: number;
 }
 
+/** Sign-in limits (auth/rate-limit.ts; decisions.md §7; issue 17; README, "Sign-in attempts"). */
 export interface RateLimits {
-  /** sign-in and token requests per IP per window */
+  /** requests per address per `windowSeconds` to the endpoints that only sign in or issue tokens */
   perIp: number;
-  /** failed sign-ins per account per window, before the account is throttled */
-  failuresPerAccount: number;
   windowSeconds: number;
+  /** failed password sign-ins from one address, whatever the accounts, per `failureWindowSeconds` */
+  failuresPerAddress: number;
+  /** failed sign-ins of one account from one address per `failureWindowSeconds` */
+  failuresPerAccountAndAddress: number;
+  /**
+   * failed sign-ins of one account from every address per `failureWindowSeconds`: a ceiling against
+   * guessing from many addresses, which must stay out of reach of any one address (resolveRateLimits)
+   */
+  failuresPerAccount: number;
+  failureWindowSeconds: number;
 }
 
 /**
@@ -135,7 +144,30 @@ export const DEFAULT_LIMITS: ServerLimits = {
   pointsPerRequest: 200_000,
 };
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perIp: 30, failuresPerAccount: 10, windowSeconds: 60 };
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  perIp: 30,
+  windowSeconds: 60,
+  failuresPerAddress: 30,
+  failuresPerAccountAndAddress: 10,
+  failuresPerAccount: 100,
+  failureWindowSeconds: 15 * 60,
+};
+
+/**
+ * The limits with their defaults; the account's ceiling must be more than twice what one address can
+ * add to it (the smaller of its two limits: its windows are fixed and start at its first failure, so
+ * two of them may fall into one window of the account), else one address could lock the owner out.
+ */
+function resolveRateLimits(options: Partial<RateLimits> = {}): RateLimits {
+  const limits = { ...DEFAULT_RATE_LIMITS, ...options };
+  const oneAddress = Math.min(limits.failuresPerAddress, limits.failuresPerAccountAndAddress);
+  if (limits.failuresPerAccount <= 2 * oneAddress) {
+    throw new TypeError(
+      `rateLimits.failuresPerAccount (${limits.failuresPerAccount}) must be more than twice what one address may fail (${oneAddress}), so that one address cannot lock an account out`,
+    );
+  }
+  return limits;
+}
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
   allowPrivateTargets: false,
@@ -182,7 +214,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     authTokenLifetimeMs: (options.authTokenLifetimeSeconds ?? 30 * DAY_SECONDS) * 1000,
     sessionLifetimeMs: (options.sessionLifetimeSeconds ?? 14 * DAY_SECONDS) * 1000,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    rateLimits: resolveRateLimits(options.rateLimits),
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
     queue: resolveQueueOptions(options.queue),
     secureCookies: baseUrl.protocol === 'https:',
