@@ -4,7 +4,7 @@
  * stops cleanly on SIGINT/SIGTERM (design.md, "`rideport` command").
  */
 import { createServer } from 'node:net';
-import { buildServer, type LocalSync } from '@rideport/server';
+import { buildServer, type ConnectionLimits, type LocalSync } from '@rideport/server';
 import { CliError, CliErrorCode, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 
@@ -19,6 +19,8 @@ export interface ServeSettings {
   logFormat: LogFormat;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
   localSync?: LocalSync;
+  /** connection limits other than the server's defaults (issue 17; connection-flags.ts) */
+  connections?: Partial<ConnectionLimits>;
 }
 
 export interface RunningServer {
@@ -42,6 +44,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       baseUrl: settings.baseUrl ?? url,
       logger: settings.logFormat === 'json' ? { level: 'info' } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
+      ...(settings.connections === undefined ? {} : { connections: settings.connections }),
     });
     try {
       await app.listen({ host: settings.host, port });

@@ -6,6 +6,7 @@ import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions } from 'fastify';
 import type { LocalSync } from './api/v1/local-sync.js';
+import { openFileLimit } from './connection-limits.js';
 
 export interface ServerLimits {
   /** request body of an upload, bytes (decisions.md §7: 64 MB compressed) */
@@ -33,6 +34,75 @@ export interface RateLimits {
    */
   failuresPerAccount: number;
   failureWindowSeconds: number;
+}
+
+/**
+ * Connections and how long a request may take (issue 17; connection-limits.ts; README, "Connections").
+ * Node's own defaults (60 s for a header, 5 minutes for a request, no limit on connections) let one
+ * client hold every file descriptor of the process with connections that never finish their header.
+ */
+export interface ConnectionLimits {
+  /** a request's header must have arrived this long after the connection opened or the previous answer, ms */
+  headerTimeoutMs: number;
+  /** a whole request, header and body, must have arrived within this, ms (≥ headerTimeoutMs) */
+  requestTimeoutMs: number;
+  /** a keep-alive connection with no request is closed after this, ms */
+  keepAliveTimeoutMs: number;
+  /** a connection on which nothing is sent or received for this long is closed, ms (a client that stops reading) */
+  idleTimeoutMs: number;
+  /** connections open at once; at the limit the oldest one with no request in progress makes way */
+  maxConnections: number;
+  /** connections from one client address (IPv4, or IPv6 /64); null: no such limit */
+  perAddress: number | null;
+  /**
+   * whether `perAddress` applies also when the server listens on loopback only, where every client has
+   * the same address (the desktop, or a reverse proxy on the same host); off by default
+   */
+  perAddressOnLoopback: boolean;
+}
+
+/** Connections at most by default, and at most half the process's open files where the system says. */
+const MAX_CONNECTIONS = 1000;
+
+export const DEFAULT_CONNECTION_LIMITS: Omit<ConnectionLimits, 'maxConnections'> = {
+  headerTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  perAddress: 100,
+  perAddressOnLoopback: false,
+};
+
+/**
+ * The limits with their defaults. Connections default to 1000, or half the open-file limit when that
+ * is lower (the other half stays for the database, uploads, workers and logs, which must never be
+ * the ones that find no file descriptor).
+ */
+export function resolveConnectionLimits(
+  options: Partial<ConnectionLimits> = {},
+  fileLimit: number | undefined = openFileLimit(),
+): ConnectionLimits {
+  const defaultMax =
+    fileLimit === undefined ? MAX_CONNECTIONS : Math.min(MAX_CONNECTIONS, Math.floor(fileLimit / 2));
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, maxConnections: defaultMax, ...options };
+  const counts = { maxConnections: limits.maxConnections, perAddress: limits.perAddress ?? 1 };
+  const times = {
+    headerTimeoutMs: limits.headerTimeoutMs,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
+    idleTimeoutMs: limits.idleTimeoutMs,
+  };
+  for (const [name, value] of Object.entries({ ...counts, ...times })) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`connections.${name} must be a whole number from 1 up, got ${value}`);
+    }
+  }
+  if (limits.requestTimeoutMs < limits.headerTimeoutMs) {
+    throw new TypeError(
+      `connections.requestTimeoutMs (${limits.requestTimeoutMs}) must not be shorter than headerTimeoutMs (${limits.headerTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 /**
@@ -114,6 +184,7 @@ export interface ServerOptions {
   rateLimits?: Partial<RateLimits>;
   webhooks?: Partial<WebhookOptions>;
   queue?: Partial<QueueOptions>;
+  connections?: Partial<ConnectionLimits>;
   /** Fastify's logger option (pino); default off */
   logger?: FastifyServerOptions['logger'];
   /** the host's sync engine (`rideport up`, the desktop app), served under /api/v1/local/sync */
@@ -130,6 +201,7 @@ export interface ResolvedOptions {
   rateLimits: RateLimits;
   webhooks: WebhookOptions;
   queue: QueueOptions;
+  connections: ConnectionLimits;
   /** cookies get `Secure` when the public base URL is https */
   secureCookies: boolean;
   localSync: LocalSync | null;
@@ -217,6 +289,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     rateLimits: resolveRateLimits(options.rateLimits),
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
     queue: resolveQueueOptions(options.queue),
+    connections: resolveConnectionLimits(options.connections),
     secureCookies: baseUrl.protocol === 'https:',
     localSync: options.localSync ?? null,
   };

@@ -5,11 +5,11 @@
  * 127.0.0.2 fails against the owner's email; the attacker's address is refused (with Retry-After and
  * the wait in words), even with the right password, and the owner at 127.0.0.1 still signs in.
  */
-import { createServer } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../options.js';
 import { csrfTokenIn } from '../test-support/browser.js';
+import { canBind, OTHER_LOOPBACK } from '../test-support/connections.js';
 import {
   createPerson,
   credentialsFor,
@@ -18,28 +18,12 @@ import {
   type TestServer,
 } from '../test-support/server.js';
 
-const ATTACKER = '127.0.0.2';
+const ATTACKER = OTHER_LOOPBACK;
 /** The defaults (options.ts, DEFAULT_RATE_LIMITS; README, "Sign-in attempts"). */
 const FAILURES_PER_ACCOUNT_AND_ADDRESS = 10;
 const FAILURES_PER_ADDRESS = 30;
 const FAILURE_WINDOW_SECONDS = 15 * 60;
 const ATTACKS = 14;
-
-/** Whether this host routes all of 127/8 to loopback (Linux does; macOS only 127.0.0.1 unless aliased). */
-async function canBind(address: string): Promise<boolean> {
-  const probe = createServer();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen({ host: address, port: 0 }, resolve);
-    });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await new Promise((resolve) => probe.close(resolve));
-  }
-}
 
 const secondLoopback = await canBind(ATTACKER);
 
