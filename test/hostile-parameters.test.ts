@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRideFile } from '@rideport/ridefile';
 import { buildServer } from '@rideport/server';
-import { engineControls, SyncEngine } from '@rideport/sync';
+import { SyncEngine } from '@rideport/sync';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from './support/corpus.js';
-import { freePort } from './support/ports.js';
+import { listenWithEngine } from './support/engine-server.js';
 
 /** Query and form values that are not a whole number in any documented range, or only barely. */
 const ODD_TEXTS = [
@@ -144,17 +144,9 @@ beforeAll(async () => {
     deviceRoots: [],
     firstImport: { kind: 'all' },
   });
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
   let syncUser: number | null = null;
-  app = await buildServer({
-    databasePath: join(scratch, 'rideport.sqlite'),
-    baseUrl: url,
-    localSync: engineControls(engine, () => syncUser),
-    queue: { workers: 1 },
-  });
+  ({ app, url } = await listenWithEngine(scratch, engine, () => syncUser, { queue: { workers: 1 } }));
   cleanups.push(() => app.close());
-  await app.listen({ host: '127.0.0.1', port });
   agent = new Agent({ connections: 8, pipelining: 1 });
   cleanups.push(() => agent.close());
   routes = registeredRoutes(app.printRoutes({ commonPrefix: false }));
