@@ -42,13 +42,13 @@ export interface RateLimits {
  * client hold every file descriptor of the process with connections that never finish their header.
  */
 export interface ConnectionLimits {
-  /** a request's header must have arrived this long after the connection opened or the previous answer, ms */
+  /** a request's header must have arrived this long after the connection opened or the last answer, ms */
   headerTimeoutMs: number;
   /** a whole request, header and body, must have arrived within this, ms (≥ headerTimeoutMs) */
   requestTimeoutMs: number;
   /** a keep-alive connection with no request is closed after this, ms */
   keepAliveTimeoutMs: number;
-  /** a connection on which nothing is sent or received for this long is closed, ms (a client that stops reading) */
+  /** a connection on which nothing is sent or received this long is closed, ms (a client stops reading) */
   idleTimeoutMs: number;
   /** connections open at once; at the limit the oldest one with no request in progress makes way */
   maxConnections: number;
@@ -85,14 +85,16 @@ export function resolveConnectionLimits(
   const defaultMax =
     fileLimit === undefined ? MAX_CONNECTIONS : Math.min(MAX_CONNECTIONS, Math.floor(fileLimit / 2));
   const limits = { ...DEFAULT_CONNECTION_LIMITS, maxConnections: defaultMax, ...options };
-  const counts = { maxConnections: limits.maxConnections, perAddress: limits.perAddress ?? 1 };
-  const times = {
+  const wholeNumbers = {
+    maxConnections: limits.maxConnections,
+    // null: no per-address limit, nothing to check
+    perAddress: limits.perAddress ?? 1,
     headerTimeoutMs: limits.headerTimeoutMs,
     requestTimeoutMs: limits.requestTimeoutMs,
     keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
     idleTimeoutMs: limits.idleTimeoutMs,
   };
-  for (const [name, value] of Object.entries({ ...counts, ...times })) {
+  for (const [name, value] of Object.entries(wholeNumbers)) {
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new TypeError(`connections.${name} must be a whole number from 1 up, got ${value}`);
     }

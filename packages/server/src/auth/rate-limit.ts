@@ -11,8 +11,8 @@
  *   OWASP Authentication Cheat Sheet ("Login Throttling", "Account Lockout"): failures are counted
  *   against the account, so that guessing from many addresses is slowed too, but a lockout must not
  *   become a way to lock someone else out. So the address that fails is what is refused: the account
- *   from everywhere only past a ceiling that one address can never reach on its own (resolveOptions
- *   checks that), and the owner signing in from another address is not affected.
+ *   from everywhere only past a ceiling that one address can never reach on its own (options.ts,
+ *   resolveRateLimits, checks that), and the owner signing in from another address is not affected.
  *
  * Both count time with the server's injected clock (options.clock), never Date.now, so tests move time
  * instead of waiting, in fixed windows that start at the first hit. A limited request is an ApiError
@@ -112,9 +112,7 @@ function tooManyRequests(remainingMs: number, what: string): ApiError {
   return new ApiError(
     ApiErrorCode.TOO_MANY_REQUESTS,
     `${what}: try again in ${waitInWords(retryAfterSeconds)}`,
-    {
-      retryAfterSeconds,
-    },
+    { retryAfterSeconds },
   );
 }
 
@@ -126,7 +124,7 @@ function tooManyRequests(remainingMs: number, what: string): ApiError {
  * - per account from one address: `failuresPerAccountAndAddress` failures refuse that account from
  *   that address only, even with the right password, until the window ends; a success forgets them;
  * - per account from every address: `failuresPerAccount`, a ceiling against guessing from many
- *   addresses, which one address alone can never reach (resolveOptions).
+ *   addresses, which one address alone can never reach (options.ts, resolveRateLimits).
  *
  * The account is the email as typed, trimmed and lower-cased, whether or not it exists, so being
  * throttled never tells whether an email has an account (decisions.md §1). A success clears only the
@@ -227,8 +225,8 @@ function clockStore(windows: FixedWindows) {
 
 /**
  * Registers @fastify/rate-limit (routes opt in with `config.rateLimit: perIpRateLimit(...)`) and the
- * throttle of failed sign-ins. Must be registered before the routes it limits: the plugin attaches its hook
- * when a route is added.
+ * throttle of failed sign-ins. Must be registered before the routes it limits: the plugin attaches its
+ * hook when a route is added.
  */
 export async function registerRateLimiting(app: FastifyInstance, context: ServerContext): Promise<void> {
   const windows = new FixedWindows(context.options.clock);
