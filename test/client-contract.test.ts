@@ -682,7 +682,15 @@ describe.each<Mode>(['inject', 'undici'])('rate limits through %s (decisions.md 
   beforeAll(async () => {
     world = await makeWorld(
       mode,
-      await testServer({ rateLimits: { perIp: 3, failuresPerAccount: 2, windowSeconds: 60 } }),
+      await testServer({
+        rateLimits: {
+          perIp: 3,
+          windowSeconds: 60,
+          failuresPerAccountAndAddress: 2,
+          failuresPerAccount: 5,
+          failureWindowSeconds: 60,
+        },
+      }),
     );
   });
   afterAll(async () => {

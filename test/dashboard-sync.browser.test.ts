@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { RideportClient, undiciTransport } from '@rideport/client';
 import { buildServer } from '@rideport/server';
-import { engineControls, SyncEngine, type RideUploader } from '@rideport/sync';
+import { SyncEngine, type RideUploader } from '@rideport/sync';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_SKIP_REASON, chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
 import { REPOSITORY_ROOT } from './support/corpus.js';
-import { freePort } from './support/ports.js';
+import { listenWithEngine } from './support/engine-server.js';
 
 /** A GPX file that is whole but holds no track: the server's parser rejects it. */
 const EMPTY_GPX =
@@ -67,16 +67,9 @@ describe.skipIf(!chromiumAvailable)(
         // A cut-off file is taken after this long unchanged (two minutes by default).
         incompleteGraceMs: 1_000,
       });
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
       let syncUser: number | null = null;
-      app = await buildServer({
-        databasePath: join(scratch, 'rideport.sqlite'),
-        baseUrl: url,
-        localSync: engineControls(engine, () => syncUser),
-      });
+      ({ app, url } = await listenWithEngine(scratch, engine, () => syncUser));
       cleanups.push(() => app.close());
-      await app.listen({ host: '127.0.0.1', port });
       const { store } = app.rideport;
       const user = await store.users.createPerson({
         email: 'rider@example.com',

@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import {
   buildServer,
+  type ConnectionLimits,
   claimDataDirectory,
   databasePathIn,
   type DataDirectoryLock,
@@ -27,6 +28,8 @@ export interface ServeSettings {
   logFormat: LogFormat;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
   localSync?: LocalSync;
+  /** connection limits other than the server's defaults (issue 17; connection-flags.ts) */
+  connections?: Partial<ConnectionLimits>;
 }
 
 export interface RunningServer {
@@ -69,6 +72,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       baseUrl: settings.baseUrl ?? url,
       logger: settings.logFormat === 'json' ? { level: 'info' } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
+      ...(settings.connections === undefined ? {} : { connections: settings.connections }),
     });
     try {
       await app.listen({ host: settings.host, port });

@@ -15,7 +15,7 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe('error mapping', () => {
   it('maps statuses to codes', () => {
     expect(
-      [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503, 302, 100].map((status) => [
+      [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 302, 100].map((status) => [
         status,
         codeForStatus(status),
       ]),
@@ -24,6 +24,7 @@ describe('error mapping', () => {
       [401, ClientErrorCode.UNAUTHORIZED],
       [403, ClientErrorCode.FORBIDDEN],
       [404, ClientErrorCode.NOT_FOUND],
+      [408, ClientErrorCode.TIMEOUT],
       [409, ClientErrorCode.REJECTED],
       [413, ClientErrorCode.REJECTED],
       [422, ClientErrorCode.REJECTED],

@@ -20,7 +20,10 @@ export const ClientErrorCode = {
   SERVER: 'CLIENT_SERVER',
   /** connect or socket errors: the request may or may not have reached the server */
   UNREACHABLE: 'CLIENT_UNREACHABLE',
-  /** the uploadRide deadline passed, or the transport gave up waiting for a response */
+  /**
+   * the uploadRide deadline passed, the transport gave up waiting for a response, or the server gave up
+   * waiting for the request (408: its header or request time ran out, issue 17)
+   */
   TIMEOUT: 'CLIENT_TIMEOUT',
   /** a response that is not what the API promises (not JSON, a root key missing, an odd status) */
   BAD_RESPONSE: 'CLIENT_BAD_RESPONSE',
@@ -140,6 +143,8 @@ export function codeForStatus(status: number): ClientErrorCode {
   if (status === 403) return ClientErrorCode.FORBIDDEN;
   if (status === 404) return ClientErrorCode.NOT_FOUND;
   if (status === 429) return ClientErrorCode.RATE_LIMITED;
+  // RFC 9110 §15.5.9: a 408 may be repeated; a slow upload over a slow link is tried again later.
+  if (status === 408) return ClientErrorCode.TIMEOUT;
   if (status >= 400 && status < 500) return ClientErrorCode.REJECTED;
   if (status >= 500 && status < 600) return ClientErrorCode.SERVER;
   // 1xx/3xx: the API answers neither (redirects are not followed: credentials stay where they were sent).

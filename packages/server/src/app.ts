@@ -10,6 +10,7 @@ import { v1Api } from './api/v1/index.js';
 import { legacyApi } from './legacy/index.js';
 import { registerRateLimiting } from './auth/rate-limit.js';
 import type { ServerContext } from './context.js';
+import { limitConnections } from './connection-limits.js';
 import { openDatabase } from './db/open.js';
 import { isoTime } from './iso-time.js';
 import { loadMasterKey } from './master-key.js';
@@ -18,6 +19,7 @@ import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { issueSignInLink } from './pages/sign-in-link.js';
 import { Store } from './store/index.js';
+import { refuseUnboundedNumbers } from './whole-numbers.js';
 import { registerUploadQueue } from './queue/index.js';
 import { WebhookDispatcher } from './webhooks/index.js';
 
@@ -39,15 +41,39 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     signInLink: (userId, next) => issueSignInLink(store, resolved.baseUrl, userId, next),
   };
 
+  const { connections } = resolved;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Issue 17: how long a header, a request, a keep-alive and a silent connection may take
+    // (options.ts, ConnectionLimits). Node checks the header and request times every
+    // connectionsCheckingInterval (30 s by default, which would triple a 10 s header timeout).
+    http: {
+      headersTimeout: connections.headerTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, connections.headerTimeoutMs),
+    },
+    requestTimeout: connections.requestTimeoutMs,
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    connectionTimeout: connections.idleTimeoutMs,
     // Ajv: coerce query strings to the schema's types, but never strip or invent body fields silently.
+    // Issue 17: Ajv coerces "Infinity" and "1e309" to Infinity, and with strictNumbers on it then skips
+    // minimum and maximum (they only look at finite numbers), so Infinity passed as a page size. With
+    // it off the bounds apply to every number, and refuseUnboundedNumbers (below) makes sure every
+    // number a request carries has both. `verbose` gives each error its schema, for the error's words.
     ajv: {
-      customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: true },
+      customOptions: {
+        coerceTypes: true,
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: true,
+        strictNumbers: false,
+        verbose: true,
+      },
     },
     return503OnClosing: true,
   });
   app.decorate('rideport', context);
+  limitConnections(app.server, connections, app.log);
+  app.addHook('onRoute', refuseUnboundedNumbers);
   app.addHook('onClose', () => database.close());
   // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
   registerUploadQueue(app, context);

@@ -1,6 +1,6 @@
 export { buildServer } from './app.js';
-export { DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
-export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
+export { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
+export type { ConnectionLimits, RateLimits, ServerLimits, ServerOptions } from './options.js';
 export {
   ApiError,
   ApiErrorCode,

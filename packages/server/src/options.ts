@@ -6,6 +6,7 @@ import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions } from 'fastify';
 import type { LocalSync } from './api/v1/local-sync.js';
+import { openFileLimit } from './connection-limits.js';
 
 export interface ServerLimits {
   /** request body of an upload, bytes (decisions.md §7: 64 MB compressed) */
@@ -18,12 +19,92 @@ export interface ServerLimits {
   pointsPerRequest: number;
 }
 
+/** Sign-in limits (auth/rate-limit.ts; decisions.md §7; issue 17; README, "Sign-in attempts"). */
 export interface RateLimits {
-  /** sign-in and token requests per IP per window */
+  /** requests per address per `windowSeconds` to the endpoints that only sign in or issue tokens */
   perIp: number;
-  /** failed sign-ins per account per window, before the account is throttled */
-  failuresPerAccount: number;
   windowSeconds: number;
+  /** failed password sign-ins from one address, whatever the accounts, per `failureWindowSeconds` */
+  failuresPerAddress: number;
+  /** failed sign-ins of one account from one address per `failureWindowSeconds` */
+  failuresPerAccountAndAddress: number;
+  /**
+   * failed sign-ins of one account from every address per `failureWindowSeconds`: a ceiling against
+   * guessing from many addresses, which must stay out of reach of any one address (resolveRateLimits)
+   */
+  failuresPerAccount: number;
+  failureWindowSeconds: number;
+}
+
+/**
+ * Connections and how long a request may take (issue 17; connection-limits.ts; README, "Connections").
+ * Node's own defaults (60 s for a header, 5 minutes for a request, no limit on connections) let one
+ * client hold every file descriptor of the process with connections that never finish their header.
+ */
+export interface ConnectionLimits {
+  /** a request's header must have arrived this long after the connection opened or the last answer, ms */
+  headerTimeoutMs: number;
+  /** a whole request, header and body, must have arrived within this, ms (≥ headerTimeoutMs) */
+  requestTimeoutMs: number;
+  /** a keep-alive connection with no request is closed after this, ms */
+  keepAliveTimeoutMs: number;
+  /** a connection on which nothing is sent or received this long is closed, ms (a client stops reading) */
+  idleTimeoutMs: number;
+  /** connections open at once; at the limit the oldest one with no request in progress makes way */
+  maxConnections: number;
+  /** connections from one client address (IPv4, or IPv6 /64); null: no such limit */
+  perAddress: number | null;
+  /**
+   * whether `perAddress` applies also when the server listens on loopback only, where every client has
+   * the same address (the desktop, or a reverse proxy on the same host); off by default
+   */
+  perAddressOnLoopback: boolean;
+}
+
+/** Connections at most by default, and at most half the process's open files where the system says. */
+const MAX_CONNECTIONS = 1000;
+
+export const DEFAULT_CONNECTION_LIMITS: Omit<ConnectionLimits, 'maxConnections'> = {
+  headerTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  perAddress: 100,
+  perAddressOnLoopback: false,
+};
+
+/**
+ * The limits with their defaults. Connections default to 1000, or half the open-file limit when that
+ * is lower (the other half stays for the database, uploads, workers and logs, which must never be
+ * the ones that find no file descriptor).
+ */
+export function resolveConnectionLimits(
+  options: Partial<ConnectionLimits> = {},
+  fileLimit: number | undefined = openFileLimit(),
+): ConnectionLimits {
+  const defaultMax =
+    fileLimit === undefined ? MAX_CONNECTIONS : Math.min(MAX_CONNECTIONS, Math.floor(fileLimit / 2));
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, maxConnections: defaultMax, ...options };
+  const wholeNumbers = {
+    maxConnections: limits.maxConnections,
+    // null: no per-address limit, nothing to check
+    perAddress: limits.perAddress ?? 1,
+    headerTimeoutMs: limits.headerTimeoutMs,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
+    idleTimeoutMs: limits.idleTimeoutMs,
+  };
+  for (const [name, value] of Object.entries(wholeNumbers)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`connections.${name} must be a whole number from 1 up, got ${value}`);
+    }
+  }
+  if (limits.requestTimeoutMs < limits.headerTimeoutMs) {
+    throw new TypeError(
+      `connections.requestTimeoutMs (${limits.requestTimeoutMs}) must not be shorter than headerTimeoutMs (${limits.headerTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 /**
@@ -105,6 +186,7 @@ export interface ServerOptions {
   rateLimits?: Partial<RateLimits>;
   webhooks?: Partial<WebhookOptions>;
   queue?: Partial<QueueOptions>;
+  connections?: Partial<ConnectionLimits>;
   /** Fastify's logger option (pino); default off */
   logger?: FastifyServerOptions['logger'];
   /** the host's sync engine (`rideport up`, the desktop app), served under /api/v1/local/sync */
@@ -121,6 +203,7 @@ export interface ResolvedOptions {
   rateLimits: RateLimits;
   webhooks: WebhookOptions;
   queue: QueueOptions;
+  connections: ConnectionLimits;
   /** cookies get `Secure` when the public base URL is https */
   secureCookies: boolean;
   localSync: LocalSync | null;
@@ -135,7 +218,30 @@ export const DEFAULT_LIMITS: ServerLimits = {
   pointsPerRequest: 200_000,
 };
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perIp: 30, failuresPerAccount: 10, windowSeconds: 60 };
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  perIp: 30,
+  windowSeconds: 60,
+  failuresPerAddress: 30,
+  failuresPerAccountAndAddress: 10,
+  failuresPerAccount: 100,
+  failureWindowSeconds: 15 * 60,
+};
+
+/**
+ * The limits with their defaults; the account's ceiling must be more than twice what one address can
+ * add to it (the smaller of its two limits: its windows are fixed and start at its first failure, so
+ * two of them may fall into one window of the account), else one address could lock the owner out.
+ */
+function resolveRateLimits(options: Partial<RateLimits> = {}): RateLimits {
+  const limits = { ...DEFAULT_RATE_LIMITS, ...options };
+  const oneAddress = Math.min(limits.failuresPerAddress, limits.failuresPerAccountAndAddress);
+  if (limits.failuresPerAccount <= 2 * oneAddress) {
+    throw new TypeError(
+      `rateLimits.failuresPerAccount (${limits.failuresPerAccount}) must be more than twice what one address may fail (${oneAddress}), so that one address cannot lock an account out`,
+    );
+  }
+  return limits;
+}
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
   allowPrivateTargets: false,
@@ -182,9 +288,10 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     authTokenLifetimeMs: (options.authTokenLifetimeSeconds ?? 30 * DAY_SECONDS) * 1000,
     sessionLifetimeMs: (options.sessionLifetimeSeconds ?? 14 * DAY_SECONDS) * 1000,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    rateLimits: resolveRateLimits(options.rateLimits),
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
     queue: resolveQueueOptions(options.queue),
+    connections: resolveConnectionLimits(options.connections),
     secureCookies: baseUrl.protocol === 'https:',
     localSync: options.localSync ?? null,
   };

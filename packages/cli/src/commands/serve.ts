@@ -2,7 +2,9 @@
  * `rideport serve [--host 127.0.0.1] [--port 4242] [--data <dir>] [--base-url <url>]
  * [--log-format text|json]` (design.md): the platform server on the data directory's database.
  */
+import type { ConnectionLimits } from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
+import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
@@ -21,7 +23,7 @@ import type { Command } from './command.js';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4242;
 
-const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--base-url <url>] [--log-format text|json]
+const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--base-url <url>] [--log-format text|json] [connection limits]
 
 Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
 database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
@@ -34,7 +36,9 @@ Options:
   --base-url <url>      public URL of the server, for links in responses (default: the listening address)
   --log-format <f>      text (default) or json: one JSON line per request and event (pino)
   -h, --help            show this help
-`;
+
+Connection limits:
+${CONNECTION_FLAGS_HELP}`;
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('serve', args, {
@@ -44,6 +48,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     'base-url': { type: 'string' },
     'log-format': { type: 'string', default: 'text' },
     help: { type: 'boolean', short: 'h' },
+    ...CONNECTION_FLAGS,
   });
   if (values.help === true) {
     io.stdout.write(help);
@@ -56,7 +61,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);
   }
-  return serve(io, { host: values.host, port, data: values.data, baseUrl, logFormat });
+  const connections = connectionLimitsOption(values, 'serve');
+  return serve(io, { host: values.host, port, data: values.data, baseUrl, logFormat, connections });
 }
 
 async function serve(
@@ -67,6 +73,7 @@ async function serve(
     data: string | undefined;
     baseUrl: string | undefined;
     logFormat: LogFormat;
+    connections: Partial<ConnectionLimits>;
   },
 ): Promise<number> {
   const stopped = untilStopSignal();
@@ -81,6 +88,7 @@ async function serve(
         lock,
         baseUrl: options.baseUrl,
         logFormat: options.logFormat,
+        connections: options.connections,
       });
     } catch (error) {
       throw new OperationError('serve', error);

@@ -17,6 +17,7 @@ import {
   type RideUploader,
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
+import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
@@ -35,7 +36,7 @@ import { importWindowOption } from '../sync-host.js';
 import type { Command } from './command.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './serve.js';
 
-const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--import all|new|<N>d]
+const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--import all|new|<N>d] [connection limits]
 
 The everyday command: the local platform server on an embedded SQLite database, a local account
 (created on first run; its password is printed once), and the sync engine, which uploads every new
@@ -53,7 +54,9 @@ Options:
   --data <dir>          data directory (default: the per-user data directory)
   --log-format <f>      text (default) or json
   -h, --help            show this help
-`;
+
+Connection limits:
+${CONNECTION_FLAGS_HELP}`;
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('up', args, {
@@ -65,6 +68,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     data: { type: 'string' },
     'log-format': { type: 'string', default: 'text' },
     help: { type: 'boolean', short: 'h' },
+    ...CONNECTION_FLAGS,
   });
   if (values.help === true) {
     io.stdout.write(help);
@@ -74,6 +78,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`up: unexpected argument '${positionals[0]!}' (folders go after --watch)`);
   const port = portOption(values.port, 'up');
   const logFormat = logFormatOption(values['log-format'], 'up');
+  const connections = connectionLimitsOption(values, 'up');
   // `up` runs unattended (at login, from the desktop app): without an answer it imports everything,
   // which loses nothing; duplicates are recognised by the server.
   const firstImport = importWindowOption(values.import, 'up') ?? { kind: 'all' };
@@ -115,6 +120,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         baseUrl: undefined,
         logFormat,
         localSync: engineControls(engine, () => account?.userId ?? null),
+        connections,
       });
     } catch (error) {
       throw new OperationError('up', error);

@@ -8,7 +8,7 @@ import {
   type Person,
   type TestServer,
 } from '../test-support/server.js';
-import { AccountThrottle, FixedWindows } from './rate-limit.js';
+import { FixedWindows, SignInThrottle, waitInWords } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
 
@@ -39,34 +39,93 @@ describe('FixedWindows', () => {
   });
 });
 
-describe('AccountThrottle', () => {
-  it('refuses an account after its failures until the window ends, whatever the case of the email', () => {
+describe('SignInThrottle', () => {
+  const limits = {
+    perIp: 100,
+    windowSeconds: 60,
+    failuresPerAddress: 5,
+    failuresPerAccountAndAddress: 3,
+    failuresPerAccount: 7,
+    failureWindowSeconds: 60,
+  };
+
+  function refusal(throttle: SignInThrottle, email: string, ip: string): unknown {
+    try {
+      throttle.assertAllowed(email, ip);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  it('refuses an account from the address that failed, whatever the case of the email, until the window ends', () => {
     let now = 0;
-    const throttle = new AccountThrottle(() => now, { perIp: 100, failuresPerAccount: 3, windowSeconds: 60 });
+    const throttle = new SignInThrottle(() => now, limits);
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      throttle.assertAllowed('Rider@Example.com');
-      throttle.recordFailure(' rider@example.COM ');
+      throttle.assertAllowed('Rider@Example.com', '192.0.2.1');
+      throttle.recordFailure(' rider@example.COM ', '192.0.2.1');
     }
     now += 15_000;
-    let refusal: unknown;
-    try {
-      throttle.assertAllowed('rider@example.com');
-    } catch (error) {
-      refusal = error;
-    }
-    expect(refusal).toBeInstanceOf(ApiError);
-    expect(refusal).toMatchObject({ statusCode: 429, retryAfterSeconds: 45 });
-    throttle.assertAllowed('someone.else@example.com');
+    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toMatchObject({
+      statusCode: 429,
+      retryAfterSeconds: 45,
+      message: 'too many failed sign-ins for this account from this address: try again in 45 seconds',
+    });
+    // The owner elsewhere, and others from the same address, are not refused.
+    throttle.assertAllowed('rider@example.com', '198.51.100.9');
+    throttle.assertAllowed('someone.else@example.com', '192.0.2.1');
     now += 45_000;
-    throttle.assertAllowed('rider@example.com');
+    throttle.assertAllowed('rider@example.com', '192.0.2.1');
   });
 
-  it('forgets the failures of an account that signs in', () => {
-    const throttle = new AccountThrottle(() => 0, { perIp: 100, failuresPerAccount: 2, windowSeconds: 60 });
-    throttle.recordFailure('rider@example.com');
-    throttle.recordSuccess('rider@example.com');
-    throttle.recordFailure('rider@example.com');
-    throttle.assertAllowed('rider@example.com');
+  it('refuses an address that fails across accounts, and counts an IPv6 /64 as one address', () => {
+    const throttle = new SignInThrottle(() => 0, limits);
+    for (let index = 0; index < 5; index += 1) {
+      throttle.recordFailure(`rider${index}@example.com`, `2001:db8:1:2::${index + 1}`);
+    }
+    expect(refusal(throttle, 'new@example.com', '2001:db8:1:2:ffff::1')).toMatchObject({
+      message: 'too many failed sign-ins from this address: try again in 60 seconds',
+    });
+    throttle.assertAllowed('new@example.com', '2001:db8:1:3::1');
+  });
+
+  it('refuses an account tried from many addresses past its ceiling, for every address', () => {
+    const throttle = new SignInThrottle(() => 0, limits);
+    for (let index = 0; index < 7; index += 1)
+      throttle.recordFailure('rider@example.com', `192.0.2.${index}`);
+    expect(refusal(throttle, 'rider@example.com', '198.51.100.9')).toMatchObject({
+      message: 'too many failed sign-ins for this account: try again in 60 seconds',
+    });
+  });
+
+  it('forgets the failures of an account at an address that signs in, but not those of the address', () => {
+    const throttle = new SignInThrottle(() => 0, limits);
+    throttle.recordFailure('rider@example.com', '192.0.2.1');
+    throttle.recordFailure('rider@example.com', '192.0.2.1');
+    throttle.recordSuccess('rider@example.com', '192.0.2.1');
+    throttle.recordFailure('rider@example.com', '192.0.2.1');
+    throttle.recordFailure('rider@example.com', '192.0.2.1');
+    throttle.assertAllowed('rider@example.com', '192.0.2.1');
+    // Four failures so far from this address: one more refuses it, a success in between or not.
+    throttle.recordSuccess('rider@example.com', '192.0.2.1');
+    throttle.recordFailure('other@example.com', '192.0.2.1');
+    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+  });
+
+  it('says a long wait in minutes', () => {
+    expect(waitInWords(1)).toBe('1 second');
+    expect(waitInWords(119)).toBe('119 seconds');
+    expect(waitInWords(120)).toBe('2 minutes');
+    expect(waitInWords(841)).toBe('15 minutes');
+  });
+
+  it('refuses a ceiling that one address could reach', async () => {
+    await expect(
+      testServer({ rateLimits: { failuresPerAccountAndAddress: 10, failuresPerAccount: 20 } }),
+    ).rejects.toThrow(
+      'rateLimits.failuresPerAccount (20) must be more than twice what one address may fail (10), so that one address cannot lock an account out',
+    );
   });
 });
 
@@ -75,7 +134,16 @@ describe('rate limits on the endpoints', () => {
   let rider: Person;
 
   beforeEach(async () => {
-    server = await testServer({ rateLimits: { perIp: 3, failuresPerAccount: 2, windowSeconds: 60 } });
+    server = await testServer({
+      rateLimits: {
+        perIp: 3,
+        windowSeconds: 60,
+        failuresPerAddress: 4,
+        failuresPerAccountAndAddress: 2,
+        failuresPerAccount: 5,
+        failureWindowSeconds: 60,
+      },
+    });
     rider = await createPerson(server, 'Anna Rider');
   });
   afterEach(async () => {
@@ -114,7 +182,7 @@ describe('rate limits on the endpoints', () => {
     expect((await post('/api/v1/auth_tokens.json')).statusCode).toBe(201);
   });
 
-  it('POST /api/v1/auth_tokens.json: per account, even with the right password, from any address', async () => {
+  it('POST /api/v1/auth_tokens.json: the account from the failing address, even with the right password; not from others', async () => {
     const { apiKey } = await credentialsFor(server, rider);
     const post = (password: string, remoteAddress: string) =>
       server.app.inject({
@@ -125,18 +193,19 @@ describe('rate limits on the endpoints', () => {
         payload: { user: { email: rider.email, password } },
       });
     expect((await post('wrong', '192.0.2.1')).statusCode).toBe(401);
-    expect((await post('wrong', '192.0.2.2')).statusCode).toBe(401);
-    const limited = await post(rider.password, '192.0.2.3');
+    expect((await post('wrong', '192.0.2.1')).statusCode).toBe(401);
+    const limited = await post(rider.password, '192.0.2.1');
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
     expect(limited.json()).toEqual({
-      errors: ['too many failed sign-ins for this account: try again in 60 seconds'],
+      errors: ['too many failed sign-ins for this account from this address: try again in 60 seconds'],
     });
-    server.clock.advance(60_000);
     expect((await post(rider.password, '192.0.2.3')).statusCode).toBe(201);
+    server.clock.advance(60_000);
+    expect((await post(rider.password, '192.0.2.1')).statusCode).toBe(201);
   });
 
-  it('POST /sign_in: per account and per IP, as an HTML page with Retry-After', async () => {
+  it('POST /sign_in: per account and address, and per IP, as an HTML page with Retry-After', async () => {
     const browser = new Browser(server.app);
     expect((await browser.signIn(rider.email, 'wrong')).statusCode).toBe(401);
     expect((await browser.signIn(rider.email, 'wrong')).statusCode).toBe(401);
@@ -144,7 +213,9 @@ describe('rate limits on the endpoints', () => {
     expect(account.statusCode).toBe(429);
     expect(account.headers['retry-after']).toBe('60');
     expect(account.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(account.body).toContain('too many failed sign-ins for this account: try again in 60 seconds');
+    expect(account.body).toContain(
+      'too many failed sign-ins for this account from this address: try again in 60 seconds',
+    );
     expect(account.cookies.find((cookie) => cookie.name === 'rideport_session')).toBeUndefined();
 
     // The fourth sign-in post from this address within the window is over the per-IP limit.

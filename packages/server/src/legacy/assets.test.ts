@@ -140,7 +140,7 @@ describe('GET /trips/{id}.json and /routes/{id}.json', () => {
     expect(unknownRoute.json).toEqual({ error: 'route 9999 not found' });
     const bad = await legacy(server, { url: '/routes/x1.json', query: as('alice') });
     expect(bad.status).toBe(400);
-    expect(errorOf(bad)).toBe('the route id in the path must be a positive integer');
+    expect(errorOf(bad)).toBe('the route id in the path must be a whole number from 1 to 9007199254740991');
   });
 });
 

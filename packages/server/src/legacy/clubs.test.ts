@@ -97,7 +97,7 @@ describe('GET /clubs/{id}.json', () => {
     }
     const bad = await legacy(server, { url: '/clubs/club.json', query: as('alice') });
     expect(bad.status).toBe(400);
-    expect(errorOf(bad)).toBe('the club id in the path must be a positive integer');
+    expect(errorOf(bad)).toBe('the club id in the path must be a whole number from 1 to 9007199254740991');
   });
 });
 

@@ -151,7 +151,7 @@ describe.each(ENDPOINTS)('legacy $method $name', (endpoint) => {
   });
 
   it('answers 400 for an unsupported version, naming the supported ones', async () => {
-    for (const version of ['3', '0', '-1', 'two']) {
+    for (const version of ['3', '0', '-1', 'two', 'Infinity', '1e309', '2.5']) {
       const response = await call(endpoint, '.json', { ...credentials(), version });
       expect(response.status, version).toBe(400);
       expect(response.json).toEqual({ error: `unsupported version ${version}; supported: 1, 2` });

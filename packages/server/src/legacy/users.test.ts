@@ -196,14 +196,16 @@ describe('GET /users/{id}.json', () => {
     expect(jsonOf<{ user: Record<string, unknown> }>(response).user).not.toHaveProperty('email');
   });
 
-  it('answers 404 for an unknown user and 400 for an id that is not a positive integer', async () => {
+  it('answers 404 for an unknown user and 400 for an id that is not a whole number from 1 up', async () => {
     const unknown = await legacy(server, { url: '/users/999.json', query: { apikey: setup.apiKey } });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toEqual({ error: 'user 999 not found' });
-    for (const id of ['abc', '0', '-3', '1.5', '12345678901234567890']) {
+    for (const id of ['abc', '0', '-3', '1.5', '12345678901234567890', 'Infinity', '1e309']) {
       const response = await legacy(server, { url: `/users/${id}.json`, query: { apikey: setup.apiKey } });
       expect(response.status, id).toBe(400);
-      expect(errorOf(response)).toBe('the user id in the path must be a positive integer');
+      expect(errorOf(response)).toBe(
+        'the user id in the path must be a whole number from 1 to 9007199254740991',
+      );
     }
   });
 

@@ -12,7 +12,9 @@ export type LegacyVersion = 1 | 2;
 export const SUPPORTED_VERSIONS: readonly LegacyVersion[] = [1, 2];
 
 export function legacyVersion(params: LegacyParams, client: ApiClient): LegacyVersion {
-  const given = params.text('version');
+  // A repeated version is none of them (issue 17: a parameter given twice is refused, not guessed).
+  const raw = params.raw('version');
+  const given = Array.isArray(raw) ? raw.join(',') : params.text('version');
   const value = given === undefined ? client.legacyVersion : Number(given);
   if (value === 1 || value === 2) return value;
   throw badRequest(

@@ -20,9 +20,9 @@ export function redirectToSignIn(reply: FastifyReply, returnTo: string): Fastify
 export async function manageableClient(
   context: ServerContext,
   user: UserRow,
-  clientId: number | undefined,
+  clientId: number,
 ): Promise<ApiClient> {
-  const client = clientId === undefined ? undefined : await context.store.apiClients.findById(clientId);
+  const client = await context.store.apiClients.findById(clientId);
   if (client === undefined) throw notFound('There is no such API client.');
   if (client.ownerId === user.id) return client;
   if ((await context.store.users.roleIn(client.ownerId, user.id)) === 'admin') return client;
@@ -33,10 +33,9 @@ export async function manageableClient(
 export async function administeredOrganization(
   context: ServerContext,
   user: UserRow,
-  organizationId: number | undefined,
+  organizationId: number,
 ): Promise<UserRow> {
-  const organization =
-    organizationId === undefined ? undefined : await context.store.users.findById(organizationId);
+  const organization = await context.store.users.findById(organizationId);
   if (organization?.kind !== 'organization') throw notFound('There is no such organization.');
   if ((await context.store.users.roleIn(organization.id, user.id)) !== 'admin') {
     throw forbidden('Only administrators of this organization can manage its API clients.');

@@ -264,7 +264,7 @@ describe('the webhook delivery log', () => {
 });
 
 describe('someone else’s API client', () => {
-  it('is 403 to see or change, and an unknown id is 404', async () => {
+  it('is 403 to see or change, an unknown id is 404, and what is no id is 400', async () => {
     const other = await createPerson(server, 'Other Owner');
     const theirs = await server.store.apiClients.create(other.id, { name: 'Theirs' });
     const path = `/developer/api_clients/${theirs.id}`;
@@ -276,7 +276,7 @@ describe('someone else’s API client', () => {
     expect((await browser.post(`${path}/secret`, { _csrf: token })).statusCode).toBe(403);
     expect(await server.store.apiClients.findById(theirs.id)).toEqual(theirs);
     expect((await browser.get('/developer/api_clients/99999')).statusCode).toBe(404);
-    expect((await browser.get('/developer/api_clients/abc')).statusCode).toBe(404);
+    expect((await browser.get('/developer/api_clients/abc')).statusCode).toBe(400);
   });
 });
 

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions, ServerContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import type { ApiClient, DeliveryLogRow } from '../store/index.js';
+import { idParameter } from '../whole-numbers.js';
 import { manageableClient, redirectToSignIn } from './access.js';
 import {
   clientSettingsFields,
@@ -25,7 +26,7 @@ import {
   type ClientFormValues,
 } from './api-client-form.js';
 import { csrfField, csrfToken } from './csrf.js';
-import { FormFields, idParam } from './forms.js';
+import { FormFields } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { sendPage } from './layout.js';
 import { signedInUser } from './session.js';
@@ -42,6 +43,11 @@ export function notice(request: FastifyRequest): SafeHtml {
   const key = new FormFields(request.query).text('notice');
   const text = NOTICES[key];
   return text === undefined ? html`` : html`<p class="notice" role="status">${text}</p>`;
+}
+
+/** The API client `{id}` of the address; 400 in words when it is not a record id (issue 17). */
+function clientId(request: FastifyRequest): number {
+  return idParameter(request.params, 'id', 'the API client id in the address');
 }
 
 export function clientPath(client: ApiClient): string {
@@ -131,14 +137,14 @@ export function developerRoutes(app: FastifyInstance, { context }: PluginOptions
   app.get('/developer/api_clients/:id', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, request.url);
-    const client = await manageableClient(context, user, idParam(request.params, 'id'));
+    const client = await manageableClient(context, user, clientId(request));
     return clientPage(request, reply, context, user, client, 200, formValuesOf(client), []);
   });
 
   app.post('/developer/api_clients/:id', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, '/developer');
-    const client = await manageableClient(context, user, idParam(request.params, 'id'));
+    const client = await manageableClient(context, user, clientId(request));
     const { values, settings, problems } = parseClientForm(new FormFields(request.body));
     if (settings === null) return clientPage(request, reply, context, user, client, 400, values, problems);
     await context.store.apiClients.update(client.id, settings);
@@ -148,7 +154,7 @@ export function developerRoutes(app: FastifyInstance, { context }: PluginOptions
   app.post('/developer/api_clients/:id/secret', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, '/developer');
-    const client = await manageableClient(context, user, idParam(request.params, 'id'));
+    const client = await manageableClient(context, user, clientId(request));
     await context.store.apiClients.regenerateSecret(client.id);
     return reply.redirect(`${clientPath(client)}?notice=secret`, 303);
   });
@@ -156,7 +162,7 @@ export function developerRoutes(app: FastifyInstance, { context }: PluginOptions
   app.post('/developer/api_clients/:id/delete', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, '/developer');
-    const client = await manageableClient(context, user, idParam(request.params, 'id'));
+    const client = await manageableClient(context, user, clientId(request));
     await context.store.apiClients.delete(client.id);
     const back = client.ownerId === user.id ? '/developer' : `/organizations/${client.ownerId}/api_clients`;
     return reply.redirect(`${back}?notice=deleted`, 303);

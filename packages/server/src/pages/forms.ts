@@ -24,11 +24,3 @@ export class FormFields {
     return [];
   }
 }
-
-/** A positive integer id from a path parameter, or undefined (the page then answers 404). */
-export function idParam(params: unknown, name: string): number | undefined {
-  const value = (params as Record<string, unknown>)[name];
-  if (typeof value !== 'string' || !/^[1-9]\d{0,15}$/.test(value)) return undefined;
-  const id = Number(value);
-  return Number.isSafeInteger(id) ? id : undefined;
-}

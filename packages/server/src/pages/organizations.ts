@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions, ServerContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
 import { notFound } from '../errors.js';
+import { idParameter } from '../whole-numbers.js';
 import { administeredOrganization, redirectToSignIn } from './access.js';
 import {
   clientSettingsFields,
@@ -23,10 +24,15 @@ import {
 } from './api-client-form.js';
 import { csrfField, csrfToken } from './csrf.js';
 import { clientPath, notice } from './developer.js';
-import { FormFields, idParam } from './forms.js';
+import { FormFields } from './forms.js';
 import { html } from './html.js';
 import { sendPage } from './layout.js';
 import { signedInUser } from './session.js';
+
+/** The organization `{id}` of the address; 400 in words when it is not a record id (issue 17). */
+function organizationId(request: FastifyRequest): number {
+  return idParameter(request.params, 'id', 'the organization id in the address');
+}
 
 function organizationPath(organization: UserRow): string {
   return `/organizations/${organization.id}/api_clients`;
@@ -38,14 +44,14 @@ export function organizationRoutes(app: FastifyInstance, { context }: PluginOpti
   app.get('/organizations/:id/api_clients', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, request.url);
-    const organization = await administeredOrganization(context, user, idParam(request.params, 'id'));
+    const organization = await administeredOrganization(context, user, organizationId(request));
     return organizationPage(request, reply, context, user, organization, 200, formValuesOf(), []);
   });
 
   app.post('/organizations/:id/api_clients', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, '/developer');
-    const organization = await administeredOrganization(context, user, idParam(request.params, 'id'));
+    const organization = await administeredOrganization(context, user, organizationId(request));
     const { values, settings, problems } = parseClientForm(new FormFields(request.body));
     if (settings === null) {
       return organizationPage(request, reply, context, user, organization, 400, values, problems);
@@ -57,9 +63,9 @@ export function organizationRoutes(app: FastifyInstance, { context }: PluginOpti
   app.post('/organizations/:id/api_clients/:clientId/auth_tokens', hidden, async (request, reply) => {
     const user = await signedInUser(request, reply, context);
     if (user === undefined) return redirectToSignIn(reply, '/developer');
-    const organization = await administeredOrganization(context, user, idParam(request.params, 'id'));
-    const clientId = idParam(request.params, 'clientId');
-    const client = clientId === undefined ? undefined : await context.store.apiClients.findById(clientId);
+    const organization = await administeredOrganization(context, user, organizationId(request));
+    const clientId = idParameter(request.params, 'clientId', 'the API client id in the address');
+    const client = await context.store.apiClients.findById(clientId);
     if (client?.ownerId !== organization.id) throw notFound('The organization has no such API client.');
     const { token } = await context.store.authTokens.issue(organization.id, client.id);
     const basic = Buffer.from(`${client.apiKey}:${token}`).toString('base64');

@@ -12,11 +12,10 @@ import { badRequest } from '../errors.js';
 import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from '../legacy/records.js';
 import { legacyRoute, type LegacyAnswer, type LegacyCall } from '../legacy/route.js';
 import { recordWithUrl, type TaskStatusRow } from '../store/index.js';
+import { ID_RANGE, readWholeNumber } from '../whole-numbers.js';
 
 /** ids in one request */
 export const MAX_TASK_IDS = 200;
-
-const WHOLE_NUMBER = /^\d{1,15}$/;
 
 export interface QueuedTaskRecord {
   id: number;
@@ -63,7 +62,7 @@ async function taskStatuses(call: LegacyCall, context: ServerContext): Promise<L
   return { body: { queued_tasks: tasks } };
 }
 
-/** `ids`: "1,2,3", or repeated; each a positive integer, at most MAX_TASK_IDS of them, else 400. */
+/** `ids`: "1,2,3", or repeated; each a whole number in ID_RANGE, at most MAX_TASK_IDS of them, else 400. */
 function taskIds(value: unknown): number[] {
   const texts = (Array.isArray(value) ? value : [value])
     .filter((item) => item !== undefined && item !== null)
@@ -71,9 +70,13 @@ function taskIds(value: unknown): number[] {
     .map((text) => text.trim())
     .filter((text) => text !== '');
   if (texts.length === 0) throw badRequest('ids is required: the task ids, separated by commas');
-  const bad = texts.filter((text) => !WHOLE_NUMBER.test(text) || Number(text) < 1);
-  if (bad.length > 0) throw badRequest('ids must be task ids (positive integers) separated by commas');
-  const ids = [...new Set(texts.map(Number))];
+  const read = texts.map((text) => readWholeNumber(text, ID_RANGE));
+  if (read.includes(undefined)) {
+    throw badRequest(
+      `ids must be task ids separated by commas, each a whole number from ${ID_RANGE.min} to ${ID_RANGE.max}`,
+    );
+  }
+  const ids = [...new Set(read.filter((id) => id !== undefined))];
   if (ids.length > MAX_TASK_IDS) throw badRequest(`ids may name at most ${MAX_TASK_IDS} tasks`);
   return ids;
 }

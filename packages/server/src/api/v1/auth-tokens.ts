@@ -52,7 +52,7 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
     method: 'POST',
     url: '/auth_tokens.json',
     auth: 'client',
-    // decisions.md §7: per IP here, per account (failed sign-ins per email) in the handler.
+    // decisions.md §7: requests per IP here, failed sign-ins (auth/rate-limit.ts) in the handler.
     config: { rateLimit: perIpRateLimit(context, 'auth_tokens') },
     schema: {
       summary: 'Get an auth token for a user (email and password)',
@@ -63,14 +63,14 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
       const { user: credentials } = request.body as Body;
       const client = request.apiClient!;
       const throttle = request.server.signInThrottle;
-      throttle.assertAllowed(credentials.email);
+      throttle.assertAllowed(credentials.email, request.ip);
       const user = await context.store.users.authenticate(credentials.email, credentials.password);
       // One message for an unknown email and a wrong password (never reveal whether an email exists).
       if (user === undefined) {
-        throttle.recordFailure(credentials.email);
+        throttle.recordFailure(credentials.email, request.ip);
         throw notAuthorized('invalid email or password');
       }
-      throttle.recordSuccess(credentials.email);
+      throttle.recordSuccess(credentials.email, request.ip);
       const { row, token } = await context.store.authTokens.issue(user.id, client.id);
       return reply.code(201).send({
         auth_token: {

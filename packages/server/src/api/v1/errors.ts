@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { wholeNumberProblem } from '../../whole-numbers.js';
 
 export function installV1ErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
@@ -28,16 +29,31 @@ export function installV1ErrorHandling(app: FastifyInstance): void {
   );
 }
 
-/** "page_size must be >= 20", from Ajv's errors: the field named as the client sent it. */
+/**
+ * One problem per field, from Ajv's errors, the field named as the client sent it: "name is
+ * required", and for a whole number the rule of its range ("page_size must be a whole number from 20
+ * to 200", whether it was a fraction, Infinity, repeated or out of range; issue 17). Ajv is run with
+ * `verbose` (app.ts) so that each error carries the schema it broke.
+ */
 export function validationProblems(error: {
   validation?: FastifyError['validation'];
   validationContext?: string;
 }): string[] {
-  return (error.validation ?? []).map((problem) => {
+  const problems = (error.validation ?? []).map((problem) => {
     const missing = (problem.params as { missingProperty?: string }).missingProperty;
     const path = problem.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const field = missing ?? (path === '' ? (error.validationContext ?? 'request') : path);
     if (missing !== undefined) return `${field} is required`;
+    const schema = (problem as { parentSchema?: { type?: unknown; minimum?: unknown; maximum?: unknown } })
+      .parentSchema;
+    if (
+      schema?.type === 'integer' &&
+      typeof schema.minimum === 'number' &&
+      typeof schema.maximum === 'number'
+    ) {
+      return wholeNumberProblem(field, { min: schema.minimum, max: schema.maximum });
+    }
     return `${field} ${problem.message ?? 'is invalid'}`;
   });
+  return [...new Set(problems)];
 }

@@ -168,7 +168,7 @@ describe('GET /api/v1/events.json and /api/v1/events/{id}.json', () => {
     );
     const bad = await request('GET', '/api/v1/events.json?page_size=10');
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['page_size must be >= 20'] });
+    expect(bad.json()).toEqual({ errors: ['page_size must be a whole number from 20 to 200'] });
   });
 
   it("shows one's own events and others' public ones; others' private ones are 403, unknown ids 404", async () => {
@@ -260,7 +260,7 @@ describe('PATCH /api/v1/events/{id}.json', () => {
     );
     const bad = await request('PATCH', '/api/v1/events/x.json', { event: { name: 'x' } });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['id must be integer'] });
+    expect(bad.json()).toEqual({ errors: ['id must be a whole number from 1 to 9007199254740991'] });
   });
 });
 

@@ -1,10 +1,11 @@
 /**
- * v1 pagination (decisions.md §2; platform-api.md, "Pagination metadata" and Limits): `page` is 1-based,
- * `page_size` 20..200, default 20; anything else is a 400 naming the parameter (the schema below, through
- * the v1 error handler). A page past the end is an empty list, not an error. `next_page_url` is absolute,
+ * v1 pagination (decisions.md §2; platform-api.md, "Pagination metadata" and Limits): `page` is 1-based
+ * (at most PAGE_RANGE.max, issue 17), `page_size` 20..200, default 20; anything else is a 400 naming
+ * the parameter (the schema below, through the v1 error handler). A page past the end is an empty list, not an error. `next_page_url` is absolute,
  * built from the public base URL, keeps `page_size`, and is null on the last page.
  */
 import type { Page } from '../../store/index.js';
+import { PAGE_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 
 export const MIN_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 200;
@@ -13,13 +14,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const PAGINATION_QUERY_SCHEMA = {
   type: 'object',
   properties: {
-    page: { type: 'integer', minimum: 1, default: 1, description: '1-based' },
-    page_size: {
-      type: 'integer',
-      minimum: MIN_PAGE_SIZE,
-      maximum: MAX_PAGE_SIZE,
-      default: DEFAULT_PAGE_SIZE,
-    },
+    page: wholeNumberSchema(PAGE_RANGE, { default: 1, description: '1-based' }),
+    page_size: wholeNumberSchema({ min: MIN_PAGE_SIZE, max: MAX_PAGE_SIZE }, { default: DEFAULT_PAGE_SIZE }),
   },
 } as const;
 

@@ -4,6 +4,7 @@
  */
 import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
 import { isoTime } from '../../iso-time.js';
+import { ID_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
 
 export interface UserRecord {
@@ -272,7 +273,7 @@ export const PAGINATION_META_SCHEMA = {
 export const ID_PARAMS_SCHEMA = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1 } },
+  properties: { id: wholeNumberSchema(ID_RANGE) },
 } as const;
 
 export const NO_CONTENT_SCHEMA = { type: 'null', description: 'deleted; the body is empty' } as const;

@@ -143,7 +143,7 @@ describe('trips from our own fixtures', () => {
     expect((await index('?page=2')).trips.map((trip) => trip.id)).toEqual([ids[1], ids[0]]);
     const bad = await server.app.inject({ url: '/api/v1/trips.json?page_size=500', headers: auth });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['page_size must be <= 200'] });
+    expect(bad.json()).toEqual({ errors: ['page_size must be a whole number from 20 to 200'] });
   });
 
   it("visibility: another user's public trip 200, private 403; only the owner deletes; unknown 404", async () => {

@@ -17,9 +17,9 @@ export async function ownAsset<T extends AssetType>(
   context: ServerContext,
   user: UserRow,
   type: T,
-  id: number | undefined,
+  id: number,
 ): Promise<AssetRow<T>> {
-  const row = id === undefined ? undefined : await context.store.assets.find(type, id);
+  const row = await context.store.assets.find(type, id);
   if (row === undefined) throw notFound(`There is no such ${WORDS[type].one}.`);
   if (row.user_id !== user.id) throw forbidden(`This ${WORDS[type].one} belongs to someone else.`);
   return row;

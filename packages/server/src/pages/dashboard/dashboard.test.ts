@@ -140,7 +140,7 @@ describe('the rides list', () => {
 
   it('says so when there are no rides, and refuses a page that is not a positive integer', async () => {
     expect((await browser.get('/dashboard/rides')).body).toContain('You have no rides yet.');
-    for (const page of ['0', '-1', 'two', '1.5']) {
+    for (const page of ['0', '-1', 'two', '1.5', 'Infinity', '1e309', '1000000001']) {
       expect((await browser.get(`/dashboard/rides?page=${page}`)).statusCode).toBe(400);
     }
   });
@@ -220,7 +220,7 @@ describe('the routes list', () => {
 describe('a ride or route page', () => {
   beforeEach(() => start());
 
-  it("is 404 for an unknown id and 403 for someone else's, like the API", async () => {
+  it("is 404 for an unknown id, 400 for what is no id, and 403 for someone else's, like the API", async () => {
     const other = await createPerson(server, 'Other Rider');
     const theirs = await storeRide(other.id, ride('Theirs', BASE));
     const theirRoute = (await server.store.assets.createFromTrack(other.id, route('Their route'))).row.id;
@@ -229,7 +229,9 @@ describe('a ride or route page', () => {
     expect((await browser.get(`/dashboard/routes/${theirRoute}`)).statusCode).toBe(403);
     expect((await browser.get(`/dashboard/routes/${theirRoute}/download.csv`)).statusCode).toBe(403);
     expect((await browser.get('/dashboard/rides/999999')).statusCode).toBe(404);
-    expect((await browser.get('/dashboard/rides/abc')).statusCode).toBe(404);
+    const notAnId = await browser.get('/dashboard/rides/abc');
+    expect(notAnId.statusCode).toBe(400);
+    expect(notAnId.body).toContain('the ride id in the address must be a whole number from 1 to');
     expect((await browser.get('/dashboard/routes/999999/download.tcx')).statusCode).toBe(404);
     // A route's id is not a ride's.
     expect((await browser.get(`/dashboard/routes/${theirs + 1000}`)).statusCode).toBe(404);

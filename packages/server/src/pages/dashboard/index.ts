@@ -14,8 +14,8 @@ import { WRITE_FORMATS } from '@rideport/ridefile';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType, UserRow } from '../../db/schema.js';
+import { idParameter } from '../../whole-numbers.js';
 import { redirectToSignIn } from '../access.js';
-import { idParam } from '../forms.js';
 import { signedInUser } from '../session.js';
 import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
@@ -52,7 +52,12 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       `${path}/:id`,
       hidden,
       page(async (request, reply, user) => {
-        const row = await ownAsset(context, user, type, idParam(request.params, 'id'));
+        const row = await ownAsset(
+          context,
+          user,
+          type,
+          idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`),
+        );
         return assetPage(request, reply, context, user, type, row);
       }),
     );
@@ -61,7 +66,12 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
         `${path}/:id/download.${WRITE_FORMATS[format].extension}`,
         hidden,
         page(async (request, reply, user) => {
-          const row = await ownAsset(context, user, type, idParam(request.params, 'id'));
+          const row = await ownAsset(
+            context,
+            user,
+            type,
+            idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`),
+          );
           return sendDownload(reply, context, type, row, format);
         }),
       );

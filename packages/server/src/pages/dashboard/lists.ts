@@ -6,9 +6,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
-import { badRequest } from '../../errors.js';
+import { PAGE_RANGE, wholeNumberOr400 } from '../../whole-numbers.js';
 import { csrfToken } from '../csrf.js';
-import { FormFields } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
@@ -16,12 +15,10 @@ import { duration, isoUtc, kilometres, localDateTime, metres, UNKNOWN } from './
 
 export const LIST_PAGE_SIZE = 20;
 
-/** `?page=N`, 1 when absent; anything but a positive integer is a 400. */
+/** `?page=N`, 1 when absent; anything but a whole number in PAGE_RANGE is a 400 (issue 17). */
 export function pageNumber(request: FastifyRequest): number {
-  const value = new FormFields(request.query).text('page');
-  if (value === '') return 1;
-  if (!/^[1-9]\d{0,8}$/.test(value)) throw badRequest('page must be a positive integer.');
-  return Number(value);
+  const raw = (request.query as Record<string, unknown> | undefined)?.page;
+  return raw === undefined || raw === '' ? 1 : wholeNumberOr400(raw, 'page', PAGE_RANGE, 1);
 }
 
 export async function listPage(

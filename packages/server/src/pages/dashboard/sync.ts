@@ -29,10 +29,11 @@ import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { badRequest, forbidden } from '../../errors.js';
 import { inWords } from '../../queue/one-ride.js';
+import { idParameter } from '../../whole-numbers.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
 import { redirectToSignIn } from '../access.js';
 import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields, idParam } from '../forms.js';
+import { FormFields } from '../forms.js';
 import { html, SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { signedInUser } from '../session.js';
@@ -447,6 +448,12 @@ function addFolderSection(token: string): SafeHtml {
   </section>`;
 }
 
+/** `?task=N` after an upload through the page: absent, or a task id (else 400 in words, issue 17). */
+function uploadTaskId(request: FastifyRequest): number | undefined {
+  const raw = (request.query as Record<string, unknown> | undefined)?.task;
+  return raw === undefined || raw === '' ? undefined : idParameter(request.query, 'task', 'task');
+}
+
 async function syncPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -456,7 +463,7 @@ async function syncPage(
   const token = csrfToken(request, reply);
   const query = new FormFields(request.query);
   const notice = NOTICES[query.text('notice')];
-  const taskId = idParam({ task: query.text('task') }, 'task');
+  const taskId = uploadTaskId(request);
   const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
   const sync = ownedSync(context, user);
   const status = sync === null ? null : sync.status();
@@ -549,7 +556,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     if (user === undefined) return reply.code(401).send({ errors: ['sign in to see the sync status'] });
     const sync = ownedSync(context, user);
     const status = sync === null ? null : sync.status();
-    const taskId = idParam({ task: new FormFields(request.query).text('task') }, 'task');
+    const taskId = uploadTaskId(request);
     const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
     return reply.send({
       // The fragments carry empty CSRF fields: live.js puts the page's token in (sync-live.ts).
