@@ -7,7 +7,7 @@ import {
   codePointCount,
   FILE_TEXT_MAX_CHARS,
   FILE_TEXT_WINDOW,
-  fileText,
+  boundedFileText,
   MESSAGE_MAX_CHARS,
   wholeCharsEnd,
   type FileTextField,
@@ -25,7 +25,7 @@ function read(
   dropped = 0,
 ): { text: string | null; warnings: Warning[] } {
   const warnings: Warning[] = [];
-  return { text: fileText(field, raw, warnings, dropped), warnings };
+  return { text: boundedFileText(field, raw, warnings, dropped), warnings };
 }
 
 /** Characters a hostile file puts in its names, and ordinary ones between them. */
@@ -143,7 +143,7 @@ describe('fileText', () => {
 
   it('says one shortening once, however often the same text is read', () => {
     const warnings: Warning[] = [];
-    for (let i = 0; i < 3; i++) fileText('sensor', 's'.repeat(300), warnings);
+    for (let i = 0; i < 3; i++) boundedFileText('sensor', 's'.repeat(300), warnings);
     expect(warnings).toHaveLength(1);
   });
 

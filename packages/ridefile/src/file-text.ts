@@ -48,6 +48,12 @@ export type FileTextField = keyof typeof FILE_TEXT_MAX_CHARS;
 /** Our own sentences that may quote the file: warning messages, `TrackSensors.wheelSensorReason`. */
 export const MESSAGE_MAX_CHARS = 1000;
 
+/**
+ * Warnings of one code a track (or the file) keeps: a KML of 50,000 mismatched tracks said the same
+ * thing 50,000 times, in every record of the ride. The last one kept says how many more there were.
+ */
+export const MAX_WARNINGS_PER_CODE = 3;
+
 /** How much of a value is looked at, in UTF-16 units (also what xml/sax.ts keeps of an element's text). */
 export const FILE_TEXT_WINDOW = 16_384;
 
@@ -68,7 +74,7 @@ const FIELD_WORDS: Readonly<Record<FileTextField, string>> = {
  * text). When the value is shortened, a `RIDEFILE_TEXT_SHORTENED` warning goes into `warnings` (once:
  * the same sentence is not added twice). Applying it to its own result changes nothing.
  */
-export function fileText(
+export function boundedFileText(
   field: FileTextField,
   raw: string | null | undefined,
   warnings: Warning[],
@@ -98,14 +104,34 @@ function shortenedMessage(field: FileTextField, length: number, kept: number): s
 
 /**
  * One of our sentences that may quote the file (a warning, the wheel-sensor reason), cleaned and at
- * most MESSAGE_MAX_CHARS long, ending in "…" when cut. No warning: the sentence is ours.
+ * most `max` (MESSAGE_MAX_CHARS) characters long, ending in "…" when cut. No warning: the sentence is ours.
  */
-export function boundedMessage(message: string): string {
+export function boundedMessage(message: string, max: number = MESSAGE_MAX_CHARS): string {
   const window =
     message.length > FILE_TEXT_WINDOW ? message.slice(0, wholeCharsEnd(message, FILE_TEXT_WINDOW)) : message;
   const cleaned = cleanText(window);
-  const kept = startOf(cleaned, MESSAGE_MAX_CHARS - 1);
+  const kept = startOf(cleaned, max - 1);
   return kept.length === cleaned.length && window.length === message.length ? cleaned : `${kept}…`;
+}
+
+/**
+ * The warnings with bounded messages, at most MAX_WARNINGS_PER_CODE of each code, in their order; the
+ * last one kept of a code says how many more of it were left out.
+ */
+export function boundedWarnings(warnings: readonly Warning[]): Warning[] {
+  const totals = new Map<string, number>();
+  for (const { code } of warnings) totals.set(code, (totals.get(code) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const kept: Warning[] = [];
+  for (const { code, message } of warnings) {
+    const count = (seen.get(code) ?? 0) + 1;
+    seen.set(code, count);
+    if (count > MAX_WARNINGS_PER_CODE) continue;
+    const more = count === MAX_WARNINGS_PER_CODE ? totals.get(code)! - count : 0;
+    const suffix = more === 0 ? '' : ` (and ${thousands(more)} more like it)`;
+    kept.push({ code, message: boundedMessage(message, MESSAGE_MAX_CHARS - suffix.length) + suffix });
+  }
+  return kept;
 }
 
 /** Characters (code points) in `text` from `from` on: a surrogate pair counts once. */

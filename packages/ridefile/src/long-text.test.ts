@@ -132,4 +132,20 @@ describe('every text of a GPX, TCX and KML file is bounded', () => {
     expect(track!.sensors.wheelSensorReason.length).toBeLessThanOrEqual(1000);
     expect(track!.sensors.wheelSensorReason).toMatch(/^TCX: not a Biking activity \(Sport "BikingBiking.*…$/);
   });
+
+  it('says a repeated problem three times at most: a KML of 5,000 mismatched tracks is one ride with 3 warnings', () => {
+    const track =
+      '<gx:Track><when>2024-06-01T08:00:00Z</when><when>2024-06-01T08:00:01Z</when><gx:coord>8 47</gx:coord></gx:Track>';
+    const kml = encode(
+      `<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Placemark>` +
+        `<gx:MultiTrack>${track.repeat(5000)}</gx:MultiTrack></Placemark></kml>`,
+    );
+    const ride = parseRideFile(kml);
+    const skipped = ride.tracks[0]!.warnings.filter(
+      (warning) => warning.code === RideFileWarningCode.SKIPPED_DATA,
+    );
+    expect(skipped).toHaveLength(3);
+    expect(skipped[2]!.message).toMatch(/\(and 4,997 more like it\)$/);
+    expect(ride.warnings).toHaveLength(3);
+  });
 });

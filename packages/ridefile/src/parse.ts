@@ -4,9 +4,9 @@ import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.
 import { readFit } from './fit/read.js';
 import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
 import type { RideFile, RideFileFormat, Warning } from './model.js';
-import { boundedMessage, fileText } from './file-text.js';
+import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
 import { sniffFormat } from './sniff.js';
-import { boundedWarning, finishTrack } from './track.js';
+import { finishTrack } from './track.js';
 import { readGpx } from './xml/gpx.js';
 import { readKml } from './xml/kml.js';
 import { readTcx } from './xml/tcx.js';
@@ -113,7 +113,7 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
   const result = READERS[format](data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
   warnings.push(...result.warnings);
   // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
-  const creator = fileText('creator', result.creator, warnings);
+  const creator = boundedFileText('creator', result.creator, warnings);
   const drafts = result.drafts.filter((draft) => draft.columns.length > 0);
   const tracks = drafts.map((draft, index) =>
     finishTrack(draft, trackWarnings(warnings, index === drafts.length - 1)),
@@ -130,5 +130,5 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
       `the ${format.toUpperCase()} file holds no track points${why}`,
     );
   }
-  return { format, creator, tracks, warnings: warnings.map(boundedWarning) };
+  return { format, creator, tracks, warnings: boundedWarnings(warnings) };
 }

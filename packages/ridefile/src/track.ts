@@ -1,7 +1,7 @@
 import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
 import { RideFileWarningCode } from './errors.js';
-import { boundedMessage, fileText } from './file-text.js';
+import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
 import {
   TRACK_POINT_KEYS,
   type ClockJump,
@@ -23,11 +23,11 @@ import { summarize } from './summary.js';
 export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track {
   const { columns } = draft;
   const own = [...(draft.warnings ?? [])];
-  const name = fileText('name', draft.name, own);
-  const sport = fileText('sport', draft.sport, own);
-  const subSport = fileText('subSport', draft.subSport, own);
-  const device = fileText('device', draft.device, own);
-  const serialNumber = fileText('serialNumber', draft.recording.serialNumber, own);
+  const name = boundedFileText('name', draft.name, own);
+  const sport = boundedFileText('sport', draft.sport, own);
+  const subSport = boundedFileText('subSport', draft.subSport, own);
+  const device = boundedFileText('device', draft.device, own);
+  const serialNumber = boundedFileText('serialNumber', draft.recording.serialNumber, own);
   const sensors = boundedSensors(draft.sensors, own);
   // The summary first: its working arrays (as long as the columns) can be collected before the points
   // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
@@ -48,18 +48,13 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
     laps: summary.recordedDescribesPoints ? draft.laps : lapsFromPoints(columns, draft.laps, draft, warnings),
     sensors,
     summary,
-    warnings: trackWarnings.map(boundedWarning),
+    warnings: boundedWarnings(trackWarnings),
   };
-}
-
-/** A warning whose message is one of our sentences, bounded (it may quote the file). */
-export function boundedWarning(warning: Warning): Warning {
-  return { code: warning.code, message: boundedMessage(warning.message) };
 }
 
 /** The sensors with every text bounded; their reason is our sentence, which may quote the file. */
 function boundedSensors(sensors: TrackSensors, warnings: Warning[]): TrackSensors {
-  const sensor = (text: string | null): string | null => fileText('sensor', text, warnings);
+  const sensor = (text: string | null): string | null => boundedFileText('sensor', text, warnings);
   return {
     wheelSensor: sensors.wheelSensor,
     wheelSensorReason: boundedMessage(sensors.wheelSensorReason),

@@ -7,7 +7,7 @@ import {
   type ReaderResult,
   type TrackDraft,
 } from '../draft.js';
-import { fileText } from '../file-text.js';
+import { boundedFileText } from '../file-text.js';
 import type { Warning } from '../model.js';
 import { endRow, hasAnyTime, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
@@ -58,7 +58,12 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
         if (row >= 0) return; // values inside a point are read when their element closes
         if (depth === 1) {
           if (name === 'gpx') {
-            creator = fileText('creator', attributes['creator'], warnings, cutAttributes?.['creator'] ?? 0);
+            creator = boundedFileText(
+              'creator',
+              attributes['creator'],
+              warnings,
+              cutAttributes?.['creator'] ?? 0,
+            );
           }
         } else if (track === null) {
           if (name === 'trk' || name === 'rte') {
@@ -105,7 +110,7 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           if (track.columns.length > 0) drafts.push(toDraft(track));
           track = null;
         } else if (closingDepth === track.depth + 1) {
-          if (name === 'name') track.name = fileText('name', text, track.warnings, droppedChars);
+          if (name === 'name') track.name = boundedFileText('name', text, track.warnings, droppedChars);
           else if (name === 'type') track.sport = normalizeSport(text);
         }
       },

@@ -8,7 +8,7 @@ import {
   type TrackDraft,
 } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
-import { fileText } from '../file-text.js';
+import { boundedFileText } from '../file-text.js';
 import type { TrackKind, Warning } from '../model.js';
 import {
   endRow,
@@ -150,7 +150,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           }
         }
         if (name === 'name' && closingDepth === group.depth + 1) {
-          group.name = fileText('name', text, group.warnings, droppedChars);
+          group.name = boundedFileText('name', text, group.warnings, droppedChars);
         } else if (closingDepth === group.depth) {
           pushDrafts(drafts, group);
           group = null;

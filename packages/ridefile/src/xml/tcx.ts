@@ -8,7 +8,7 @@ import {
   type ReaderResult,
   type TrackDraft,
 } from '../draft.js';
-import { fileText } from '../file-text.js';
+import { boundedFileText } from '../file-text.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
@@ -147,10 +147,11 @@ export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
             const startTime = parseIsoSeconds(text);
             container.startTime = Number.isNaN(startTime) ? null : startTime;
           } else if (name === 'Name' && container.isCourse) {
-            container.name = fileText('name', text, container.warnings, droppedChars);
+            container.name = boundedFileText('name', text, container.warnings, droppedChars);
           }
         } else if (parent === 'Creator' && depth === container.depth + 2) {
-          if (name === 'Name') container.device = fileText('device', text, container.warnings, droppedChars);
+          if (name === 'Name')
+            container.device = boundedFileText('device', text, container.warnings, droppedChars);
           else if (name === 'UnitId') container.serialNumber = unitId(text);
         }
       },
