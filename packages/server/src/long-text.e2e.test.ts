@@ -70,7 +70,9 @@ async function uploadAndWait(filename: string, bytes: Uint8Array): Promise<Recor
   const answer = (await response.body.json()) as { task_id?: number };
   expect(response.statusCode).toBe(200);
   for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-    const status = await get(`/queued_tasks/status.json?${legacyQuery()}&ids=${answer.task_id}&include_objects=true`);
+    const status = await get(
+      `/queued_tasks/status.json?${legacyQuery()}&ids=${answer.task_id}&include_objects=true`,
+    );
     const [task] = (status.json as { queued_tasks: Record<string, unknown>[] }).queued_tasks;
     if (task !== undefined && task['status'] !== 0) return task;
     await new Promise((resolve) => setTimeout(resolve, 50));
