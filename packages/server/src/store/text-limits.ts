@@ -47,6 +47,11 @@ export const TEXT_MAX_CHARS = {
   filename: 255,
   /** an upload task's message: our own sentences, which name rides (cut with "…", never refused) */
   taskMessage: 4000,
+  /**
+   * a folder the local sync engine watches (`POST /api/v1/local/sync/folders.json`, the sync page):
+   * kept in the engine's settings, not in the database; Linux's PATH_MAX
+   */
+  folderPath: 4096,
 } as const;
 
 /** Redirect URIs one API client may register (the settings form's limit since issue 3). */
