@@ -40,10 +40,7 @@ describe.skipIf(!chromiumAvailable)('a name of 255 letters without a space, in C
       databasePath: join(directory, 'rideport.sqlite'),
       baseUrl: 'http://127.0.0.1',
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (typeof address !== 'object' || address === null) throw new Error('no address');
-    url = `http://127.0.0.1:${address.port}`;
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
     const { store } = app.rideport;
     const user = await store.users.createPerson({ email: EMAIL, password: PASSWORD, name: 'Long Names' });
     const device = { sport: 'cycling', device: 'Garmin Edge 530' };

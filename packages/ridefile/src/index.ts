@@ -8,9 +8,7 @@ export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError 
 export { TRACK_POINT_KEYS } from './model.js';
 export {
   boundedFileText,
-  boundedMessage,
   boundedWarnings,
-  cleanText,
   codePointCount,
   FILE_TEXT_MAX_CHARS,
   MAX_WARNINGS_PER_CODE,

@@ -5,7 +5,6 @@
  * the text, with a warning that says so; every list and detail answer stays small (sizes asserted,
  * never times: design.md).
  */
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gpxGzWithLongName } from '../../../test/support/long-text.js';
@@ -19,15 +18,8 @@ let apiKey: string;
 let authToken: string;
 
 beforeAll(async () => {
-  // The server's absolute URLs must name the address it listens on: listen first on a free port,
-  // then build the server for that address.
-  const probe = await testServer();
-  await probe.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = probe.app.server.address() as AddressInfo;
-  await probe.close();
-  origin = `http://127.0.0.1:${port}`;
-  server = await testServer({ baseUrl: origin, queue: { workers: 1 } });
-  await server.app.listen({ host: '127.0.0.1', port });
+  server = await testServer({ queue: { workers: 1 } });
+  origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
   const rider = await createPerson(server, 'Long Name');
   userId = rider.id;
   const client = await server.store.apiClients.create(rider.id, { name: 'Uploader' });
