@@ -36,6 +36,11 @@ export interface TrackDraft {
   pauses?: TimeSpan[];
   /** A pool swim's active lengths (FIT `length` messages), summed, s; absent without lengths. */
   activeLengthsSeconds?: number;
+  /**
+   * What the reader found wrong with this track alone, beside the file's warnings: a text of the
+   * track it shortened (file-text.ts, issue 17).
+   */
+  warnings?: Warning[];
 }
 
 /**

@@ -31,6 +31,11 @@ export const RideFileWarningCode = {
   TRAILING_DATA: 'RIDEFILE_TRAILING_DATA',
   /** the device clock jumped mid-track; the jump is left out of the times (Summary.clockJumps) */
   CLOCK_JUMP: 'RIDEFILE_CLOCK_JUMP',
+  /**
+   * a text of the file (a name, the creator, the device) was longer than the library keeps; its start
+   * is kept (file-text.ts, issue 17), and the message names the field and its length
+   */
+  TEXT_SHORTENED: 'RIDEFILE_TEXT_SHORTENED',
 } as const;
 
 export type RideFileWarningCode = (typeof RideFileWarningCode)[keyof typeof RideFileWarningCode];

@@ -6,6 +6,15 @@ export type { TrackFromPointsOptions } from './from-points.js';
 export type { ParseOptions } from './parse.js';
 export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError } from './errors.js';
 export { TRACK_POINT_KEYS } from './model.js';
+export {
+  boundedFileText,
+  boundedWarnings,
+  codePointCount,
+  FILE_TEXT_MAX_CHARS,
+  MAX_WARNINGS_PER_CODE,
+  MESSAGE_MAX_CHARS,
+} from './file-text.js';
+export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export type {
   Bounds,

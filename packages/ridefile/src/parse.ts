@@ -4,6 +4,7 @@ import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.
 import { readFit } from './fit/read.js';
 import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
 import type { RideFile, RideFileFormat, Warning } from './model.js';
+import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
 import { sniffFormat } from './sniff.js';
 import { finishTrack } from './track.js';
 import { readGpx } from './xml/gpx.js';
@@ -111,6 +112,8 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
 
   const result = READERS[format](data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
   warnings.push(...result.warnings);
+  // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
+  const creator = boundedFileText('creator', result.creator, warnings);
   const drafts = result.drafts.filter((draft) => draft.columns.length > 0);
   const tracks = drafts.map((draft, index) =>
     finishTrack(draft, trackWarnings(warnings, index === drafts.length - 1)),
@@ -118,11 +121,14 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
   if (tracks.length === 0) {
     // Nothing readable because the file is damaged is MALFORMED; a sound file without points is NO_TRACKS.
     const damaged = warnings.some((warning) => DAMAGE_WARNINGS.has(warning.code));
-    const why = warnings.length > 0 ? ` (${warnings.map((warning) => warning.message).join('; ')})` : '';
+    const why =
+      warnings.length > 0
+        ? ` (${boundedMessage(warnings.map((warning) => warning.message).join('; '))})`
+        : '';
     throw new RideFileError(
       damaged ? RideFileErrorCode.MALFORMED : RideFileErrorCode.NO_TRACKS,
       `the ${format.toUpperCase()} file holds no track points${why}`,
     );
   }
-  return { format, creator: result.creator, tracks, warnings };
+  return { format, creator, tracks, warnings: boundedWarnings(warnings) };
 }

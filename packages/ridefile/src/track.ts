@@ -1,35 +1,71 @@
 import type { Column, PointColumns } from './columns.js';
 import type { TrackDraft } from './draft.js';
 import { RideFileWarningCode } from './errors.js';
-import { TRACK_POINT_KEYS, type ClockJump, type Track, type TrackPoint, type Warning } from './model.js';
+import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
+import {
+  TRACK_POINT_KEYS,
+  type ClockJump,
+  type SensorDevice,
+  type Track,
+  type TrackPoint,
+  type TrackSensors,
+  type Warning,
+} from './model.js';
 import { lapsFromPoints } from './laps.js';
 import { summarize } from './summary.js';
 
 /**
  * Turns a reader's draft into the public `Track`: summary from the columns, then the points.
- * `warnings`: what was wrong with the file where this track was read (see `Track.warnings`).
+ * `warnings`: what was wrong with the file where this track was read (see `Track.warnings`). Every text
+ * of the track is bounded and cleaned here, where it leaves the library (file-text.ts, issue 17); a
+ * text shortened adds a warning to the track's own.
  */
 export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track {
   const { columns } = draft;
+  const own = [...(draft.warnings ?? [])];
+  const name = boundedFileText('name', draft.name, own);
+  const sport = boundedFileText('sport', draft.sport, own);
+  const subSport = boundedFileText('subSport', draft.subSport, own);
+  const device = boundedFileText('device', draft.device, own);
+  const serialNumber = boundedFileText('serialNumber', draft.recording.serialNumber, own);
+  const sensors = boundedSensors(draft.sensors, own);
   // The summary first: its working arrays (as long as the columns) can be collected before the points
   // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
-  const summary = summarize(columns, draft, warnings);
+  const summary = summarize(columns, { ...draft, sport, device }, warnings);
   const points = buildPoints(columns);
   summary.pointCount = points.length;
   const clockWarning = clockJumpWarning(summary.clockJumps);
+  const trackWarnings = [...warnings, ...own, ...(clockWarning === null ? [] : [clockWarning])];
   return {
     kind: draft.kind,
-    name: draft.name,
-    sport: draft.sport,
-    subSport: draft.subSport,
+    name,
+    sport,
+    subSport,
     startTime: draft.startTime ?? firstTime(columns),
-    recording: { ...draft.recording },
+    recording: { ...draft.recording, serialNumber },
     points,
     // The file's laps only where its totals describe the points (issue 16); else computed from them.
     laps: summary.recordedDescribesPoints ? draft.laps : lapsFromPoints(columns, draft.laps, draft, warnings),
-    sensors: draft.sensors,
+    sensors,
     summary,
-    warnings: clockWarning === null ? warnings : [...warnings, clockWarning],
+    warnings: boundedWarnings(trackWarnings),
+  };
+}
+
+/** The sensors with every text bounded; their reason is our sentence, which may quote the file. */
+function boundedSensors(sensors: TrackSensors, warnings: Warning[]): TrackSensors {
+  const sensor = (text: string | null): string | null => boundedFileText('sensor', text, warnings);
+  return {
+    wheelSensor: sensors.wheelSensor,
+    wheelSensorReason: boundedMessage(sensors.wheelSensorReason),
+    devices: sensors.devices.map((device): SensorDevice => ({
+      index: device.index,
+      sourceType: sensor(device.sourceType),
+      deviceType: sensor(device.deviceType),
+      manufacturer: sensor(device.manufacturer),
+      product: sensor(device.product),
+      name: sensor(device.name),
+    })),
   };
 }
 

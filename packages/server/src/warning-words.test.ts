@@ -78,7 +78,26 @@ describe('warningWords', () => {
     expect(said(RideFileWarningCode.MALFORMED_XML)).toBe(
       'This file has broken XML: the ride shows what could be read.',
     );
-    for (const code of KNOWN_CODES) expect(said(code), code).not.toContain('library message');
+    // A shortened text is told with the library's own clause, which names the field and its length.
+    for (const code of KNOWN_CODES.filter((known) => known !== RideFileWarningCode.TEXT_SHORTENED)) {
+      expect(said(code), code).not.toContain('library message');
+    }
+  });
+
+  it('says which text was too long and how long it was (issue 17)', () => {
+    const words = warningWords(
+      {
+        code: RideFileWarningCode.TEXT_SHORTENED,
+        message: 'the track name had 209,715,200 characters; only its first 255 were kept',
+      },
+      ride(),
+    );
+    expect(words).toEqual({
+      sentence:
+        'A text in this file is too long: the track name had 209,715,200 characters; only its first 255 were kept.',
+      file: 'a file with a text too long',
+      consequence: 'the track name had 209,715,200 characters; only its first 255 were kept',
+    });
   });
 
   it("says a code it does not know with the library's message, never with the code", () => {

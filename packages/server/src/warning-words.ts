@@ -36,7 +36,7 @@ interface Entry {
   /** what was wrong, as the start of a sentence */
   what: string;
   file: string;
-  consequence: (track: WarnedTrack) => string;
+  consequence: (track: WarnedTrack, warning: Warning) => string;
 }
 
 const shows = (what: string) => (track: WarnedTrack) => `the ${track.kind} shows ${what}`;
@@ -86,6 +86,13 @@ const WORDS: Readonly<Record<string, Entry>> = {
     file: 'a file whose clock jumped',
     consequence: () => 'the jump is left out of the elapsed, timer and moving times',
   },
+  // The library's message says which text and how long it was (issue 17): "the track name had
+  // 209,715,200 characters; only its first 255 were kept".
+  [RideFileWarningCode.TEXT_SHORTENED]: {
+    what: 'A text in this file is too long',
+    file: 'a file with a text too long',
+    consequence: (_track, warning) => warning.message.trim().replace(/[.;:,\s]+$/, ''),
+  },
 };
 
 /**
@@ -103,7 +110,7 @@ export function warningWords(warning: Warning, track: WarnedTrack): WarningWords
       consequence: said,
     };
   }
-  const consequence = entry.consequence(track);
+  const consequence = entry.consequence(track, warning);
   return { sentence: `${entry.what}: ${consequence}.`, file: entry.file, consequence };
 }
 

@@ -7,16 +7,9 @@ import {
   type ReaderResult,
   type TrackDraft,
 } from '../draft.js';
+import { boundedFileText } from '../file-text.js';
 import type { Warning } from '../model.js';
-import {
-  endRow,
-  hasAnyTime,
-  parseLatitude,
-  parseLongitude,
-  setChannelValue,
-  setValue,
-  textOrNull,
-} from './rows.js';
+import { endRow, hasAnyTime, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
@@ -34,6 +27,8 @@ interface OpenTrack {
   sport: string | null;
   /** the rows where a `trkseg` after the first begins: the recorder paused or lost its fix (GPX 1.1) */
   segmentStarts: number[];
+  /** what was wrong with this track alone: its name shortened (issue 17) */
+  warnings: Warning[];
 }
 
 /**
@@ -58,11 +53,18 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
   readXml(
     bytes,
     {
-      open(name, attributes) {
+      open(name, attributes, cutAttributes) {
         depth += 1;
         if (row >= 0) return; // values inside a point are read when their element closes
         if (depth === 1) {
-          if (name === 'gpx') creator = textOrNull(attributes['creator']);
+          if (name === 'gpx') {
+            creator = boundedFileText(
+              'creator',
+              attributes['creator'],
+              warnings,
+              cutAttributes?.['creator'] ?? 0,
+            );
+          }
         } else if (track === null) {
           if (name === 'trk' || name === 'rte') {
             track = {
@@ -72,6 +74,7 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
               name: null,
               sport: null,
               segmentStarts: [],
+              warnings: [],
             };
           }
         } else if (name === 'trkseg' && depth === track.depth + 1) {
@@ -89,7 +92,7 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
         }
       },
 
-      close(name, text) {
+      close(name, text, droppedChars) {
         const closingDepth = depth;
         depth -= 1;
         if (track === null) return;
@@ -107,7 +110,7 @@ export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           if (track.columns.length > 0) drafts.push(toDraft(track));
           track = null;
         } else if (closingDepth === track.depth + 1) {
-          if (name === 'name') track.name = textOrNull(text);
+          if (name === 'name') track.name = boundedFileText('name', text, track.warnings, droppedChars);
           else if (name === 'type') track.sport = normalizeSport(text);
         }
       },
@@ -181,5 +184,6 @@ function toDraft(track: OpenTrack): TrackDraft {
     device: null,
     pauses: pausesBetweenSegments(track.columns, track.segmentStarts),
     recording: UNKNOWN_RECORDING,
+    warnings: track.warnings,
   };
 }

@@ -8,6 +8,7 @@ import {
   type TrackDraft,
 } from '../draft.js';
 import { RideFileWarningCode } from '../errors.js';
+import { boundedFileText } from '../file-text.js';
 import type { TrackKind, Warning } from '../model.js';
 import {
   endRow,
@@ -17,7 +18,6 @@ import {
   longitudeOrNaN,
   setChannelValue,
   setValue,
-  textOrNull,
 } from './rows.js';
 import { readXml } from './sax.js';
 import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
@@ -50,6 +50,8 @@ interface Group {
   line: PointColumns | null;
   /** rows where a second or later Track of a MultiTrack begins: OpenTracks writes one per pause */
   segmentStarts: number[];
+  /** what was wrong with this group alone: its name shortened (issue 17) */
+  warnings: Warning[];
 }
 
 /**
@@ -81,7 +83,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
   let lineDepth = -1;
 
   const openGroup = (ownerDepth: number): Group => {
-    group ??= { depth: ownerDepth, name: null, track: null, line: null, segmentStarts: [] };
+    group ??= { depth: ownerDepth, name: null, track: null, line: null, segmentStarts: [], warnings: [] };
     return group;
   };
 
@@ -119,7 +121,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
         }
       },
 
-      close(name, text) {
+      close(name, text, droppedChars) {
         const closingDepth = depth;
         depth -= 1;
         if (group === null) return;
@@ -148,7 +150,7 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
           }
         }
         if (name === 'name' && closingDepth === group.depth + 1) {
-          group.name = textOrNull(text);
+          group.name = boundedFileText('name', text, group.warnings, droppedChars);
         } else if (closingDepth === group.depth) {
           pushDrafts(drafts, group);
           group = null;
@@ -156,10 +158,14 @@ export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult
       },
     },
     warnings,
+    // A LineString's `coordinates` is the whole route in one text.
+    { wholeText: WHOLE_TEXT },
   );
 
   return { creator: null, drafts, warnings };
 }
+
+const WHOLE_TEXT: ReadonlySet<string> = new Set(['coordinates']);
 
 /** Appends empty rows up to `row` (a later list of the Track may be longer than the earlier ones). */
 function ensureRow(columns: PointColumns, row: number): number {
@@ -258,14 +264,14 @@ function isAsciiSpace(code: number): boolean {
 
 function pushDrafts(drafts: TrackDraft[], group: Group): void {
   if (group.track !== null && group.track.length > 0) {
-    const draft = toDraft(group.track, hasAnyTime(group.track) ? 'ride' : 'route', group.name);
+    const draft = toDraft(group.track, hasAnyTime(group.track) ? 'ride' : 'route', group);
     draft.pauses = pausesBetweenSegments(group.track, group.segmentStarts);
     drafts.push(draft);
   }
-  if (group.line !== null && group.line.length > 0) drafts.push(toDraft(group.line, 'route', group.name));
+  if (group.line !== null && group.line.length > 0) drafts.push(toDraft(group.line, 'route', group));
 }
 
-function toDraft(columns: PointColumns, kind: TrackKind, name: string | null): TrackDraft {
+function toDraft(columns: PointColumns, kind: TrackKind, { name, warnings }: Group): TrackDraft {
   return {
     kind,
     name,
@@ -279,5 +285,6 @@ function toDraft(columns: PointColumns, kind: TrackKind, name: string | null): T
     calories: null,
     device: null,
     recording: UNKNOWN_RECORDING,
+    warnings: [...warnings],
   };
 }

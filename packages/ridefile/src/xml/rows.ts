@@ -67,12 +67,6 @@ export function hasAnyTime(columns: PointColumns): boolean {
   return false;
 }
 
-/** Trimmed element text, or null when there is none (names, creators). */
-export function textOrNull(text: string | undefined): string | null {
-  const trimmed = text?.trim() ?? '';
-  return trimmed === '' ? null : trimmed;
-}
-
 function clearHalfPosition(columns: PointColumns, row: number): void {
   if (Number.isNaN(columns.x[row]!) !== Number.isNaN(columns.y[row]!)) {
     columns.x[row] = NaN;

@@ -46,10 +46,14 @@ const SPORTS: ReadonlyMap<string, string> = new Map(
   Object.entries(SPORT_NAMES).flatMap(([sport, names]) => names.map((name) => [name, sport] as const)),
 );
 
+const MAX_SPORT_NAME_LENGTH = 64;
+
 /** `"Biking"` → `cycling`, `"mountain biking"` → `cycling`, `"MountainBikeRide"` → `cycling`, `"9"` → `running`. */
 export function normalizeSport(text: string): string | null {
-  const key = text
-    .trim()
+  const trimmed = text.trim();
+  // No sport name is longer; the patterns below need not run over a long text (issue 17).
+  if (trimmed.length > MAX_SPORT_NAME_LENGTH) return null;
+  const key = trimmed
     .replace(/([a-z])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')

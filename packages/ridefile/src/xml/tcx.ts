@@ -8,8 +8,9 @@ import {
   type ReaderResult,
   type TrackDraft,
 } from '../draft.js';
+import { boundedFileText } from '../file-text.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
-import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue, textOrNull } from './rows.js';
+import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
@@ -38,6 +39,8 @@ interface OpenContainer {
   segmentStarts: number[];
   /** `Track`s begun in the current lap */
   lapTracks: number;
+  /** what was wrong with this activity or course alone: a text shortened (issue 17) */
+  warnings: Warning[];
 }
 
 /** The Trackpoint being read; one object for the whole file, reset at each Trackpoint (no per-point objects). */
@@ -106,7 +109,7 @@ export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
         }
       },
 
-      close(name, text) {
+      close(name, text, droppedChars) {
         const depth = path.length;
         const parent = path[depth - 2];
         path.pop();
@@ -144,10 +147,11 @@ export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult
             const startTime = parseIsoSeconds(text);
             container.startTime = Number.isNaN(startTime) ? null : startTime;
           } else if (name === 'Name' && container.isCourse) {
-            container.name = textOrNull(text);
+            container.name = boundedFileText('name', text, container.warnings, droppedChars);
           }
         } else if (parent === 'Creator' && depth === container.depth + 2) {
-          if (name === 'Name') container.device = textOrNull(text);
+          if (name === 'Name')
+            container.device = boundedFileText('device', text, container.warnings, droppedChars);
           else if (name === 'UnitId') container.serialNumber = unitId(text);
         }
       },
@@ -174,6 +178,7 @@ function newContainer(isCourse: boolean, depth: number, options: ReaderOptions):
     wheelPoints: 0,
     segmentStarts: [],
     lapTracks: 0,
+    warnings: [],
   };
 }
 
@@ -306,6 +311,7 @@ function toDraft(container: OpenContainer): TrackDraft {
       calories: null,
       device: null,
       recording: UNKNOWN_RECORDING,
+      warnings: container.warnings,
     };
   }
   return {
@@ -322,6 +328,7 @@ function toDraft(container: OpenContainer): TrackDraft {
     device: container.device,
     pauses: pausesBetweenSegments(columns, container.segmentStarts),
     recording: { serialNumber: container.serialNumber, timeCreated: null },
+    warnings: container.warnings,
   };
 }
 

@@ -21,14 +21,13 @@
  */
 import { TRACK_POINT_KEYS, type TrackPoint, type TrackPointKey } from '@rideport/ridefile';
 import type { Visibility } from '../db/schema.js';
+import { isTooLong, TEXT_MAX_CHARS, tooLongWords } from '../store/index.js';
 import type { LegacyParams } from './params.js';
 
 /** GPS time began on 1980-01-06: no receiver recorded a ride before it. */
 export const EARLIEST_POINT_SECONDS = 315_964_800;
 /** How far past the server's clock a time may be (a device clock set a little ahead). */
 export const FUTURE_LEEWAY_SECONDS = 24 * 60 * 60;
-export const MAX_NAME_LENGTH = 255;
-export const MAX_DESCRIPTION_LENGTH = 10_000;
 
 export interface PointLimits {
   /** at most this many points in one request */
@@ -79,8 +78,8 @@ export function readRideInput(params: LegacyParams, limits: PointLimits): RideIn
     else problems.push(...read.problems);
   }
 
-  const name = readText(params, 'trip[name]', MAX_NAME_LENGTH, problems);
-  const description = readText(params, 'trip[description]', MAX_DESCRIPTION_LENGTH, problems);
+  const name = readText(params, 'trip[name]', TEXT_MAX_CHARS.assetName, problems);
+  const description = readText(params, 'trip[description]', TEXT_MAX_CHARS.assetDescription, problems);
   const visibility = readVisibility(params, problems);
 
   if (problems.length > 0) return { ok: false, problems };
@@ -285,8 +284,8 @@ function readText(params: LegacyParams, name: string, maxLength: number, problem
     return null;
   }
   const text = String(value).trim();
-  if (text.length > maxLength) {
-    problems.push(`${name} must be at most ${maxLength} characters`);
+  if (isTooLong(text, maxLength)) {
+    problems.push(tooLongWords(name, maxLength));
     return null;
   }
   return text === '' ? null : text;

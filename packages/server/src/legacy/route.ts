@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { ApiError, notAuthorized } from '../errors.js';
-import type { ApiClient } from '../store/index.js';
+import { TextTooLongError, type ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
 import { legacyCaller, type LegacyUser } from './credentials.js';
 import { LegacyParams } from './params.js';
@@ -77,6 +77,9 @@ function describe(error: unknown): { status: number; message: string; retryAfter
       retryAfterSeconds: error.retryAfterSeconds,
     };
   }
+  // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
+  if (error instanceof TextTooLongError)
+    return { status: 400, message: error.message, retryAfterSeconds: null };
   const fastifyError = error as { statusCode?: number; message?: string; validation?: unknown };
   const status = fastifyError.statusCode ?? 500;
   if (status >= 500) return { status: 500, message: 'internal server error', retryAfterSeconds: null };

@@ -4,7 +4,14 @@
  * settings and by the organization's API clients page.
  */
 import type { AssetType } from '../db/schema.js';
-import type { ApiClient, ApiClientSettings } from '../store/index.js';
+import {
+  isTooLong,
+  MAX_REDIRECT_URIS,
+  TEXT_MAX_CHARS,
+  tooLongWords,
+  type ApiClient,
+  type ApiClientSettings,
+} from '../store/index.js';
 import type { FormFields } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -16,9 +23,8 @@ export interface ClientFormValues {
   webhookAssets: AssetType[];
 }
 
-const NAME_MAX_LENGTH = 100;
-const URI_MAX_LENGTH = 2000;
-const MAX_REDIRECT_URIS = 20;
+const NAME_MAX_LENGTH = TEXT_MAX_CHARS.clientName;
+const URI_MAX_LENGTH = TEXT_MAX_CHARS.url;
 const ASSET_KINDS: ReadonlyArray<{ kind: AssetType; label: string }> = [
   { kind: 'route', label: 'Routes' },
   { kind: 'trip', label: 'Trips (rides)' },
@@ -54,8 +60,8 @@ export function formValuesOf(client?: ApiClient): ClientFormValues {
  * (decisions.md §3).
  */
 export function redirectUriProblem(uri: string): string | null {
-  if (uri.length > URI_MAX_LENGTH)
-    return `redirect URI is longer than ${URI_MAX_LENGTH} characters: ${uri.slice(0, 40)}…`;
+  if (isTooLong(uri, URI_MAX_LENGTH))
+    return `${tooLongWords('a redirect URI', URI_MAX_LENGTH)}: ${uri.slice(0, 40)}…`;
   // eslint-disable-next-line no-control-regex -- whitespace and control characters are what is refused
   if (/[\s\u0000-\u001f\u007f]/.test(uri)) return `redirect URI must not contain spaces: ${uri}`;
   let url: URL;
@@ -78,7 +84,7 @@ export function redirectUriProblem(uri: string): string | null {
 
 /** What is wrong with a webhook URL, or null: an absolute http(s) URL (decisions.md §6). */
 export function webhookUrlProblem(uri: string): string | null {
-  if (uri.length > URI_MAX_LENGTH) return `webhook URL is longer than ${URI_MAX_LENGTH} characters`;
+  if (isTooLong(uri, URI_MAX_LENGTH)) return tooLongWords('the webhook URL', URI_MAX_LENGTH);
   let url: URL;
   try {
     url = new URL(uri);
@@ -109,8 +115,7 @@ export function parseClientForm(form: FormFields): ParsedClientForm {
   };
   const problems: string[] = [];
   if (values.name === '') problems.push('name is required');
-  if (values.name.length > NAME_MAX_LENGTH)
-    problems.push(`name is longer than ${NAME_MAX_LENGTH} characters`);
+  if (isTooLong(values.name, NAME_MAX_LENGTH)) problems.push(tooLongWords('name', NAME_MAX_LENGTH));
   const redirectUris = [
     ...new Set(
       values.redirectUris

@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../errors.js';
+import { TextTooLongError } from '../store/index.js';
 import { html } from './html.js';
 import { sendPage } from './layout.js';
 
@@ -42,6 +43,8 @@ export function installPageErrorHandling(app: FastifyInstance): void {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
       return sendErrorPage(reply, error.statusCode, error.problems);
     }
+    // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
+    if (error instanceof TextTooLongError) return sendErrorPage(reply, 400, [error.message]);
     if (CSRF_ERRORS.has(error.code)) {
       return sendErrorPage(reply, 403, [
         'This form has expired or was not sent from this site. Go back, reload the page and try again.',

@@ -38,7 +38,14 @@ const NAVIGATION: ReadonlyArray<{ section: NavSection; href: string; label: stri
 export const DEFAULT_CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/** The fixed stylesheet: a constant of this file, not user input, so it goes in as markup. */
+/**
+ * The fixed stylesheet: a constant of this file, not user input, so it goes in as markup. Names and
+ * devices from files may be 255 letters without a space (issue 17): the elements that show them break
+ * such a word where it would overflow, so it never widens the page. In a table cell that takes an
+ * inline block of bounded width (`.cell-text`): `anywhere` on the cell would let the table squeeze
+ * every name of the column mid-word, where `break-word` inside a bounded box breaks only a word
+ * longer than the box.
+ */
 const STYLESHEET = new SafeHtml(`
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
   header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between;
@@ -50,6 +57,8 @@ const STYLESHEET = new SafeHtml(`
   input[type=text], input[type=email], input[type=password], input[type=url], textarea { width: 100%; box-sizing: border-box; padding: .4rem; font: inherit; }
   button { font: inherit; padding: .4rem 1rem; margin-top: 1rem; }
   code, .secret { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+  h1, h2, p, li, dd, caption, header strong { overflow-wrap: anywhere; }
+  .cell-text { display: inline-block; max-width: min(20rem, 25vw); overflow-wrap: break-word; }
   .error { color: #a40000; }
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
   table { border-collapse: collapse; width: 100%; }

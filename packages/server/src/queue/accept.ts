@@ -19,17 +19,20 @@ import type { ServerContext } from '../context.js';
 import type { Visibility } from '../db/schema.js';
 import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
 import { LegacyParams } from '../legacy/params.js';
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../legacy/point-input.js';
 import type { LegacyAnswer, LegacyCall, MultipartIntake } from '../legacy/route.js';
-import type { TaskMetadata } from '../store/index.js';
+import {
+  cutToWholeChars,
+  isTooLong,
+  TEXT_MAX_CHARS,
+  tooLongWords,
+  type TaskMetadata,
+} from '../store/index.js';
 
 /** The names of the file field (decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
 
 /** Room beside the file for the other fields and the multipart framing, when judging Content-Length. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
-
-const MAX_FILENAME_LENGTH = 255;
 
 /** `trip[visibility]`: the legacy numbers (decisions.md §5), and the words the records show. */
 const VISIBILITIES: Readonly<Record<string, Visibility>> = {
@@ -256,14 +259,14 @@ function uploadMetadata(params: LegacyParams): TaskMetadata {
   const problems: string[] = [];
   const metadata: TaskMetadata = {};
   const name = params.text('trip[name]');
-  if (name !== undefined && name.length > MAX_NAME_LENGTH) {
-    problems.push(`trip[name] must be at most ${MAX_NAME_LENGTH} characters`);
+  if (name !== undefined && isTooLong(name, TEXT_MAX_CHARS.assetName)) {
+    problems.push(tooLongWords('trip[name]', TEXT_MAX_CHARS.assetName));
   } else if (name !== undefined) {
     metadata.name = name;
   }
   const description = params.text('trip[description]');
-  if (description !== undefined && description.length > MAX_DESCRIPTION_LENGTH) {
-    problems.push(`trip[description] must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (description !== undefined && isTooLong(description, TEXT_MAX_CHARS.assetDescription)) {
+    problems.push(tooLongWords('trip[description]', TEXT_MAX_CHARS.assetDescription));
   } else if (description !== undefined) {
     metadata.description = description;
   }
@@ -281,5 +284,5 @@ function uploadMetadata(params: LegacyParams): TaskMetadata {
 /** The name the client gave the file, without any folder, as a hint for the format. */
 function uploadFilename(filename: string): string | null {
   const base = filename.split(/[/\\]/).pop()?.trim() ?? '';
-  return base === '' ? null : base.slice(0, MAX_FILENAME_LENGTH);
+  return base === '' ? null : cutToWholeChars(base, TEXT_MAX_CHARS.filename);
 }

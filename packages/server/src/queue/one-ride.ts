@@ -86,8 +86,13 @@ export function inWords(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
 }
 
+/** Rides a task's message names; more are counted (issue 17: a file of 500 stored rides, one short message). */
+const MAX_NAMED_RIDES = 5;
+
 function names(rides: readonly SameRide[]): string {
-  return inWords(rides.map((ride) => ride.trip.name));
+  const named = rides.slice(0, MAX_NAMED_RIDES).map((ride) => ride.trip.name);
+  const more = rides.length - named.length;
+  return more === 0 ? inWords(named) : `${named.join(', ')} and ${more} more`;
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { AssetType, ApiClientRow } from '../db/schema.js';
 import { constantTimeEqual, deriveClientSecret, randomApiKey, secretHash } from '../security/secrets.js';
 import type { StoreContext } from './context.js';
+import { assertFits, MAX_REDIRECT_URIS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
 
 /** The legacy interface's current version when a client is issued (decisions.md §1). */
 export const CURRENT_LEGACY_VERSION = 2;
@@ -41,6 +42,7 @@ export class ApiClients {
   }
 
   async create(ownerId: number, settings: ApiClientSettings): Promise<ApiClient> {
+    assertSettingsFit(settings);
     const now = this.#context.clock();
     const apiKey = randomApiKey();
     const row = await this.#context.db
@@ -64,6 +66,7 @@ export class ApiClients {
   }
 
   async update(id: number, settings: ApiClientSettings): Promise<ApiClient | undefined> {
+    assertSettingsFit(settings);
     const row = await this.#context.db
       .updateTable('api_clients')
       .set({
@@ -146,6 +149,21 @@ export class ApiClients {
       .execute();
     return rows.map(toApiClient);
   }
+}
+
+/** The settings' texts within their maxima (store/text-limits.ts), else TextTooLongError. */
+function assertSettingsFit(settings: ApiClientSettings): void {
+  assertFits('name', settings.name.trim(), TEXT_MAX_CHARS.clientName);
+  const redirectUris = settings.redirectUris ?? [];
+  if (redirectUris.length > MAX_REDIRECT_URIS) {
+    throw new TextTooLongError(
+      'redirect URIs',
+      MAX_REDIRECT_URIS,
+      `at most ${MAX_REDIRECT_URIS} redirect URIs can be registered`,
+    );
+  }
+  for (const uri of redirectUris) assertFits('a redirect URI', uri, TEXT_MAX_CHARS.url);
+  assertFits('the webhook URL', settings.webhookUrl, TEXT_MAX_CHARS.url);
 }
 
 export function toApiClient(row: ApiClientRow): ApiClient {

@@ -147,7 +147,7 @@ export function recordWarnings(type: AssetType, row: RouteRecordSource | TripRec
  * The warnings column (migration 7) as the library's warnings: none for null (rows stored before
  * it) or for anything that is not such an array.
  */
-function storedWarnings(json: string | null): Warning[] {
+export function storedWarnings(json: string | null): Warning[] {
   return storedJsonArray(json).filter(
     (item): item is Warning =>
       typeof item === 'object' &&

@@ -18,6 +18,7 @@ import {
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
 import { assetColumns, timeRange, tripColumns, type TimeRange } from './track-columns.js';
+import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
 import { lastPointTime, packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
@@ -112,6 +113,9 @@ export class Assets {
     const trip = type === 'trip' ? tripColumns(track, range) : null;
     const packed = asBuffer(metadata.packedPoints?.bytes ?? packTrackPoints(track.points));
     const name = assetName(metadata.name, track, trip?.time_zone ?? null);
+    assertFits('name', name, TEXT_MAX_CHARS.assetName);
+    assertFits('description', metadata.description, TEXT_MAX_CHARS.assetDescription);
+    assertTrackTextFits(track);
     return this.#inTransaction(transaction, async (db) => {
       // The clock is read inside the transaction, so a change's time never precedes a reader that
       // already holds the connection (sync.json's "since" boundary, decisions.md §2).
@@ -179,6 +183,7 @@ export class Assets {
     transaction: Kysely<Database>,
   ): Promise<TripRow | undefined> {
     const { packedPoints } = metadata;
+    assertTrackTextFits(track);
     const trip = tripColumns(track, packedPoints.timeRange);
     const before = await transaction.selectFrom('trips').selectAll().where('id', '=', id).executeTakeFirst();
     if (before === undefined) return undefined;
@@ -395,6 +400,8 @@ export class Assets {
       const before = await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst();
       if (before === undefined) return undefined;
       const name = changes.name?.trim();
+      assertFits('name', name, TEXT_MAX_CHARS.assetName);
+      assertFits('description', changes.description, TEXT_MAX_CHARS.assetDescription);
       const set = {
         ...(name === undefined || name === '' ? {} : { name }),
         ...(changes.description === undefined ? {} : { description: blankToNull(changes.description) }),
@@ -570,6 +577,25 @@ function renderedRecord(
   const fields = type === 'trip' ? tripRecordFields(values as TripRecordSource) : routeRecordFields(values);
   // `id` first: recordWithUrl puts the URL right after it.
   return { record_json: JSON.stringify({ id, ...fields }), record_format: RECORD_FORMAT };
+}
+
+/**
+ * The texts a track brings from its file within the store's maxima (store/text-limits.ts). The parser
+ * bounds them already (@rideport/ridefile, file-text.ts): this only refuses a track made otherwise.
+ */
+function assertTrackTextFits(track: Track): void {
+  assertFits('the device name', track.summary.device, TEXT_MAX_CHARS.device);
+  assertFits("the device's serial number", track.recording.serialNumber, TEXT_MAX_CHARS.recordingSerial);
+  if (track.warnings.length > MAX_STORED_WARNINGS) {
+    throw new TextTooLongError(
+      'warnings',
+      MAX_STORED_WARNINGS,
+      `a route or trip keeps at most ${MAX_STORED_WARNINGS} warnings`,
+    );
+  }
+  for (const warning of track.warnings) {
+    assertFits('a warning', warning.message, TEXT_MAX_CHARS.warningMessage);
+  }
 }
 
 /** Unix seconds (whole, as points carry them) to the milliseconds the time columns hold. */

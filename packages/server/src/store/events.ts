@@ -6,6 +6,7 @@ import type { EventRow, Visibility } from '../db/schema.js';
 import { nextId } from './assets.js';
 import type { StoreContext } from './context.js';
 import type { Page } from './assets.js';
+import { assertFits, TEXT_MAX_CHARS } from './text-limits.js';
 
 export interface EventFields {
   name: string;
@@ -27,6 +28,7 @@ export class Events {
   }
 
   async create(userId: number, fields: EventFields): Promise<EventRow> {
+    assertEventFits(fields);
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
       const id = await nextId(db, 'events');
@@ -44,6 +46,7 @@ export class Events {
 
   /** Sets the given fields; undefined when there is no such event. */
   update(id: number, changes: Partial<EventFields>): Promise<EventRow | undefined> {
+    assertEventFits(changes);
     return this.#context.db
       .updateTable('events')
       .set({ ...changes, updated_at: this.#context.clock() })
@@ -76,4 +79,12 @@ export class Events {
       .execute();
     return { rows, total: counted.total };
   }
+}
+
+/** The event's texts within their maxima (store/text-limits.ts), else TextTooLongError. */
+function assertEventFits(fields: Partial<EventFields>): void {
+  assertFits('name', fields.name, TEXT_MAX_CHARS.eventName);
+  assertFits('description', fields.description, TEXT_MAX_CHARS.eventText);
+  assertFits('location', fields.location, TEXT_MAX_CHARS.eventText);
+  assertFits('url', fields.url, TEXT_MAX_CHARS.url);
 }

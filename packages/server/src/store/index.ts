@@ -97,6 +97,14 @@ export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
 export type { ClubRouteScope, ClubRow, ShareOutcome } from './clubs.js';
 export { TaskLeaseLostError } from './tasks.js';
+export {
+  cutToWholeChars,
+  isTooLong,
+  MAX_REDIRECT_URIS,
+  TEXT_MAX_CHARS,
+  TextTooLongError,
+  tooLongWords,
+} from './text-limits.js';
 export type {
   ClaimedTask,
   NewTask,

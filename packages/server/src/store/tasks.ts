@@ -21,6 +21,7 @@ import type {
 import { PreparedQuery } from '../db/prepared.js';
 import { RECORD_FORMAT } from './asset-records.js';
 import type { StoreContext } from './context.js';
+import { assertFits, cutToWholeChars, cutWithEllipsis, TEXT_MAX_CHARS } from './text-limits.js';
 
 export type TaskRow = Selectable<QueuedTasksTable>;
 
@@ -141,6 +142,8 @@ export class Tasks {
 
   /** Stores the task and its bytes in one transaction; the task's id. */
   async create(task: NewTask): Promise<number> {
+    assertFits('trip[name]', task.metadata.name, TEXT_MAX_CHARS.assetName);
+    assertFits('trip[description]', task.metadata.description, TEXT_MAX_CHARS.assetDescription);
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
       const { id } = await db
@@ -153,7 +156,7 @@ export class Tasks {
           message: TASK_MESSAGES.waiting,
           progress: 0,
           sha256: task.sha256,
-          filename: task.filename,
+          filename: task.filename === null ? null : cutToWholeChars(task.filename, TEXT_MAX_CHARS.filename),
           byte_length: task.bytes.length,
           metadata: JSON.stringify(task.metadata),
           attempts: 0,
@@ -297,7 +300,7 @@ export class Tasks {
         .set({
           status: outcome.status,
           response_code: outcome.responseCode,
-          message: outcome.message,
+          message: cutWithEllipsis(outcome.message, TEXT_MAX_CHARS.taskMessage),
           error_code: outcome.errorCode,
           progress: 100,
           lease_owner: null,

@@ -5,6 +5,7 @@
 import type { MembershipRole, UserRow } from '../db/schema.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import type { StoreContext } from './context.js';
+import { assertFits, TEXT_MAX_CHARS } from './text-limits.js';
 
 export interface NewPerson {
   email: string;
@@ -28,6 +29,10 @@ export class Users {
       person.name?.trim() ||
       [person.firstName, person.lastName].filter(Boolean).join(' ') ||
       email.split('@')[0]!;
+    assertFits('email', email, TEXT_MAX_CHARS.email);
+    assertFits('name', name, TEXT_MAX_CHARS.userName);
+    assertFits('first name', person.firstName, TEXT_MAX_CHARS.userName);
+    assertFits('last name', person.lastName, TEXT_MAX_CHARS.userName);
     return this.#context.db
       .insertInto('users')
       .values({
@@ -51,6 +56,8 @@ export class Users {
     adminId: number,
     description: string | null = null,
   ): Promise<UserRow> {
+    assertFits('name', name.trim(), TEXT_MAX_CHARS.userName);
+    assertFits('description', description, TEXT_MAX_CHARS.userDescription);
     const now = this.#context.clock();
     return this.#context.db.transaction().execute(async (trx) => {
       const organization = await trx

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { wholeNumberProblem } from '../../whole-numbers.js';
+import { TextTooLongError } from '../../store/index.js';
 
 export function installV1ErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
@@ -13,6 +14,8 @@ export function installV1ErrorHandling(app: FastifyInstance): void {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(error.statusCode).send({ errors: error.problems });
     }
+    // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
+    if (error instanceof TextTooLongError) return reply.code(422).send({ errors: [error.message] });
     if (error.validation !== undefined) {
       return reply.code(400).send({ errors: validationProblems(error) });
     }

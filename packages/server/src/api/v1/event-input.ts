@@ -5,12 +5,12 @@
  * root key) or at the top level of the body, as clients of Rails-style APIs send either.
  */
 import type { Visibility } from '../../db/schema.js';
-import type { EventFields } from '../../store/index.js';
+import { isTooLong, TEXT_MAX_CHARS, tooLongWords, type EventFields } from '../../store/index.js';
 
 const VISIBILITIES: readonly Visibility[] = ['public', 'friends_only', 'private'];
-const MAX_NAME_LENGTH = 255;
-const MAX_TEXT_LENGTH = 10_000;
-const MAX_URL_LENGTH = 2048;
+const MAX_NAME_LENGTH = TEXT_MAX_CHARS.eventName;
+const MAX_TEXT_LENGTH = TEXT_MAX_CHARS.eventText;
+const MAX_URL_LENGTH = TEXT_MAX_CHARS.url;
 
 export const EVENT_BODY_SCHEMA = {
   type: 'object',
@@ -59,8 +59,8 @@ export function readEventInput(
     if (creating || name !== undefined) problems.push('name is required');
   } else if (typeof name !== 'string') {
     problems.push('name must be a string');
-  } else if (name.trim().length > MAX_NAME_LENGTH) {
-    problems.push(`name must be at most ${MAX_NAME_LENGTH} characters`);
+  } else if (isTooLong(name.trim(), MAX_NAME_LENGTH)) {
+    problems.push(tooLongWords('name', MAX_NAME_LENGTH));
   } else {
     fields.name = name.trim();
   }
@@ -94,8 +94,7 @@ export function readEventInput(
     if (value === undefined) continue;
     if (value === null) fields[key] = null;
     else if (typeof value !== 'string') problems.push(`${key} must be a string`);
-    else if (value.length > MAX_TEXT_LENGTH)
-      problems.push(`${key} must be at most ${MAX_TEXT_LENGTH} characters`);
+    else if (isTooLong(value, MAX_TEXT_LENGTH)) problems.push(tooLongWords(key, MAX_TEXT_LENGTH));
     else fields[key] = value.trim() === '' ? null : value.trim();
   }
 
@@ -103,7 +102,9 @@ export function readEventInput(
   if (url === null || url === '') {
     fields.url = null;
   } else if (url !== undefined) {
-    if (typeof url !== 'string' || url.length > MAX_URL_LENGTH || !isWebUrl(url.trim())) {
+    if (typeof url === 'string' && isTooLong(url, MAX_URL_LENGTH)) {
+      problems.push(tooLongWords('url', MAX_URL_LENGTH));
+    } else if (typeof url !== 'string' || !isWebUrl(url.trim())) {
       problems.push('url must be an http or https URL');
     } else {
       fields.url = url.trim();

@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest, forbidden, notFound, unprocessable } from '../../errors.js';
+import { isTooLong, TEXT_MAX_CHARS, tooLongWords } from '../../store/index.js';
 import { ERRORS_SCHEMA } from './records.js';
 import { callerOf, v1Route } from './route.js';
 
@@ -157,6 +158,9 @@ export function localSyncRoutes(app: FastifyInstance, { context }: PluginOptions
       additionalProperties: false,
     },
     (input) => {
+      if (isTooLong(input['path']!, TEXT_MAX_CHARS.folderPath)) {
+        throw unprocessable([tooLongWords('path', TEXT_MAX_CHARS.folderPath)]);
+      }
       if (!input['path']!.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(input['path']!)) {
         throw badRequest('path must be absolute');
       }

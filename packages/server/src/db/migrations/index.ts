@@ -11,6 +11,7 @@ import * as laps from './005-laps.js';
 import * as signInLinks from './006-sign-in-links.js';
 import * as assetWarnings from './007-asset-warnings.js';
 import * as recordings from './008-recordings.js';
+import * as boundedText from './009-bounded-text.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-sign-in-links': signInLinks,
   '007-asset-warnings': assetWarnings,
   '008-recordings': recordings,
+  '009-bounded-text': boundedText,
 };
 
 export const migrationProvider: MigrationProvider = {

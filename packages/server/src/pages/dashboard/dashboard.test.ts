@@ -56,7 +56,9 @@ const BASE = Date.parse('2025-06-01T06:00:00Z') / 1000;
 /** The names in the rides table, in order. */
 function rowNames(page: string): string[] {
   return [
-    ...page.matchAll(/<th scope="row"><a href="\/dashboard\/(?:rides|routes)\/\d+">([^<]*)<\/a><\/th>/g),
+    ...page.matchAll(
+      /<th scope="row"><a class="cell-text" href="\/dashboard\/(?:rides|routes)\/\d+">([^<]*)<\/a><\/th>/g,
+    ),
   ].map((match) => match[1]!);
 }
 
@@ -131,7 +133,7 @@ describe('the rides list', () => {
     }
     // 2025-06-01 06:00 UTC is 08:00 in Bern (Europe/Zurich, summer time).
     expect(page).toContain('<time datetime="2025-06-01T06:00:00.000Z">2025-06-01 08:00</time>');
-    expect(page).toContain(`<a href="/dashboard/rides/${id}">Morning loop</a>`);
+    expect(page).toContain(`<a class="cell-text" href="/dashboard/rides/${id}">Morning loop</a>`);
     expect(page).toContain('59:59');
     expect(page).toMatch(/\d+\.\d km/);
     // No sync engine: no source.

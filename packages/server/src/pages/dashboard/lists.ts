@@ -91,11 +91,11 @@ function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, wher
         (row) =>
           html`<tr>
             <td>${dateCell(row.departed_at, row.time_zone)}</td>
-            <th scope="row"><a href="/dashboard/rides/${row.id}">${row.name}</a></th>
+            <th scope="row"><a class="cell-text" href="/dashboard/rides/${row.id}">${row.name}</a></th>
             <td class="number">${kilometres(row.distance)}</td>
             <td class="number">${duration(row.duration)}</td>
             <td class="number">${metres(row.elevation_gain)}</td>
-            <td>${row.device ?? UNKNOWN}</td>
+            <td><span class="cell-text">${row.device ?? UNKNOWN}</span></td>
             <td>${sources.get(row.id) ?? UNKNOWN}</td>
           </tr>`,
       )}
@@ -122,7 +122,7 @@ function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
         (row) =>
           html`<tr>
             <td>${dateCell(row.created_at, null)}</td>
-            <th scope="row"><a href="/dashboard/routes/${row.id}">${row.name}</a></th>
+            <th scope="row"><a class="cell-text" href="/dashboard/routes/${row.id}">${row.name}</a></th>
             <td class="number">${kilometres(row.distance)}</td>
             <td class="number">${metres(row.elevation_gain)}</td>
             <td class="number">${row.point_count}</td>

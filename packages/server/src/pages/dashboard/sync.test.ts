@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import { Browser, csrfTokenIn } from '../../test-support/browser.js';
 import { multipartBody } from '../../test-support/uploads.js';
-import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
+import {
+  createPerson,
+  credentialsFor,
+  testServer,
+  type Person,
+  type TestServer,
+} from '../../test-support/server.js';
 
 const SAMPLE_RIDE = readFileSync(new URL('../../../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
 const FAILED_SHA = 'f'.repeat(64);
@@ -365,7 +371,7 @@ describe('the sync buttons', () => {
   });
 
   it('refuses posts without a CSRF token, and bad answers with a page saying what is wrong', async () => {
-    const { browser, sync } = await setUp();
+    const { browser, sync, server, rider } = await setUp();
     const token = await browser.csrfTokenOf('/dashboard/sync');
     expect((await browser.post('/dashboard/sync/pause', {})).statusCode).toBe(403);
     const relative = await browser.post('/dashboard/sync/folders', {
@@ -375,6 +381,22 @@ describe('the sync buttons', () => {
     });
     expect(relative.statusCode).toBe(400);
     expect(relative.body).toContain('Enter the folder as an absolute path');
+    // A path longer than any file system takes is never handed to the engine (issue 17).
+    const long = await browser.post('/dashboard/sync/folders', {
+      _csrf: token,
+      path: `/home/${'r'.repeat(5000)}`,
+      window: 'all',
+    });
+    expect(long.statusCode).toBe(400);
+    expect(long.body).toContain('The folder&#39;s path must be at most 4,096 characters.');
+    const { basic } = await credentialsFor(server, rider);
+    const v1 = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/local/sync/folders.json',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      payload: JSON.stringify({ path: `/home/${'r'.repeat(5000)}` }),
+    });
+    expect([v1.statusCode, v1.json()]).toEqual([422, { errors: ['path must be at most 4,096 characters'] }]);
     const badDays = await browser.post('/dashboard/sync/import', {
       _csrf: token,
       source_id: 'device:garmin',

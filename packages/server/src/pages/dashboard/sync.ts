@@ -31,6 +31,7 @@ import { badRequest, forbidden } from '../../errors.js';
 import { inWords } from '../../queue/one-ride.js';
 import { idParameter } from '../../whole-numbers.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
+import { isTooLong, TEXT_MAX_CHARS } from '../../store/index.js';
 import { redirectToSignIn } from '../access.js';
 import { csrfField, csrfToken } from '../csrf.js';
 import { FormFields } from '../forms.js';
@@ -606,6 +607,11 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
   });
   steer('folders', (sync, form) => {
     const path = form.text('path');
+    if (isTooLong(path, TEXT_MAX_CHARS.folderPath)) {
+      throw badRequest(
+        `The folder's path must be at most ${TEXT_MAX_CHARS.folderPath.toLocaleString('en-US')} characters.`,
+      );
+    }
     if (!path.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(path)) {
       throw badRequest('Enter the folder as an absolute path, such as /home/you/Rides.');
     }
