@@ -23,6 +23,7 @@ export interface LocalSyncStatus {
     | { kind: 'syncing'; done: number; total: number }
     | { kind: 'needs-sign-in'; message: string }
     | { kind: 'offline'; message: string; retryAtMs: number }
+    | { kind: 'server-full'; message: string; retryAtMs: number }
     | { kind: 'paused' };
   sources: {
     id: string;
