@@ -93,6 +93,14 @@ describe('trayModel', () => {
     expect(model.tooltip).toBe('Rideport\nOffline: ECONNREFUSED');
   });
 
+  it("the server's disk is full: attention, saying why", () => {
+    const full = "the server's disk is full; try again later";
+    const model = trayModel(context(status({ kind: 'server-full', message: full, retryAtMs: 0 })));
+    expect(model.icon).toBe('attention');
+    expect(model.tooltip).toContain('Server disk full: rides wait');
+    expect(model.tooltip).toContain(`Server disk full: ${full}`);
+  });
+
   it('shows the plain-text warning in the tooltip and the menu, whatever the state', () => {
     const model = trayModel(
       context(status({ kind: 'syncing', done: 0, total: 1 }), { plainTextCredentials: true }),

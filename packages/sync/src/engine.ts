@@ -65,7 +65,8 @@ interface PendingSource {
   label: string;
 }
 
-const OFFLINE_BACKOFF_MAX_MS = 300_000;
+/** the longest wait between tries while the server is offline or its disk is full */
+const HELD_BACKOFF_MAX_MS = 300_000;
 
 export function folderSourceId(path: string): string {
   return `folder:${resolve(path)}`;
@@ -89,7 +90,13 @@ export class SyncEngine {
   #batch: { done: number } | null = null;
   #paused = false;
   #signIn: { message: string } | null = null;
-  #offline: { message: string; retryAtMs: number; attempts: number } | null = null;
+  /** uploads wait for the server: it cannot be reached, or its disk is full (issue 17) */
+  #held: {
+    cause: 'offline' | 'server-full';
+    message: string;
+    retryAtMs: number;
+    attempts: number;
+  } | null = null;
   #lastPassAtMs: number | null = null;
   #passing: Promise<void> | null = null;
   #passAgain = false;
@@ -146,14 +153,14 @@ export class SyncEngine {
   /**
    * One pass and every upload it leads to, without timers or watchers (`rideport sync --once`).
    * Rides whose upload failed in a retryable way are tried again up to `attempts` times; it returns
-   * when nothing more can be done now (all answered, or needs sign-in, or offline).
+   * when nothing more can be done now (all answered, or needs sign-in, or offline, or the server is full).
    */
   async syncOnce(options: { attempts?: number } = {}): Promise<SyncStatus> {
     const attempts = options.attempts ?? 3;
     await this.#runPasses();
     for (;;) {
       await this.#drainUploads();
-      if (this.#stopping || this.#signIn !== null || this.#offline !== null || this.#paused) break;
+      if (this.#stopping || this.#signIn !== null || this.#held !== null || this.#paused) break;
       const next = this.#ledger
         .dueRides(Number.MAX_SAFE_INTEGER, 1000)
         .filter((ride) => ride.attempts < attempts);
@@ -184,9 +191,9 @@ export class SyncEngine {
     this.#ledger.close();
   }
 
-  /** "Sync now": a pass, and uploads even if the server was offline a moment ago. */
+  /** "Sync now": a pass, and uploads even if the server was offline or full a moment ago. */
   syncNow(): void {
-    if (this.#offline !== null) this.#offline.retryAtMs = this.#options.nowMs();
+    if (this.#held !== null) this.#held.retryAtMs = this.#options.nowMs();
     this.#requestPass();
   }
 
@@ -285,8 +292,9 @@ export class SyncEngine {
   #state(remaining: number): SyncState {
     if (this.#paused) return { kind: 'paused' };
     if (this.#signIn !== null) return { kind: 'needs-sign-in', message: this.#signIn.message };
-    if (this.#offline !== null) {
-      return { kind: 'offline', message: this.#offline.message, retryAtMs: this.#offline.retryAtMs };
+    if (this.#held !== null) {
+      const { cause, message, retryAtMs } = this.#held;
+      return { kind: cause, message, retryAtMs };
     }
     if (this.#batch !== null) {
       return { kind: 'syncing', done: this.#batch.done, total: this.#batch.done + remaining };
@@ -522,7 +530,7 @@ export class SyncEngine {
 
   #canUpload(): boolean {
     if (this.#stopping || this.#paused || this.#signIn !== null) return false;
-    return this.#offline === null || this.#offline.retryAtMs <= this.#options.nowMs();
+    return this.#held === null || this.#held.retryAtMs <= this.#options.nowMs();
   }
 
   /** Starts uploaders up to the concurrency while rides are due. */
@@ -587,7 +595,7 @@ export class SyncEngine {
   #record(verdict: UploadVerdict): void {
     if (verdict.kind === 'synced' || verdict.kind === 'failed') {
       if (this.#batch !== null) this.#batch.done += 1;
-      this.#offline = null;
+      this.#held = null;
       return;
     }
     if (verdict.kind !== 'stop') return;
@@ -595,12 +603,17 @@ export class SyncEngine {
       this.#signIn = { message: verdict.message };
       return;
     }
-    const attempts = (this.#offline?.attempts ?? 0) + 1;
+    const attempts = (this.#held?.attempts ?? 0) + 1;
     // Exponential backoff with jitter, 1 s doubling to 5 minutes, so a fleet of desktops does not
-    // knock on a server that is coming back all at the same instant.
-    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), OFFLINE_BACKOFF_MAX_MS);
+    // knock on a server that is coming back (or being given disk space) all at the same instant.
+    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), HELD_BACKOFF_MAX_MS);
     const delayMs = Math.round(ceilingMs / 2 + (Math.random() * ceilingMs) / 2);
-    this.#offline = { message: verdict.message, retryAtMs: this.#options.nowMs() + delayMs, attempts };
+    this.#held = {
+      cause: verdict.cause,
+      message: verdict.message,
+      retryAtMs: this.#options.nowMs() + delayMs,
+      attempts,
+    };
     if (this.#running)
       this.#after(delayMs, () => {
         this.#kickUploads();

@@ -13,6 +13,11 @@ export type SyncState =
   | { kind: 'needs-sign-in'; message: string }
   /** the server cannot be reached: uploads wait until `retryAtMs` (or "sync now") */
   | { kind: 'offline'; message: string; retryAtMs: number }
+  /**
+   * the server's disk is full (issue 17, a 507): it stores nothing until space is freed there; uploads
+   * wait until `retryAtMs` (or "sync now"), and no ride is marked failed for it
+   */
+  | { kind: 'server-full'; message: string; retryAtMs: number }
   /** the user paused uploads; files keep being collected */
   | { kind: 'paused' };
 
