@@ -6,7 +6,7 @@
 import { createServer } from 'node:net';
 import { buildServer, type LocalSync } from '@rideport/server';
 import { CliError, CliErrorCode, UsageError } from './errors.js';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -17,6 +17,8 @@ export interface ServeSettings {
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
+  /** where pino writes with `--log-format json`: the command's LogDestination (log-destination.ts) */
+  logOutput: CliWritable;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
   localSync?: LocalSync;
 }
@@ -40,7 +42,8 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
     const app = await buildServer({
       databasePath: settings.databasePath,
       baseUrl: settings.baseUrl ?? url,
-      logger: settings.logFormat === 'json' ? { level: 'info' } : false,
+      // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).
+      logger: settings.logFormat === 'json' ? { level: 'info', stream: settings.logOutput } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
     });
     try {

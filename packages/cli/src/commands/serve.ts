@@ -7,6 +7,7 @@ import { databasePath, dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
+import { withLogDestination } from '../log-destination.js';
 import {
   announce,
   type LogFormat,
@@ -54,7 +55,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);
   }
-  return serve(io, { host: values.host, port, data: values.data, baseUrl, logFormat });
+  return serve(withLogDestination(io), { host: values.host, port, data: values.data, baseUrl, logFormat });
 }
 
 async function serve(
@@ -77,6 +78,7 @@ async function serve(
       databasePath: databasePath(options.data, io.cwd),
       baseUrl: options.baseUrl,
       logFormat: options.logFormat,
+      logOutput: io.stdout,
     });
   } catch (error) {
     throw new OperationError('serve', error);

@@ -21,6 +21,7 @@ import { databasePath, dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
+import { withLogDestination } from '../log-destination.js';
 import {
   announce,
   logFormatOption,
@@ -53,7 +54,7 @@ Options:
   -h, --help            show this help
 `;
 
-async function run(args: string[], io: CliIo): Promise<number> {
+async function run(args: string[], commandIo: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('up', args, {
     watch: { type: 'string', multiple: true },
     import: { type: 'string' },
@@ -65,9 +66,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
-    io.stdout.write(help);
+    commandIo.stdout.write(help);
     return ExitCode.OK;
   }
+  // From here on, `up` keeps running: its output must never stop it (issue 17, log-destination.ts).
+  const io = withLogDestination(commandIo);
   if (positionals.length > 0)
     throw new UsageError(`up: unexpected argument '${positionals[0]!}' (folders go after --watch)`);
   const port = portOption(values.port, 'up');
@@ -104,6 +107,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         databasePath: databasePath(values.data, io.cwd),
         baseUrl: undefined,
         logFormat,
+        logOutput: io.stdout,
         localSync: engineControls(engine, () => account?.userId ?? null),
       });
     } catch (error) {
