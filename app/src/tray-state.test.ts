@@ -99,6 +99,10 @@ describe('trayModel', () => {
     expect(model.icon).toBe('attention');
     expect(model.tooltip).toContain('Server disk full: rides wait');
     expect(model.tooltip).toContain(`Server disk full: ${full}`);
+    const here = "this computer's disk is full: the sync engine cannot write to /data";
+    const local = trayModel(context(status({ kind: 'disk-full', message: here, retryAtMs: 0 })));
+    expect(local.icon).toBe('attention');
+    expect(local.tooltip).toContain(`Disk full: ${here}`);
   });
 
   it('shows the plain-text warning in the tooltip and the menu, whatever the state', () => {

@@ -85,6 +85,10 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
         line(`the server cannot store rides now (${state.message}); rides wait, trying again`, {
           event: 'server-full',
         });
+      } else if (state.kind === 'disk-full') {
+        line(`rides cannot be collected or recorded now (${state.message}); trying again`, {
+          event: 'disk-full',
+        });
       } else if (state.kind === 'paused') {
         line('uploads paused; files keep being collected', { event: 'paused' });
       }

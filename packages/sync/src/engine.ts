@@ -6,10 +6,11 @@
  * pass asks for one more pass after it.
  */
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { collectSource } from './collector.js';
 import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
+import { isDiskFull } from './disk-full.js';
 import { Inbox } from './inbox.js';
 import { Ledger, type RideRow, type SourceRow } from './ledger.js';
 import {
@@ -90,9 +91,12 @@ export class SyncEngine {
   #batch: { done: number } | null = null;
   #paused = false;
   #signIn: { message: string } | null = null;
-  /** uploads wait for the server: it cannot be reached, or its disk is full (issue 17) */
+  /**
+   * uploads wait: the server cannot be reached, or its disk is full, or this computer's is (issue 17:
+   * the engine cannot write its ledger or inbox)
+   */
   #held: {
-    cause: 'offline' | 'server-full';
+    cause: 'offline' | 'server-full' | 'disk-full';
     message: string;
     retryAtMs: number;
     attempts: number;
@@ -194,7 +198,8 @@ export class SyncEngine {
   /** "Sync now": a pass, and uploads even if the server was offline or full a moment ago. */
   syncNow(): void {
     if (this.#held !== null) this.#held.retryAtMs = this.#options.nowMs();
-    this.#requestPass();
+    if (this.#held?.cause === 'disk-full') this.#afterDiskFullWait();
+    else this.#requestPass();
   }
 
   /** Pauses uploads; files keep being collected into the inbox, so nothing is lost meanwhile. */
@@ -369,7 +374,14 @@ export class SyncEngine {
       try {
         do {
           this.#passAgain = false;
-          await this.#pass();
+          try {
+            await this.#pass();
+          } catch (error) {
+            // The ledger could not be written (a source saved): wait for space, as below.
+            if (!isDiskFull(error)) throw error;
+            this.#record(this.#diskFull(error));
+            this.#changed();
+          }
         } while (this.#anotherPassAsked() && !this.#stopping);
       } finally {
         this.#passing = null;
@@ -427,6 +439,8 @@ export class SyncEngine {
   async #pass(): Promise<void> {
     const sources = await this.#resolveSources();
     let waiting = 0;
+    let written = 0;
+    let diskFull: unknown = null;
     for (const source of sources) {
       if (this.#stopping) return;
       try {
@@ -440,11 +454,20 @@ export class SyncEngine {
         });
         this.#setPresent(source.row.id, result.present);
         waiting += result.waiting;
-      } catch {
+        written += result.written;
+      } catch (error) {
+        // No room for the inbox copy or the ledger: the source is there (its files were listed), this
+        // computer's disk is full.
+        if (isDiskFull(error)) {
+          diskFull = error;
+          this.#setPresent(source.row.id, true);
+        }
         // A device that fails mid-read (I/O error, pulled out) is not present; the next pass retries.
-        this.#setPresent(source.row.id, false);
+        else this.#setPresent(source.row.id, false);
       }
     }
+    if (diskFull !== null) this.#record(this.#diskFull(diskFull));
+    else if (written > 0 && this.#held?.cause === 'disk-full') this.#held = null;
     this.#lastPassAtMs = this.#options.nowMs();
     if (waiting > 0 && this.#running)
       this.#after(this.#options.waitingRecheckMs, () => {
@@ -573,16 +596,7 @@ export class SyncEngine {
           this.#abort.signal,
         );
       } catch (error) {
-        // The inbox could not be read (disk trouble): keep the ride queued and stop for now.
-        const message = error instanceof Error ? error.message : String(error);
-        this.#ledger.postpone(
-          ride.sha256,
-          message,
-          this.#options.nowMs() + 60_000,
-          true,
-          this.#options.nowMs(),
-        );
-        verdict = { kind: 'postponed' };
+        verdict = this.#afterLocalError(ride, error);
       } finally {
         this.#inFlight.delete(ride.sha256);
       }
@@ -590,6 +604,55 @@ export class SyncEngine {
       this.#changed();
       ride = this.#canUpload() ? this.#nextDueRide() : undefined;
     }
+  }
+
+  /**
+   * An upload that ended in a failure of this computer: the inbox could not be read (disk trouble: the
+   * ride stays queued, and uploads stop for now), or the ledger could not be written because the disk
+   * is full (the ride stays as it was, `uploading` at worst, until there is space again).
+   */
+  #afterLocalError(ride: RideRow, error: unknown): UploadVerdict {
+    if (isDiskFull(error)) return this.#diskFull(error);
+    const message = error instanceof Error ? error.message : String(error);
+    const nowMs = this.#options.nowMs();
+    try {
+      this.#ledger.postpone(ride.sha256, message, nowMs + 60_000, true, nowMs);
+    } catch (again) {
+      if (isDiskFull(again)) return this.#diskFull(again);
+      throw again;
+    }
+    return { kind: 'postponed' };
+  }
+
+  /** Uploads (and collecting) wait: this computer's disk is full (issue 17), said in words. */
+  #diskFull(error: unknown): UploadVerdict {
+    const reason = error instanceof Error ? error.message : String(error);
+    const folder = dirname(this.#options.inboxFolder);
+    return {
+      kind: 'stop',
+      cause: 'disk-full',
+      message: `this computer's disk is full: the sync engine cannot write to ${folder} (${reason})`,
+      retryAfterMs: null,
+    };
+  }
+
+  /**
+   * The wait after a full disk is over: rides an unwritable outcome left `uploading` are queued again
+   * (a write: it shows whether there is space), and a pass collects what could not be copied.
+   */
+  #afterDiskFullWait(): void {
+    if (this.#uploaders === 0) {
+      try {
+        if (this.#ledger.requeueUploading() > 0) this.#held = null;
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        this.#record(this.#diskFull(error));
+        this.#changed();
+        return;
+      }
+    }
+    this.#requestPass();
+    this.#kickUploads();
   }
 
   #record(verdict: UploadVerdict): void {
@@ -614,9 +677,11 @@ export class SyncEngine {
       retryAtMs: this.#options.nowMs() + delayMs,
       attempts,
     };
+    const cause = verdict.cause;
     if (this.#running)
       this.#after(delayMs, () => {
-        this.#kickUploads();
+        if (cause === 'disk-full') this.#afterDiskFullWait();
+        else this.#kickUploads();
       });
   }
 

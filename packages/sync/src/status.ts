@@ -18,6 +18,11 @@ export type SyncState =
    * wait until `retryAtMs` (or "sync now"), and no ride is marked failed for it
    */
   | { kind: 'server-full'; message: string; retryAtMs: number }
+  /**
+   * this computer's disk is full: the engine cannot write its ledger or inbox (issue 17). Files stay
+   * where they are and queued rides stay queued; it tries again at `retryAtMs` (or "sync now")
+   */
+  | { kind: 'disk-full'; message: string; retryAtMs: number }
   /** the user paused uploads; files keep being collected */
   | { kind: 'paused' };
 

@@ -27,7 +27,7 @@ export type UploadVerdict =
   /** uploads must stop for now: nothing will get through until the cause is gone */
   | {
       kind: 'stop';
-      cause: 'needs-sign-in' | 'offline' | 'server-full';
+      cause: 'needs-sign-in' | 'offline' | 'server-full' | 'disk-full';
       message: string;
       retryAfterMs: number | null;
     };

@@ -24,6 +24,7 @@ export interface LocalSyncStatus {
     | { kind: 'needs-sign-in'; message: string }
     | { kind: 'offline'; message: string; retryAtMs: number }
     | { kind: 'server-full'; message: string; retryAtMs: number }
+    | { kind: 'disk-full'; message: string; retryAtMs: number }
     | { kind: 'paused' };
   sources: {
     id: string;
