@@ -93,6 +93,18 @@ describe('trayModel', () => {
     expect(model.tooltip).toBe('Rideport\nOffline: ECONNREFUSED');
   });
 
+  it("the server's disk is full: attention, saying why", () => {
+    const full = "the server's disk is full; try again later";
+    const model = trayModel(context(status({ kind: 'server-full', message: full, retryAtMs: 0 })));
+    expect(model.icon).toBe('attention');
+    expect(model.tooltip).toContain('Server disk full: rides wait');
+    expect(model.tooltip).toContain(`Server disk full: ${full}`);
+    const here = "this computer's disk is full: the sync engine cannot write to /data";
+    const local = trayModel(context(status({ kind: 'disk-full', message: here, retryAtMs: 0 })));
+    expect(local.icon).toBe('attention');
+    expect(local.tooltip).toContain(`Disk full: ${here}`);
+  });
+
   it('shows the plain-text warning in the tooltip and the menu, whatever the state', () => {
     const model = trayModel(
       context(status({ kind: 'syncing', done: 0, total: 1 }), { plainTextCredentials: true }),

@@ -44,6 +44,8 @@ export function attentionReasons(context: TrayContext): string[] {
   const status = context.status;
   if (status === null) return reasons;
   if (status.state.kind === 'needs-sign-in') reasons.push(`Needs sign-in: ${status.state.message}`);
+  if (status.state.kind === 'server-full') reasons.push(`Server disk full: ${status.state.message}`);
+  if (status.state.kind === 'disk-full') reasons.push(`Disk full: ${status.state.message}`);
   if (status.counts.failed > 0) reasons.push(`${plural(status.counts.failed, 'ride')} failed`);
   const awaiting = status.sources.filter((source) => source.awaitingImportChoice);
   for (const source of awaiting) reasons.push(`${source.label}: choose how far back to import`);
@@ -64,6 +66,10 @@ function stateOf(context: TrayContext): { icon: TrayIconName; headline: string }
       return { icon: 'paused', headline: 'Paused' };
     case 'offline':
       return { icon: 'offline', headline: `Offline: ${status.state.message}` };
+    case 'server-full':
+      return { icon: 'attention', headline: 'Server disk full: rides wait' };
+    case 'disk-full':
+      return { icon: 'attention', headline: 'Disk full: rides wait' };
     case 'syncing':
       return { icon: 'syncing', headline: `Syncing ${status.state.done} of ${status.state.total}` };
     case 'idle':

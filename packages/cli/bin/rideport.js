@@ -9,6 +9,10 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
+// stderr is where failures are said; when it fails too (a full disk), there is nowhere left to say
+// it, and that must not stop a running server (issue 17).
+process.stderr.on('error', () => undefined);
+
 let main;
 try {
   ({ main } = await import('../dist/main.js'));

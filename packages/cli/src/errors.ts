@@ -20,6 +20,10 @@ export const CliErrorCode = {
   SIGN_IN: 'RIDEPORT_SIGN_IN',
   /** `sync --once`: the server could not be reached; rides wait in the inbox */
   UNREACHABLE: 'RIDEPORT_UNREACHABLE',
+  /** `sync --once`: the server's disk is full (507, issue 17); rides wait in the inbox */
+  SERVER_FULL: 'RIDEPORT_SERVER_FULL',
+  /** `sync --once`: this computer's disk is full (issue 17): the ledger or inbox cannot be written */
+  DISK_FULL: 'RIDEPORT_DISK_FULL',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -8,6 +8,8 @@ export interface CliWritable {
   /** false means the stream's buffer is full: wait for 'drain' before writing more */
   write(chunk: string): boolean;
   once(event: 'drain', listener: () => void): unknown;
+  /** the file descriptor behind it, if any (process.stdout's is 1): log-destination.ts writes to it */
+  readonly fd?: number;
 }
 
 export interface CliIo {

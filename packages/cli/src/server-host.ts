@@ -14,7 +14,7 @@ import {
   type LocalSync,
 } from '@rideport/server';
 import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -26,6 +26,8 @@ export interface ServeSettings {
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
+  /** where pino writes with `--log-format json`: the command's LogDestination (log-destination.ts) */
+  logOutput: CliWritable;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
   localSync?: LocalSync;
   /** connection limits other than the server's defaults (issue 17; connection-flags.ts) */
@@ -70,7 +72,8 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
     const app = await buildServer({
       databasePath: databasePathIn(settings.lock.directory),
       baseUrl: settings.baseUrl ?? url,
-      logger: settings.logFormat === 'json' ? { level: 'info' } : false,
+      // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).
+      logger: settings.logFormat === 'json' ? { level: 'info', stream: settings.logOutput } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
       ...(settings.connections === undefined ? {} : { connections: settings.connections }),
     });

@@ -81,6 +81,14 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
         });
       } else if (state.kind === 'offline') {
         line(`the server cannot be reached (${state.message}); trying again`, { event: 'offline' });
+      } else if (state.kind === 'server-full') {
+        line(`the server cannot store rides now (${state.message}); rides wait, trying again`, {
+          event: 'server-full',
+        });
+      } else if (state.kind === 'disk-full') {
+        line(`rides cannot be collected or recorded now (${state.message}); trying again`, {
+          event: 'disk-full',
+        });
       } else if (state.kind === 'paused') {
         line('uploads paused; files keep being collected', { event: 'paused' });
       }

@@ -15,7 +15,7 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe('error mapping', () => {
   it('maps statuses to codes', () => {
     expect(
-      [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 302, 100].map((status) => [
+      [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 507, 302, 100].map((status) => [
         status,
         codeForStatus(status),
       ]),
@@ -32,6 +32,7 @@ describe('error mapping', () => {
       [500, ClientErrorCode.SERVER],
       [502, ClientErrorCode.SERVER],
       [503, ClientErrorCode.SERVER],
+      [507, ClientErrorCode.SERVER_FULL],
       [302, ClientErrorCode.BAD_RESPONSE],
       [100, ClientErrorCode.BAD_RESPONSE],
     ]);
@@ -85,6 +86,7 @@ describe('error mapping', () => {
     const of = (code: ClientErrorCode) => new ClientError(code, 'x');
     expect(Object.values(ClientErrorCode).filter((code) => isRetryable(of(code)))).toEqual([
       ClientErrorCode.RATE_LIMITED,
+      ClientErrorCode.SERVER_FULL,
       ClientErrorCode.SERVER,
       ClientErrorCode.UNREACHABLE,
       ClientErrorCode.TIMEOUT,

@@ -16,7 +16,12 @@ export const ClientErrorCode = {
   RATE_LIMITED: 'CLIENT_RATE_LIMITED',
   /** any other 4xx (400, 413, 422, …), and an upload task that ended failed (status -1) */
   REJECTED: 'CLIENT_REJECTED',
-  /** 5xx */
+  /**
+   * 507: the server's disk is full (issue 17). It stored nothing; every upload will meet the same
+   * answer until space is freed there, so callers wait longer than for one failed request.
+   */
+  SERVER_FULL: 'CLIENT_SERVER_FULL',
+  /** any other 5xx */
   SERVER: 'CLIENT_SERVER',
   /** connect or socket errors: the request may or may not have reached the server */
   UNREACHABLE: 'CLIENT_UNREACHABLE',
@@ -86,6 +91,7 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   ClientErrorCode.UNREACHABLE,
   ClientErrorCode.TIMEOUT,
   ClientErrorCode.SERVER,
+  ClientErrorCode.SERVER_FULL,
   ClientErrorCode.RATE_LIMITED,
 ]);
 
@@ -146,6 +152,7 @@ export function codeForStatus(status: number): ClientErrorCode {
   // RFC 9110 §15.5.9: a 408 may be repeated; a slow upload over a slow link is tried again later.
   if (status === 408) return ClientErrorCode.TIMEOUT;
   if (status >= 400 && status < 500) return ClientErrorCode.REJECTED;
+  if (status === 507) return ClientErrorCode.SERVER_FULL;
   if (status >= 500 && status < 600) return ClientErrorCode.SERVER;
   // 1xx/3xx: the API answers neither (redirects are not followed: credentials stay where they were sent).
   return ClientErrorCode.BAD_RESPONSE;

@@ -202,6 +202,20 @@ describe('uploadRide', () => {
     }
   });
 
+  it('hands a 507 (the server’s disk is full) to the caller at once, without re-uploading', async () => {
+    const full = "the server's disk is full; try again later";
+    const { client, uploads } = setup(uploadServer(), () =>
+      Promise.resolve(jsonResponse(507, { error: full })),
+    );
+    await expect(client.uploadRide(RIDE)).rejects.toMatchObject({
+      code: ClientErrorCode.SERVER_FULL,
+      status: 507,
+      serverMessages: [full],
+      taskId: null,
+    });
+    expect(uploads()).toHaveLength(1);
+  });
+
   it('a failed task is REJECTED with the server’s message, its code and the task id', async () => {
     const { client } = setup(
       uploadServer({ fail: 'Could not read the file: not a ride file', failCode: 'RIDEFILE_UNKNOWN_FORMAT' }),

@@ -8,7 +8,9 @@
  *   answer is lost (UNREACHABLE, a transport TIMEOUT) or is a 5xx, the server may or may not have
  *   stored the file: the same bytes are sent again. Identical bytes from the same user are a duplicate
  *   (decisions.md §5), so if the first upload did arrive the new task ends `duplicate` with the trips
- *   the first one made: a success for the caller, nothing made twice.
+ *   the first one made: a success for the caller, nothing made twice. A 507 (the server's disk is full,
+ *   issue 17) is not a lost answer: the server said it stored nothing and will say so again for a
+ *   while, so it goes to the caller at once (SERVER_FULL), to wait longer than this loop would.
  * - Status polls are GETs: retried on UNREACHABLE, TIMEOUT, 5xx and 429 until the deadline, except
  *   that a server unreachable for several polls in a row ends the wait with UNREACHABLE (and the task
  *   id): the caller then knows it is offline instead of waiting out the deadline, and a later upload
@@ -149,6 +151,7 @@ export async function uploadRide(
       const answerLost =
         error instanceof ClientError &&
         error.code !== ClientErrorCode.RATE_LIMITED &&
+        error.code !== ClientErrorCode.SERVER_FULL &&
         deadline.retryable(error);
       if (!answerLost || attempt + 1 >= MAX_UPLOAD_ATTEMPTS) throw error;
       const delayMs = backoffDelayMs(attempt, { baseMs: REUPLOAD_BASE_MS, capMs: REUPLOAD_CAP_MS, random });

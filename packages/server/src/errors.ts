@@ -12,6 +12,8 @@ export const ApiErrorCode = {
   PAYLOAD_TOO_LARGE: 'payload_too_large',
   UNPROCESSABLE: 'unprocessable',
   TOO_MANY_REQUESTS: 'too_many_requests',
+  /** the disk is full: nothing could be stored (disk-full.ts) */
+  INSUFFICIENT_STORAGE: 'insufficient_storage',
 } as const;
 
 export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
@@ -71,6 +73,7 @@ const STATUS: Record<ApiErrorCode, number> = {
   payload_too_large: 413,
   unprocessable: 422,
   too_many_requests: 429,
+  insufficient_storage: 507,
 };
 
 export class ApiError extends Error {

@@ -25,6 +25,8 @@ export interface CollectResult {
   present: boolean;
   /** files that are not whole yet: look again soon */
   waiting: number;
+  /** files whose state the pass wrote into the ledger (new, changed or waiting ones) */
+  written: number;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function collectSource(
       listed.push({ ...file, relativePath: relativeTo(source.path, file.absolutePath) });
     }
   }
-  const result: CollectResult = { present, waiting: 0 };
+  const result: CollectResult = { present, waiting: 0, written: 0 };
   if (!present) return result;
   const known = ledger.files(source.id);
   for (const file of listed) {
@@ -58,6 +60,7 @@ export async function collectSource(
       seen !== undefined && seen.sizeBytes === file.sizeBytes && seen.mtimeMs === file.mtimeMs;
     if (unchanged && seen.state !== 'waiting') continue;
     const outcome = await collectFile(source, file, unchanged ? seen : undefined, ledger, inbox, options);
+    if (outcome !== 'gone') result.written += 1;
     if (outcome === 'new') options.onNewRide?.();
     else if (outcome === 'waiting') result.waiting += 1;
   }

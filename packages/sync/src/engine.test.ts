@@ -156,6 +156,30 @@ describe('a pass over a folder', () => {
     expect(status.counts.synced).toBe(1);
   });
 
+  it("waits while the server's disk is full (507): says so, fails nothing, counts no attempt, and goes on once there is space", async () => {
+    for (const seed of [1, 2, 3]) device.write(`ride-${seed}.gpx`, gpxRide(seed));
+    const full = "the server's disk is full; try again later";
+    uploader.failAlways(
+      new ClientError(ClientErrorCode.SERVER_FULL, `POST /trips.json answered 507: ${full}`, {
+        status: 507,
+        serverMessages: [full],
+      }),
+    );
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(status.state).toMatchObject({ kind: 'server-full', message: full });
+    expect(status.counts).toMatchObject({ queued: 3, synced: 0, failed: 0 });
+    for (const ride of status.recent) {
+      expect(ride).toMatchObject({ state: 'queued', attempts: 0 });
+      expect([null, 'waiting for disk space on the server']).toContain(ride.message);
+    }
+    uploader.failAlways(null);
+    engine.syncNow();
+    status = await engine.syncOnce();
+    expect(status.state.kind).toBe('idle');
+    expect(status.counts).toMatchObject({ queued: 0, synced: 3, failed: 0 });
+  });
+
   it('says "not present" for a missing folder and forgets nothing', async () => {
     device.write('ride.gpx', gpxRide(1));
     const engine = engineFor();

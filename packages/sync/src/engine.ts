@@ -6,10 +6,11 @@
  * pass asks for one more pass after it.
  */
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { collectSource } from './collector.js';
 import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
+import { isDiskFull } from './disk-full.js';
 import { Inbox } from './inbox.js';
 import { Ledger, type RideRow, type SourceRow } from './ledger.js';
 import {
@@ -65,7 +66,8 @@ interface PendingSource {
   label: string;
 }
 
-const OFFLINE_BACKOFF_MAX_MS = 300_000;
+/** the longest wait between tries while the server is offline or its disk is full */
+const HELD_BACKOFF_MAX_MS = 300_000;
 
 export function folderSourceId(path: string): string {
   return `folder:${resolve(path)}`;
@@ -89,7 +91,16 @@ export class SyncEngine {
   #batch: { done: number } | null = null;
   #paused = false;
   #signIn: { message: string } | null = null;
-  #offline: { message: string; retryAtMs: number; attempts: number } | null = null;
+  /**
+   * uploads wait: the server cannot be reached, or its disk is full, or this computer's is (issue 17:
+   * the engine cannot write its ledger or inbox)
+   */
+  #held: {
+    cause: 'offline' | 'server-full' | 'disk-full';
+    message: string;
+    retryAtMs: number;
+    attempts: number;
+  } | null = null;
   #lastPassAtMs: number | null = null;
   #passing: Promise<void> | null = null;
   #passAgain = false;
@@ -146,14 +157,14 @@ export class SyncEngine {
   /**
    * One pass and every upload it leads to, without timers or watchers (`rideport sync --once`).
    * Rides whose upload failed in a retryable way are tried again up to `attempts` times; it returns
-   * when nothing more can be done now (all answered, or needs sign-in, or offline).
+   * when nothing more can be done now (all answered, or needs sign-in, or offline, or the server is full).
    */
   async syncOnce(options: { attempts?: number } = {}): Promise<SyncStatus> {
     const attempts = options.attempts ?? 3;
     await this.#runPasses();
     for (;;) {
       await this.#drainUploads();
-      if (this.#stopping || this.#signIn !== null || this.#offline !== null || this.#paused) break;
+      if (this.#stopping || this.#signIn !== null || this.#held !== null || this.#paused) break;
       const next = this.#ledger
         .dueRides(Number.MAX_SAFE_INTEGER, 1000)
         .filter((ride) => ride.attempts < attempts);
@@ -184,10 +195,11 @@ export class SyncEngine {
     this.#ledger.close();
   }
 
-  /** "Sync now": a pass, and uploads even if the server was offline a moment ago. */
+  /** "Sync now": a pass, and uploads even if the server was offline or full a moment ago. */
   syncNow(): void {
-    if (this.#offline !== null) this.#offline.retryAtMs = this.#options.nowMs();
-    this.#requestPass();
+    if (this.#held !== null) this.#held.retryAtMs = this.#options.nowMs();
+    if (this.#held?.cause === 'disk-full') this.#afterDiskFullWait();
+    else this.#requestPass();
   }
 
   /** Pauses uploads; files keep being collected into the inbox, so nothing is lost meanwhile. */
@@ -285,8 +297,9 @@ export class SyncEngine {
   #state(remaining: number): SyncState {
     if (this.#paused) return { kind: 'paused' };
     if (this.#signIn !== null) return { kind: 'needs-sign-in', message: this.#signIn.message };
-    if (this.#offline !== null) {
-      return { kind: 'offline', message: this.#offline.message, retryAtMs: this.#offline.retryAtMs };
+    if (this.#held !== null) {
+      const { cause, message, retryAtMs } = this.#held;
+      return { kind: cause, message, retryAtMs };
     }
     if (this.#batch !== null) {
       return { kind: 'syncing', done: this.#batch.done, total: this.#batch.done + remaining };
@@ -361,7 +374,14 @@ export class SyncEngine {
       try {
         do {
           this.#passAgain = false;
-          await this.#pass();
+          try {
+            await this.#pass();
+          } catch (error) {
+            // The ledger could not be written (a source saved): wait for space, as below.
+            if (!isDiskFull(error)) throw error;
+            this.#record(this.#diskFull(error));
+            this.#changed();
+          }
         } while (this.#anotherPassAsked() && !this.#stopping);
       } finally {
         this.#passing = null;
@@ -419,6 +439,8 @@ export class SyncEngine {
   async #pass(): Promise<void> {
     const sources = await this.#resolveSources();
     let waiting = 0;
+    let written = 0;
+    let diskFull: unknown = null;
     for (const source of sources) {
       if (this.#stopping) return;
       try {
@@ -432,11 +454,20 @@ export class SyncEngine {
         });
         this.#setPresent(source.row.id, result.present);
         waiting += result.waiting;
-      } catch {
+        written += result.written;
+      } catch (error) {
+        // No room for the inbox copy or the ledger: the source is there (its files were listed), this
+        // computer's disk is full.
+        if (isDiskFull(error)) {
+          diskFull = error;
+          this.#setPresent(source.row.id, true);
+        }
         // A device that fails mid-read (I/O error, pulled out) is not present; the next pass retries.
-        this.#setPresent(source.row.id, false);
+        else this.#setPresent(source.row.id, false);
       }
     }
+    if (diskFull !== null) this.#record(this.#diskFull(diskFull));
+    else if (written > 0 && this.#held?.cause === 'disk-full') this.#held = null;
     this.#lastPassAtMs = this.#options.nowMs();
     if (waiting > 0 && this.#running)
       this.#after(this.#options.waitingRecheckMs, () => {
@@ -522,7 +553,7 @@ export class SyncEngine {
 
   #canUpload(): boolean {
     if (this.#stopping || this.#paused || this.#signIn !== null) return false;
-    return this.#offline === null || this.#offline.retryAtMs <= this.#options.nowMs();
+    return this.#held === null || this.#held.retryAtMs <= this.#options.nowMs();
   }
 
   /** Starts uploaders up to the concurrency while rides are due. */
@@ -565,16 +596,7 @@ export class SyncEngine {
           this.#abort.signal,
         );
       } catch (error) {
-        // The inbox could not be read (disk trouble): keep the ride queued and stop for now.
-        const message = error instanceof Error ? error.message : String(error);
-        this.#ledger.postpone(
-          ride.sha256,
-          message,
-          this.#options.nowMs() + 60_000,
-          true,
-          this.#options.nowMs(),
-        );
-        verdict = { kind: 'postponed' };
+        verdict = this.#afterLocalError(ride, error);
       } finally {
         this.#inFlight.delete(ride.sha256);
       }
@@ -584,10 +606,59 @@ export class SyncEngine {
     }
   }
 
+  /**
+   * An upload that ended in a failure of this computer: the inbox could not be read (disk trouble: the
+   * ride stays queued, and uploads stop for now), or the ledger could not be written because the disk
+   * is full (the ride stays as it was, `uploading` at worst, until there is space again).
+   */
+  #afterLocalError(ride: RideRow, error: unknown): UploadVerdict {
+    if (isDiskFull(error)) return this.#diskFull(error);
+    const message = error instanceof Error ? error.message : String(error);
+    const nowMs = this.#options.nowMs();
+    try {
+      this.#ledger.postpone(ride.sha256, message, nowMs + 60_000, true, nowMs);
+    } catch (again) {
+      if (isDiskFull(again)) return this.#diskFull(again);
+      throw again;
+    }
+    return { kind: 'postponed' };
+  }
+
+  /** Uploads (and collecting) wait: this computer's disk is full (issue 17), said in words. */
+  #diskFull(error: unknown): UploadVerdict {
+    const reason = error instanceof Error ? error.message : String(error);
+    const folder = dirname(this.#options.inboxFolder);
+    return {
+      kind: 'stop',
+      cause: 'disk-full',
+      message: `this computer's disk is full: the sync engine cannot write to ${folder} (${reason})`,
+      retryAfterMs: null,
+    };
+  }
+
+  /**
+   * The wait after a full disk is over: rides an unwritable outcome left `uploading` are queued again
+   * (a write: it shows whether there is space), and a pass collects what could not be copied.
+   */
+  #afterDiskFullWait(): void {
+    if (this.#uploaders === 0) {
+      try {
+        if (this.#ledger.requeueUploading() > 0) this.#held = null;
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        this.#record(this.#diskFull(error));
+        this.#changed();
+        return;
+      }
+    }
+    this.#requestPass();
+    this.#kickUploads();
+  }
+
   #record(verdict: UploadVerdict): void {
     if (verdict.kind === 'synced' || verdict.kind === 'failed') {
       if (this.#batch !== null) this.#batch.done += 1;
-      this.#offline = null;
+      this.#held = null;
       return;
     }
     if (verdict.kind !== 'stop') return;
@@ -595,15 +666,22 @@ export class SyncEngine {
       this.#signIn = { message: verdict.message };
       return;
     }
-    const attempts = (this.#offline?.attempts ?? 0) + 1;
+    const attempts = (this.#held?.attempts ?? 0) + 1;
     // Exponential backoff with jitter, 1 s doubling to 5 minutes, so a fleet of desktops does not
-    // knock on a server that is coming back all at the same instant.
-    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), OFFLINE_BACKOFF_MAX_MS);
+    // knock on a server that is coming back (or being given disk space) all at the same instant.
+    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), HELD_BACKOFF_MAX_MS);
     const delayMs = Math.round(ceilingMs / 2 + (Math.random() * ceilingMs) / 2);
-    this.#offline = { message: verdict.message, retryAtMs: this.#options.nowMs() + delayMs, attempts };
+    this.#held = {
+      cause: verdict.cause,
+      message: verdict.message,
+      retryAtMs: this.#options.nowMs() + delayMs,
+      attempts,
+    };
+    const cause = verdict.cause;
     if (this.#running)
       this.#after(delayMs, () => {
-        this.#kickUploads();
+        if (cause === 'disk-full') this.#afterDiskFullWait();
+        else this.#kickUploads();
       });
   }
 

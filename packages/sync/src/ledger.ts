@@ -298,6 +298,15 @@ export class Ledger {
     this.#statements.requeueUploading.run();
   }
 
+  /**
+   * Rides left `uploading` by an upload whose outcome could not be written (the disk was full) go back
+   * to the queue; call it only while no upload runs. The server answers their repeated upload as a
+   * duplicate of what it made the first time.
+   */
+  requeueUploading(): number {
+    return this.#statements.requeueUploading.run().changes;
+  }
+
   #migrate(): void {
     const version = this.#db.pragma('user_version', { simple: true }) as number;
     for (let index = version; index < MIGRATIONS.length; index++) {

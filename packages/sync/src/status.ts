@@ -13,6 +13,16 @@ export type SyncState =
   | { kind: 'needs-sign-in'; message: string }
   /** the server cannot be reached: uploads wait until `retryAtMs` (or "sync now") */
   | { kind: 'offline'; message: string; retryAtMs: number }
+  /**
+   * the server's disk is full (issue 17, a 507): it stores nothing until space is freed there; uploads
+   * wait until `retryAtMs` (or "sync now"), and no ride is marked failed for it
+   */
+  | { kind: 'server-full'; message: string; retryAtMs: number }
+  /**
+   * this computer's disk is full: the engine cannot write its ledger or inbox (issue 17). Files stay
+   * where they are and queued rides stay queued; it tries again at `retryAtMs` (or "sync now")
+   */
+  | { kind: 'disk-full'; message: string; retryAtMs: number }
   /** the user paused uploads; files keep being collected */
   | { kind: 'paused' };
 

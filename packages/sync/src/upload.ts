@@ -1,7 +1,8 @@
 /**
  * Uploading one ride from the inbox and recording the outcome (design.md, "Sync engine": "upload from
  * the inbox, record the outcome"; issue 6: 401 → needs sign-in, server unreachable → offline with
- * backoff, a file the server rejects → failed and not retried until asked).
+ * backoff, a file the server rejects → failed and not retried until asked; issue 17: the server's disk
+ * is full → every upload waits, with backoff, and no ride fails for it).
  */
 import {
   ClientError,
@@ -24,7 +25,12 @@ export type UploadVerdict =
   /** a retryable failure of this ride; it is due again later */
   | { kind: 'postponed' }
   /** uploads must stop for now: nothing will get through until the cause is gone */
-  | { kind: 'stop'; cause: 'needs-sign-in' | 'offline'; message: string; retryAfterMs: number | null };
+  | {
+      kind: 'stop';
+      cause: 'needs-sign-in' | 'offline' | 'server-full' | 'disk-full';
+      message: string;
+      retryAfterMs: number | null;
+    };
 
 /** Backoff of a ride whose upload failed in a retryable way: 2 s doubling to at most 10 minutes. */
 export function rideBackoffMs(attempts: number): number {
@@ -80,6 +86,10 @@ function judgeFailure(ride: RideRow, error: unknown, ledger: Ledger, nowMs: numb
     case ClientErrorCode.UNREACHABLE:
       ledger.postpone(ride.sha256, 'waiting for the server', nowMs, false, nowMs);
       return { kind: 'stop', cause: 'offline', message, retryAfterMs: null };
+    case ClientErrorCode.SERVER_FULL:
+      // Not this ride's fault, and no other ride would get through now either.
+      ledger.postpone(ride.sha256, 'waiting for disk space on the server', nowMs, false, nowMs);
+      return { kind: 'stop', cause: 'server-full', message, retryAfterMs: null };
     case ClientErrorCode.ABORTED:
       ledger.postpone(ride.sha256, 'interrupted', nowMs, false, nowMs);
       return { kind: 'postponed' };

@@ -9,6 +9,7 @@ import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
+import { withLogDestination } from '../log-destination.js';
 import {
   announce,
   claimForCommand,
@@ -62,7 +63,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);
   }
   const connections = connectionLimitsOption(values, 'serve');
-  return serve(io, { host: values.host, port, data: values.data, baseUrl, logFormat, connections });
+  return serve(withLogDestination(io), {
+    host: values.host,
+    port,
+    data: values.data,
+    baseUrl,
+    logFormat,
+    connections,
+  });
 }
 
 async function serve(
@@ -88,6 +96,7 @@ async function serve(
         lock,
         baseUrl: options.baseUrl,
         logFormat: options.logFormat,
+        logOutput: io.stdout,
         connections: options.connections,
       });
     } catch (error) {

@@ -154,6 +154,18 @@ function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number
   if (state.kind === 'offline') {
     throw new CliError(CliErrorCode.UNREACHABLE, `the server cannot be reached: ${state.message}`);
   }
+  if (state.kind === 'server-full') {
+    throw new CliError(
+      CliErrorCode.SERVER_FULL,
+      `the server cannot store rides now: ${state.message}; the rides wait in the inbox for the next sync`,
+    );
+  }
+  if (state.kind === 'disk-full') {
+    throw new CliError(
+      CliErrorCode.DISK_FULL,
+      `rides cannot be collected or recorded now: ${state.message}; nothing failed, sync again once there is space`,
+    );
+  }
   return counts.failed > 0 || counts.queued + counts.uploading > 0 ? ExitCode.FAILED : ExitCode.OK;
 }
 

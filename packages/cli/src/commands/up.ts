@@ -22,6 +22,7 @@ import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
+import { withLogDestination } from '../log-destination.js';
 import {
   announce,
   claimForCommand,
@@ -58,7 +59,7 @@ Options:
 Connection limits:
 ${CONNECTION_FLAGS_HELP}`;
 
-async function run(args: string[], io: CliIo): Promise<number> {
+async function run(args: string[], commandIo: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('up', args, {
     watch: { type: 'string', multiple: true },
     import: { type: 'string' },
@@ -71,9 +72,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
     ...CONNECTION_FLAGS,
   });
   if (values.help === true) {
-    io.stdout.write(help);
+    commandIo.stdout.write(help);
     return ExitCode.OK;
   }
+  // From here on, `up` keeps running: its output must never stop it (issue 17, log-destination.ts).
+  const io = withLogDestination(commandIo);
   if (positionals.length > 0)
     throw new UsageError(`up: unexpected argument '${positionals[0]!}' (folders go after --watch)`);
   const port = portOption(values.port, 'up');
@@ -119,6 +122,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         lock,
         baseUrl: undefined,
         logFormat,
+        logOutput: io.stdout,
         localSync: engineControls(engine, () => account?.userId ?? null),
         connections,
       });

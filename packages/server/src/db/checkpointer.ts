@@ -6,10 +6,12 @@
  * connection never checkpoints (wal_autocheckpoint = 0) while db/checkpoint-worker.ts does, a few
  * times a second, from its own connection in a worker thread (piscina, as the upload queue's parsers).
  * Should a checkpoint there fail, the main connection goes back to checkpointing automatically, so the
- * log never grows without bound.
+ * log never grows without bound; unless the disk is full, which passes: checkpoints then go on once
+ * there is space again.
  */
 import type SqliteDatabase from 'better-sqlite3';
 import { Piscina } from 'piscina';
+import { isDiskFull } from '../disk-full.js';
 import { workerScript } from '../worker-script.js';
 import type { CheckpointRequest } from './checkpoint-worker.js';
 
@@ -42,6 +44,8 @@ export function startCheckpointer(
   let running: Promise<void> = Promise.resolve();
   let busy = false;
   let stopped = false;
+  /** a checkpoint failed for want of space, and none has succeeded since */
+  let waitingForSpace = false;
   const fallBack = (error: unknown): void => {
     stopped = true;
     clearInterval(timer);
@@ -61,10 +65,17 @@ export function startCheckpointer(
     running = pool.run({ path, close: false }).then(
       () => {
         busy = false;
+        waitingForSpace = false;
       },
       (error: unknown) => {
         busy = false;
-        fallBack(error);
+        // A full disk (issue 17) passes once space is freed: the next tick tries again, and the log
+        // cannot grow meanwhile either. Falling back would leave checkpoints in the commits for good.
+        if (!isDiskFull(error)) fallBack(error);
+        else if (!waitingForSpace) {
+          waitingForSpace = true;
+          process.emitWarning(`checkpoints of ${path} wait for disk space: the disk is full`);
+        }
       },
     );
   }, intervalMs).unref();

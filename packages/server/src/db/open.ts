@@ -93,7 +93,12 @@ function withStatementCache(sqlite: SqliteDatabase.Database, onWrite: () => void
       let statement = statements.get(sql);
       if (statement === undefined) {
         const prepared = sqlite.prepare(sql);
-        statement = prepared.readonly ? prepared : noticingWrites(prepared, onWrite);
+        statement =
+          sql === 'rollback'
+            ? rollbackIfOpen(sqlite, prepared)
+            : prepared.readonly
+              ? prepared
+              : noticingWrites(prepared, onWrite);
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
         statements.set(sql, statement);
       }
@@ -121,6 +126,25 @@ function noticingWrites(statement: SqliteDatabase.Statement, onWrite: () => void
       onWrite();
       return statement.iterate(parameters);
     },
+  };
+}
+
+/**
+ * Kysely's ROLLBACK after a failed transaction, sent only when a transaction is still open. After some
+ * errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, SQLITE_BUSY) SQLite has already rolled the
+ * transaction back by itself (https://sqlite.org/lang_transaction.html, "Response To Errors Within A
+ * Transaction"); the ROLLBACK then failed with "cannot rollback - no transaction is active", and that
+ * error replaced the one that said why (issue 17: a full disk answered 500, not 507).
+ */
+function rollbackIfOpen(
+  sqlite: SqliteDatabase.Database,
+  rollback: SqliteDatabase.Statement,
+): SqliteStatement {
+  return {
+    reader: false,
+    all: () => [],
+    run: () => (sqlite.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
+    iterate: () => [][Symbol.iterator](),
   };
 }
 

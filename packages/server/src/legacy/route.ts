@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { diskFullError } from '../disk-full.js';
 import { ApiError, notAuthorized } from '../errors.js';
 import { TextTooLongError, type ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
@@ -69,7 +70,8 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, er
   return sendLegacy(reply, callback, status, { error: message });
 }
 
-function describe(error: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
+function describe(thrown: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
+  const error = diskFullError(thrown) ?? thrown;
   if (error instanceof ApiError) {
     return {
       status: error.statusCode,

@@ -6,6 +6,7 @@
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { diskFullError, DISK_FULL_PROBLEM, isDiskFull } from '../disk-full.js';
 import { ApiError } from '../errors.js';
 
 const BODY_TYPE_PROBLEM = 'Invalid request: the body must be application/x-www-form-urlencoded or JSON';
@@ -43,9 +44,11 @@ export function sendOAuthError(
  * - `unauthorized_client` becomes `unsupported_grant_type`: every client here may use the one grant
  *   there is, so the library only says that for grants it knows but this server does not offer
  *   (password, client_credentials, refresh_token);
- * - a server-side failure is logged and answered without its message.
+ * - a full disk is 507 `temporarily_unavailable` in words (disk-full.ts);
+ * - any other server-side failure is logged and answered without its message.
  */
 export function sendLibraryError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  if (isDiskFull(error)) return sendOAuthError(reply, 507, 'temporarily_unavailable', DISK_FULL_PROBLEM);
   if (
     !(error instanceof OAuth2Server.OAuthError) ||
     error instanceof OAuth2Server.ServerError ||
@@ -68,12 +71,14 @@ export function sendLibraryError(request: FastifyRequest, reply: FastifyReply, e
 }
 
 export function installOAuthErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
+    const error = diskFullError(thrown) ?? thrown;
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
-      // RFC 6749 has no code for rate limiting; temporarily_unavailable (§4.1.2.1, "temporary
-      // overloading") is its nearest, and the 429 status and Retry-After say the rest.
-      const code = error.statusCode === 429 ? 'temporarily_unavailable' : 'invalid_request';
+      // RFC 6749 has no code for rate limiting or a full disk; temporarily_unavailable (§4.1.2.1,
+      // "temporary overloading or maintenance") is its nearest, and the 429 or 507 status says the rest.
+      const code =
+        error.statusCode === 429 || error.statusCode === 507 ? 'temporarily_unavailable' : 'invalid_request';
       return sendOAuthError(reply, error.statusCode, code, error.problems.join('; '));
     }
     if (error.validation !== undefined) {

@@ -227,6 +227,22 @@ describe('the OAuth 2.0 authorization code flow over HTTP', () => {
     expect((await currentUser(accessToken)).status).toBe(401);
   });
 
+  it("another client cannot revoke the user's token: 400 unauthorized_client (RFC 7009 §2.1), the token still works", async () => {
+    const { code } = await authorizeInBrowser(new HttpBrowser(), {});
+    const accessToken = (await exchange(code)).json.access_token as string;
+    const developer = await createPerson(server, 'Other Developer');
+    const other = await server.store.apiClients.create(developer.id, { name: 'Other App', redirectUris: [] });
+    const refused = await postJson('/oauth/revoke.json', {
+      client_id: other.apiKey,
+      client_secret: server.store.apiClients.secretOf(other),
+      token: accessToken,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error: 'unauthorized_client' });
+    expect(refused.json.error_description).toMatch(/not issued to this client/);
+    expect((await currentUser(accessToken)).status).toBe(200);
+  });
+
   it('a replayed code fails and revokes the token issued from the first exchange', async () => {
     const { code } = await authorizeInBrowser(new HttpBrowser(), {});
     const first = await exchange(code);

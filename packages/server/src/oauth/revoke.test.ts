@@ -77,13 +77,28 @@ describe('POST /oauth/revoke(.json)', () => {
     expect(await bearerStatus(second)).toBe(401);
   });
 
-  it("answers 200 {} for another client's token without revoking it", async () => {
+  it("refuses another client's live token with 400 unauthorized_client (RFC 7009 §2.1), revoking nothing", async () => {
     const other = await server.store.apiClients.create(rider.id, { name: 'Other' });
     const theirs = await accessToken(other);
     const response = await revoke({ client_id: client.apiKey, client_secret: secret, token: theirs });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({});
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const description =
+      'Unauthorized client: the token was not issued to this client, which may revoke only its own tokens';
+    expect(response.json()).toEqual({
+      error: 'unauthorized_client',
+      error_description: description,
+      errors: [description],
+    });
     expect(await bearerStatus(theirs)).toBe(200);
+    // Once revoked by its own client, it is an invalid token like any other: 200 (RFC 7009 §2.2).
+    const ownSecret = server.store.apiClients.secretOf(other);
+    expect(
+      (await revoke({ client_id: other.apiKey, client_secret: ownSecret, token: theirs })).statusCode,
+    ).toBe(200);
+    const again = await revoke({ client_id: client.apiKey, client_secret: secret, token: theirs });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({});
   });
 
   it('answers 401 invalid_client for wrong, missing or unknown client credentials, revoking nothing', async () => {

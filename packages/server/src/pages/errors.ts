@@ -1,10 +1,12 @@
 /**
  * Errors on the web pages become HTML pages with the status of platform-api.md's Errors table: 400
  * for a malformed form, 401 for a failed sign-in, 403 for a missing right or a form without a valid
- * CSRF token, 404, 429 with Retry-After (decisions.md §7), and a 500 that tells nothing of the inside.
+ * CSRF token, 404, 429 with Retry-After (decisions.md §7), 507 when the disk is full (disk-full.ts), and
+ * a 500 that tells nothing of the inside.
  * (No not-found handler: the pages share the site root with the legacy interface, which owns its 404s.)
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { diskFullError } from '../disk-full.js';
 import { ApiError } from '../errors.js';
 import { TextTooLongError } from '../store/index.js';
 import { html } from './html.js';
@@ -18,6 +20,7 @@ const TITLES: Record<number, string> = {
   413: 'Too large',
   429: 'Too many requests',
   500: 'Something went wrong',
+  507: 'Disk full',
 };
 
 /** The codes @fastify/csrf-protection fails a request with. */
@@ -38,7 +41,8 @@ export function sendErrorPage(
 }
 
 export function installPageErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
+    const error = diskFullError(thrown) ?? thrown;
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
       return sendErrorPage(reply, error.statusCode, error.problems);

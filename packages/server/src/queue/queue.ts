@@ -12,14 +12,22 @@
  * tasks are claimed again (a running worker renews its lease, so the lease can stay short). Stopping
  * lets running tasks finish for a moment, then stops their parsers and gives the tasks back without
  * counting the attempt.
+ *
+ * A full disk (issue 17) is nobody's fault and passes: a task whose rides or outcome could not be
+ * written for want of space is given back without counting the attempt, saying that it waits for disk
+ * space, and the queue claims nothing for a while (1 s, doubling to 30 s); then it tries one task at
+ * a time until a write succeeds again. So no task fails because the disk was full, and nothing is
+ * parsed over and over meanwhile.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { isDiskFull } from '../disk-full.js';
 import { UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { AssetMetadata, ClaimedTask, TaskObject, TaskOutcome } from '../store/index.js';
-import { TaskLeaseLostError } from '../store/index.js';
+import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParsedTrack, ParseOutcome } from './parse-worker.js';
 import { findSameRide, foundWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
@@ -34,6 +42,20 @@ const MAX_POLL_INTERVAL_MS = 1000;
 
 /** the most bytes of just-accepted uploads kept in memory for the workers (see `accepted`) */
 const MAX_FRESH_UPLOAD_BYTES = 64 * 1024 * 1024;
+
+/** after a write failed for want of disk space, nothing is claimed for this long, ms; then twice as long */
+const DISK_FULL_FIRST_WAIT_MS = 1000;
+/** the longest wait between tries while the disk is full, ms */
+const DISK_FULL_MAX_WAIT_MS = 30_000;
+
+/** The queue while the disk is full: since a write failed for want of space, none has succeeded. */
+interface DiskFull {
+  /** performance.now() before which nothing is claimed */
+  untilMs: number;
+  waitMs: number;
+  /** tasks this queue holds and could not give back yet (that is a write too), by lease owner */
+  held: Map<string, number>;
+}
 
 type StopReason = 'timeout' | 'stopping' | 'lease lost';
 
@@ -74,6 +96,7 @@ export class UploadQueue {
   #freshUploadBytes = 0;
   #pollTimer: NodeJS.Timeout | null = null;
   #purgeTimer: NodeJS.Timeout | null = null;
+  #diskFull: DiskFull | null = null;
 
   constructor(context: ServerContext, log: FastifyBaseLogger) {
     this.#context = context;
@@ -158,13 +181,16 @@ export class UploadQueue {
     const { workers, leaseMs } = this.#context.options.queue;
     do {
       this.#pumpAgain = false;
-      while (this.#state === 'running' && this.#reading < workers) {
+      if (!(await this.#roomToWork())) return;
+      // While the disk is full, one task at a time finds out whether there is space again.
+      while (this.#state === 'running' && this.#reading < (this.#diskFull === null ? workers : 1)) {
         const owner = `${this.#instance}/${++this.#claims}`;
         let task: ClaimedTask | undefined;
         try {
           task = await this.#context.store.tasks.claim(owner, leaseMs);
         } catch (error) {
-          this.#log.error({ err: error }, 'upload queue: claiming a task failed');
+          if (isDiskFull(error)) this.#noteDiskFull();
+          else this.#log.error({ err: error }, 'upload queue: claiming a task failed');
           return;
         }
         if (task === undefined) break;
@@ -176,6 +202,70 @@ export class UploadQueue {
   /** (A method, so the checker does not take the fields for what they were before the awaits.) */
   #wokenWhilePumping(): boolean {
     return this.#pumpAgain && this.#state === 'running';
+  }
+
+  /**
+   * Whether tasks may be claimed now: always, unless the disk was full a moment ago; then only once
+   * the wait is over and every task held since has been given back.
+   */
+  async #roomToWork(): Promise<boolean> {
+    const full = this.#diskFull;
+    if (full === null) return true;
+    if (performance.now() < full.untilMs) return false;
+    let released = false;
+    for (const [owner, taskId] of full.held) {
+      try {
+        const store = this.#context.store;
+        if (await store.tasks.release(taskId, owner, false, TASK_MESSAGES.waitingForSpace)) released = true;
+      } catch (error) {
+        if (isDiskFull(error)) {
+          this.#noteDiskFull();
+          return false;
+        }
+        // Its lease runs out, and the task is claimed again then.
+        this.#log.error({ err: error, taskId }, 'upload queue: giving a task back failed');
+      }
+      full.held.delete(owner);
+    }
+    // A write went through; otherwise one task at a time finds out (#pump).
+    if (released) this.#spaceIsBack();
+    return true;
+  }
+
+  /** A write failed for want of disk space: wait before the next try, longer each time. */
+  #noteDiskFull(): void {
+    const waitMs =
+      this.#diskFull === null
+        ? DISK_FULL_FIRST_WAIT_MS
+        : Math.min(this.#diskFull.waitMs * 2, DISK_FULL_MAX_WAIT_MS);
+    if (this.#diskFull === null) {
+      this.#log.warn("upload queue: the server's disk is full; uploads wait until there is space again");
+    }
+    const held = this.#diskFull?.held ?? new Map<string, number>();
+    this.#diskFull = { untilMs: performance.now() + waitMs, waitMs, held };
+  }
+
+  /** A write succeeded: if the disk was full, it is not any more. */
+  #spaceIsBack(): void {
+    if (this.#diskFull === null || this.#diskFull.held.size > 0) return;
+    this.#diskFull = null;
+    this.#log.info('upload queue: there is disk space again; waiting uploads go on');
+  }
+
+  /**
+   * The task's rides or outcome could not be written for want of space: it goes back to waiting,
+   * without counting the attempt, until there is space (or, if even that cannot be written, it is
+   * held and given back before anything else is claimed).
+   */
+  async #giveBack(run: RunningTask): Promise<void> {
+    this.#noteDiskFull();
+    try {
+      const { task, owner } = run;
+      await this.#context.store.tasks.release(task.id, owner, false, TASK_MESSAGES.waitingForSpace);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      this.#diskFull?.held.set(run.owner, run.task.id);
+    }
   }
 
   #begin(task: ClaimedTask, owner: string): void {
@@ -206,11 +296,16 @@ export class UploadQueue {
       this.#reading--;
       this.wake();
     }
-    if (reading.kind === 'ended') await this.#end(run, reading.outcome);
-    else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
-    else if (!reading.outcome.ok)
-      await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
-    else await this.#store(run, reading.outcome.tracks);
+    try {
+      if (reading.kind === 'ended') await this.#end(run, reading.outcome);
+      else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
+      else if (!reading.outcome.ok)
+        await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
+      else await this.#store(run, reading.outcome.tracks);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      await this.#giveBack(run);
+    }
   }
 
   /** Everything up to the parser's answer: attempts, the duplicate check, the bytes, the parse. */
@@ -242,7 +337,10 @@ export class UploadQueue {
             if (!held) this.#stopParser(run, 'lease lost');
           },
           (error: unknown) => {
-            this.#log.warn({ err: error, taskId: task.id }, 'upload queue: renewing a lease failed');
+            // On a full disk the queue has said so already (#noteDiskFull).
+            if (!isDiskFull(error)) {
+              this.#log.warn({ err: error, taskId: task.id }, 'upload queue: renewing a lease failed');
+            }
           },
         );
       },
@@ -362,6 +460,7 @@ export class UploadQueue {
             : succeeded(objects, [...said.values()], found);
         return store.tasks.finish(task.id, owner, outcome, trx);
       });
+      this.#spaceIsBack();
     } catch (error) {
       if (error instanceof TaskLeaseLostError) {
         this.#log.warn({ taskId: task.id }, 'upload queue: the lease ran out before the rides were stored');
@@ -374,6 +473,7 @@ export class UploadQueue {
   async #end(run: RunningTask, outcome: TaskOutcome): Promise<void> {
     try {
       await this.#context.store.tasks.finish(run.task.id, run.owner, outcome);
+      this.#spaceIsBack();
     } catch (error) {
       if (!(error instanceof TaskLeaseLostError)) throw error;
     }

@@ -5,6 +5,7 @@
 import type { AuthTokenRow } from '../db/schema.js';
 import { randomToken, secretHash } from '../security/secrets.js';
 import type { StoreContext } from './context.js';
+import { touchLastUse } from './touch.js';
 
 export interface IssuedAuthToken {
   row: AuthTokenRow;
@@ -63,11 +64,13 @@ export class AuthTokens {
     const now = this.#context.clock();
     if (now - row.last_used_at > this.#lifetimeMs) return { ok: false, reason: 'expired' };
     if (now - row.last_used_at > TOUCH_INTERVAL_MS) {
-      await this.#context.db
-        .updateTable('auth_tokens')
-        .set({ last_used_at: now })
-        .where('id', '=', row.id)
-        .execute();
+      await touchLastUse(() =>
+        this.#context.db
+          .updateTable('auth_tokens')
+          .set({ last_used_at: now })
+          .where('id', '=', row.id)
+          .execute(),
+      );
     }
     return { ok: true, row };
   }

@@ -14,6 +14,7 @@ import { VersionedCache } from '../versioned-cache.js';
 import { toApiClient, type ApiClient } from './api-clients.js';
 import { TOUCH_INTERVAL_MS } from './auth-tokens.js';
 import type { StoreContext } from './context.js';
+import { touchLastUse } from './touch.js';
 
 export interface ResolvedCaller {
   readonly user: Readonly<UserRow>;
@@ -138,11 +139,14 @@ export class Callers {
     if (now - resolved.lastUsedAt > this.#authTokenLifetimeMs) return undefined;
     if (now - resolved.lastUsedAt > TOUCH_INTERVAL_MS) {
       // A write: the kept caller is asked for again next time, with its new last use.
-      await this.#context.db
-        .updateTable('auth_tokens')
-        .set({ last_used_at: now })
-        .where('id', '=', resolved.tokenId)
-        .execute();
+      const tokenId = resolved.tokenId;
+      await touchLastUse(() =>
+        this.#context.db
+          .updateTable('auth_tokens')
+          .set({ last_used_at: now })
+          .where('id', '=', tokenId)
+          .execute(),
+      );
     }
     return resolved.caller;
   }

@@ -96,7 +96,7 @@ export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
 export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
 export type { ClubRouteScope, ClubRow, ShareOutcome } from './clubs.js';
-export { TaskLeaseLostError } from './tasks.js';
+export { TASK_MESSAGES, TaskLeaseLostError } from './tasks.js';
 export {
   cutToWholeChars,
   isTooLong,

@@ -5,6 +5,7 @@
 import type { UserRow } from '../db/schema.js';
 import { randomToken, secretHash } from '../security/secrets.js';
 import type { StoreContext } from './context.js';
+import { touchLastUse } from './touch.js';
 
 /** Last-seen times are written at most this often. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -46,11 +47,13 @@ export class Sessions {
       .executeTakeFirst();
     if (session === undefined) return undefined;
     if (now - session.last_seen_at > TOUCH_INTERVAL_MS) {
-      await this.#context.db
-        .updateTable('sessions')
-        .set({ last_seen_at: now, expires_at: now + this.#lifetimeMs })
-        .where('id', '=', session.id)
-        .execute();
+      await touchLastUse(() =>
+        this.#context.db
+          .updateTable('sessions')
+          .set({ last_seen_at: now, expires_at: now + this.#lifetimeMs })
+          .where('id', '=', session.id)
+          .execute(),
+      );
     }
     return this.#context.db
       .selectFrom('users')

@@ -106,6 +106,8 @@ export class TaskLeaseLostError extends Error {
 export const TASK_MESSAGES = {
   waiting: 'Waiting to be processed',
   processing: 'Reading the file',
+  /** given back because the disk was full (issue 17, queue/queue.ts) */
+  waitingForSpace: "Waiting for disk space: the server's disk is full; the file is read once there is room",
 } as const;
 
 /** progress (0..100) of a task a worker is reading */
@@ -224,17 +226,22 @@ export class Tasks {
 
   /**
    * Gives the task back, pending, for any worker to claim. `countAttempt` false takes the attempt back
-   * (the server is stopping: the file is not to blame); true keeps it (the parser crashed or ran out of
-   * time on it).
+   * (the server is stopping, or the disk is full: the file is not to blame); true keeps it (the parser
+   * crashed or ran out of time on it). `message` says why it waits.
    */
-  async release(taskId: number, owner: string, countAttempt: boolean): Promise<boolean> {
+  async release(
+    taskId: number,
+    owner: string,
+    countAttempt: boolean,
+    message: string = TASK_MESSAGES.waiting,
+  ): Promise<boolean> {
     const result = await this.#context.db
       .updateTable('queued_tasks')
       .set((eb) => ({
         lease_owner: null,
         lease_expires_at: null,
         progress: 0,
-        message: TASK_MESSAGES.waiting,
+        message,
         updated_at: this.#context.clock(),
         ...(countAttempt ? {} : { attempts: eb('attempts', '-', 1) }),
       }))

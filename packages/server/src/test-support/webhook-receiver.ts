@@ -31,8 +31,10 @@ export class WebhookReceiver {
   respond: Responder = () => ({ status: 200 });
   readonly #server: Server;
   #port = 0;
+  readonly #listenHost: string;
 
-  private constructor() {
+  private constructor(listenHost: string) {
+    this.#listenHost = listenHost;
     this.#server = createServer((incoming, response) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -54,9 +56,9 @@ export class WebhookReceiver {
     });
   }
 
-  /** A receiver listening on a free port of 127.0.0.1. */
-  static async start(): Promise<WebhookReceiver> {
-    const receiver = new WebhookReceiver();
+  /** A receiver listening on a free port of 127.0.0.1 (or of every interface, with `listenHost` '::'). */
+  static async start(listenHost = '127.0.0.1'): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver(listenHost);
     await receiver.up();
     return receiver;
   }
@@ -74,7 +76,7 @@ export class WebhookReceiver {
   up(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#server.once('error', reject);
-      this.#server.listen(this.#port, '127.0.0.1', () => {
+      this.#server.listen(this.#port, this.#listenHost, () => {
         this.#server.off('error', reject);
         this.#port = (this.#server.address() as AddressInfo).port;
         resolve();

@@ -23,11 +23,12 @@
  * and restarts (x-service-delivery lets receivers drop repeats: delivery is at least once). Clients
  * do not wait for each other.
  *
- * Failures: anything but a 2xx within `requestTimeoutMs` (status, timeout, connection error, refused
- * target) is retried after retryDelayMs (exponential, with jitter) until `giveUpAfterMs` (24 h) after
- * the batch's oldest change; then the batch is marked failed and the client's next batch goes. A
- * client whose webhook URL has been removed has its waiting notifications marked failed (one logged
- * "attempt" per batch, without a request): its developer asked for no more webhooks.
+ * Failures: anything but a 2xx within `requestTimeoutMs` (status, timeout, connection error) is
+ * retried after retryDelayMs (exponential, with jitter) until `giveUpAfterMs` (24 h) after the batch's
+ * oldest change; then the batch is marked failed and the client's next batch goes. A target the policy
+ * refuses (targets.ts) fails at once, its reason in the delivery log (issue 17): it would be refused
+ * again. A client whose webhook URL has been removed has its waiting notifications marked failed (one
+ * logged "attempt" per batch, without a request): its developer asked for no more webhooks.
  *
  * Every attempt is logged in webhook_deliveries (the developer settings page shows it). Times compared
  * with stored times come from the server's clock (options.clock); durations from the monotonic clock.
@@ -272,7 +273,8 @@ export class WebhookDispatcher {
     let outcome: AttemptOutcome;
     if (result.ok) {
       outcome = { kind: 'delivered' };
-    } else if (client.webhookUrl === null) {
+    } else if (client.webhookUrl === null || result.refused) {
+      // No URL, or one the target policy refuses (issue 17): no later attempt could go better.
       outcome = { kind: 'failed' };
     } else {
       const oldest = Math.min(...batch.map((row) => row.created_at));
@@ -309,6 +311,7 @@ export class WebhookDispatcher {
         ok: false,
         statusCode: null,
         error: 'no webhook URL is set: the notifications were dropped',
+        refused: false,
         durationMs: 0,
         interrupted: false,
       });

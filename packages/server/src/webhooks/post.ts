@@ -22,6 +22,11 @@ export interface PostResult {
   statusCode: number | null;
   /** why there was no answer (refused target, timeout, connection error), null when there was one */
   error: string | null;
+  /**
+   * the target policy refused the target (targets.ts): no request was made, and none ever will be, so
+   * the delivery fails at once (issue 17)
+   */
+  refused: boolean;
   durationMs: number;
   /** the attempt was cut short because the dispatcher is stopping: it says nothing about the target */
   interrupted: boolean;
@@ -63,10 +68,11 @@ export class WebhookPoster {
   ): Promise<PostResult> {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
-    const failed = (error: string): PostResult => ({
+    const failed = (error: string, refused = false): PostResult => ({
       ok: false,
       statusCode: null,
       error: error.slice(0, ERROR_MAX_LENGTH),
+      refused,
       durationMs: elapsed(),
       interrupted: stop.aborted,
     });
@@ -74,10 +80,10 @@ export class WebhookPoster {
     try {
       target = new URL(url);
     } catch {
-      return failed(`refused: not an absolute URL: ${url}`);
+      return failed(refusedWords(`not an absolute URL: ${url}`), true);
     }
     const refusal = refusalOfUrl(target, this.#options);
-    if (refusal !== null) return failed(`refused: ${refusal}`);
+    if (refusal !== null) return failed(refusedWords(refusal), true);
 
     const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs);
     const signal = AbortSignal.any([stop, timeout]);
@@ -96,13 +102,15 @@ export class WebhookPoster {
         ok,
         statusCode: response.statusCode,
         error: null,
+        refused: false,
         durationMs: elapsed(),
         interrupted: stop.aborted,
       };
     } catch (error) {
       if (stop.aborted) return failed('interrupted: the server is stopping');
       if (timeout.aborted) return failed(`timed out after ${this.#options.requestTimeoutMs} ms`);
-      return failed(describeError(error));
+      const refused = refusalIn(error);
+      return refused === null ? failed(describeError(error)) : failed(refusedWords(refused), true);
     }
   }
 
@@ -112,14 +120,31 @@ export class WebhookPoster {
   }
 }
 
-/** One line about a failed request: a refused target says so; else the innermost cause, with its code. */
-function describeError(error: unknown): string {
+/**
+ * What the delivery log says of a refused target (the developer settings page shows it): why, and
+ * that it is final.
+ */
+function refusedWords(reason: string): string {
+  return `refused: ${reason}; the server does not send webhooks there, so the notifications failed without a retry`;
+}
+
+function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let current = error; current instanceof Error && chain.length < 5; current = current.cause) {
     chain.push(current);
   }
-  const refused = chain.find((entry) => (entry as NodeJS.ErrnoException).code === TARGET_REFUSED);
-  if (refused instanceof Error) return `refused: ${refused.message}`;
+  return chain;
+}
+
+/** The target policy's reason, when the connection was refused by it (guardedLookup); else null. */
+function refusalIn(error: unknown): string | null {
+  const refused = causes(error).find((entry) => (entry as NodeJS.ErrnoException).code === TARGET_REFUSED);
+  return refused instanceof Error ? refused.message : null;
+}
+
+/** One line about a failed request: the innermost cause, with its code. */
+function describeError(error: unknown): string {
+  const chain = causes(error);
   const innermost = chain.at(-1);
   if (!(innermost instanceof Error)) return String(error);
   const code = (innermost as NodeJS.ErrnoException).code;

@@ -55,6 +55,19 @@ describe('refusalOfAddress', () => {
     }
   });
 
+  it("refuses this host's own addresses like loopback unless private targets are allowed (issue 17)", () => {
+    const ownAddresses = (): string[] => ['203.0.113.9', '2001:db8::9', 'fe80::1%eth0', 'not an address'];
+    const strict = { ...STRICT, ownAddresses };
+    const local = { ...LOCAL, ownAddresses };
+    for (const address of ['203.0.113.9', '::ffff:203.0.113.9', '2001:db8::9', '2001:0db8:0:0::9']) {
+      expect(refusalOfAddress(address, strict), address).toMatch(/is an address of this server$/);
+      expect(refusalOfAddress(address, local), address).toBeNull();
+    }
+    expect(refusalOfAddress('203.0.113.10', strict)).toBeNull();
+    // The host's real interfaces by default: loopback is among them and stays "loopback".
+    expect(refusalOfAddress('127.0.0.1', STRICT)).toBe('127.0.0.1 is a loopback address');
+  });
+
   it('allows public addresses', () => {
     for (const address of [
       '93.184.216.34',

@@ -14,15 +14,23 @@
  * (metadata.google.internal, …), and what is no host at all: multicast, broadcast and reserved
  * ranges. Refused unless allowed: loopback, "this network" (0.0.0.0/8, ::, which reach the local
  * host), private (10/8, 172.16/12, 192.168/16, fc00::/7), shared address space (100.64/10) and the
- * IETF and benchmarking ranges (192.0.0/24, 198.18/15). IPv4 addresses written as IPv6 (::ffff:a.b.c.d,
- * the NAT64 prefix 64:ff9b::/96, the deprecated ::a.b.c.d) are judged as the IPv4 address they carry.
+ * IETF and benchmarking ranges (192.0.0/24, 198.18/15), and every address of this host's own network
+ * interfaces (issue 17: its LAN or public address reaches the server's own services as surely as
+ * loopback does). IPv4 addresses written as IPv6 (::ffff:a.b.c.d, the NAT64 prefix 64:ff9b::/96, the
+ * deprecated ::a.b.c.d) are judged as the IPv4 address they carry.
+ *
+ * A refusal is final: the policy will refuse the target again, so the dispatcher marks such a delivery
+ * failed at once instead of retrying it (issue 17).
  */
 import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, type IPVersion, type LookupFunction } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 export interface TargetPolicy {
-  /** loopback and private networks are allowed (the local desktop setup) */
+  /** loopback, private networks and this host's own addresses are allowed (the local desktop setup) */
   allowPrivateTargets: boolean;
+  /** the addresses of this host's interfaces; default: os.networkInterfaces(), looked at afresh */
+  ownAddresses?: () => readonly string[];
 }
 
 /** Resolves a name to every address (dns.lookup with `all: true`, by default). */
@@ -112,8 +120,30 @@ export function refusalOfAddress(address: string, policy: TargetPolicy): string 
   if (NOT_A_HOST.check(checked, type)) return `${named} is a multicast or reserved address`;
   if (policy.allowPrivateTargets) return null;
   if (LOOPBACK.check(checked, type)) return `${named} is a loopback address`;
+  if (ownAddressList(policy.ownAddresses ?? interfaceAddresses).check(checked, type)) {
+    return `${named} is an address of this server`;
+  }
   if (PRIVATE.check(checked, type)) return `${named} is a private-network address`;
   return null;
+}
+
+/** Every address of this host's network interfaces (they come and go: DHCP, VPNs, Wi-Fi). */
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).map((entry) => entry.address.split('%', 1)[0]!),
+  );
+}
+
+function ownAddressList(addresses: () => readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const address of addresses()) {
+    const family = isIP(address);
+    if (family === 0) continue;
+    const embedded = family === 6 ? embeddedIpv4(address) : null;
+    if (embedded !== null) list.addAddress(embedded, 'ipv4');
+    else list.addAddress(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+  return list;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface LocalSyncStatus {
     | { kind: 'syncing'; done: number; total: number }
     | { kind: 'needs-sign-in'; message: string }
     | { kind: 'offline'; message: string; retryAtMs: number }
+    | { kind: 'server-full'; message: string; retryAtMs: number }
+    | { kind: 'disk-full'; message: string; retryAtMs: number }
     | { kind: 'paused' };
   sources: {
     id: string;

@@ -288,7 +288,7 @@ describe('GET /dashboard/sync', () => {
     );
   });
 
-  it('shows each state in words: paused (with Resume), offline with the retry time, needs sign-in, idle', async () => {
+  it('shows each state in words: paused (with Resume), offline and disk full (server or here) with the retry time, needs sign-in, idle', async () => {
     const { browser, sync } = await setUp();
     sync.state = { kind: 'paused' };
     let body = (await browser.get('/dashboard/sync')).body;
@@ -304,6 +304,27 @@ describe('GET /dashboard/sync', () => {
     expect(body).toContain('<span id="sync-state">Offline</span>');
     expect(body).toContain('connect ECONNREFUSED');
     expect(body).toContain('<time datetime="2026-03-01T12:05:00.000Z">2026-03-01 12:05:00 UTC</time>');
+    sync.state = {
+      kind: 'server-full',
+      message: "the server's disk is full; try again later",
+      retryAtMs: Date.parse('2026-03-01T12:06:00Z'),
+    };
+    body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Server disk full</span>');
+    expect(body).toContain(
+      'The server cannot store rides now: the server&#39;s disk is full; try again later.',
+    );
+    expect(body).toContain('Nothing has failed');
+    expect(body).toContain('<time datetime="2026-03-01T12:06:00.000Z">2026-03-01 12:06:00 UTC</time>');
+    sync.state = {
+      kind: 'disk-full',
+      message: "this computer's disk is full: the sync engine cannot write to /data/sync/local",
+      retryAtMs: Date.parse('2026-03-01T12:07:00Z'),
+    };
+    body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toContain('<span id="sync-state">Disk full</span>');
+    expect(body).toContain('Rides cannot be collected or recorded now: this computer&#39;s disk is full');
+    expect(body).toContain('files stay where they');
     sync.state = { kind: 'needs-sign-in', message: 'the auth token was refused' };
     body = (await browser.get('/dashboard/sync')).body;
     expect(body).toContain('<span id="sync-state">Needs sign-in</span>');

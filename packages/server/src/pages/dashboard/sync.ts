@@ -94,6 +94,10 @@ export function stateText(state: ShownState): string {
       return 'Needs sign-in';
     case 'offline':
       return 'Offline';
+    case 'server-full':
+      return 'Server disk full';
+    case 'disk-full':
+      return 'Disk full';
     case 'paused':
       return 'Paused';
   }
@@ -119,6 +123,17 @@ function stateDetail(state: ShownState): SafeHtml {
       return html`<p class="error">
         The server cannot be reached: ${state.message}. Next try at ${utc(state.retryAtMs)}, or press "Sync
         now".
+      </p>`;
+    case 'server-full':
+      return html`<p class="error">
+        The server cannot store rides now: ${state.message}. Nothing has failed: files keep being collected
+        and wait in the inbox. Next try at ${utc(state.retryAtMs)}, or press "Sync now" once space is freed.
+      </p>`;
+    case 'disk-full':
+      return html`<p class="error">
+        Rides cannot be collected or recorded now: ${state.message}. Nothing has failed: files stay where they
+        are and queued rides stay queued. Next try at ${utc(state.retryAtMs)}, or press "Sync now" once space
+        is freed.
       </p>`;
     case 'paused':
       return html`<p>Uploads are paused. Files are still collected and wait until you resume.</p>`;
