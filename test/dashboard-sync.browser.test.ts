@@ -126,7 +126,7 @@ describe.skipIf(!chromiumAvailable)(
       const reused = await again.goto(link);
       expect(reused?.status()).toBe(400);
       expect(await again.textContent('main')).toContain(
-        'This sign-in link has expired or has already been used.',
+        'This sign-in link has expired or has already been used: each link works once, within two minutes.',
       );
       await again.close();
     });

@@ -9,6 +9,7 @@ import type { PluginOptions } from '../context.js';
 import { requireCsrfOnPosts } from './csrf.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { developerRoutes } from './developer.js';
+import { faviconRoutes } from './favicon.js';
 import { installPageErrorHandling } from './errors.js';
 import { organizationRoutes } from './organizations.js';
 import { signInRoutes } from './sign-in.js';
@@ -26,6 +27,7 @@ export async function webPages(app: FastifyInstance, { context }: PluginOptions)
   await app.register(dashboardRoutes, options);
   await app.register(signInLinkRoutes, options);
   await app.register(syncPageRoutes, options);
+  await app.register(faviconRoutes);
 }
 
 export { csrfHmacKey, registerCsrf } from './csrf.js';

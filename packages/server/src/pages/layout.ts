@@ -6,6 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import type { UserRow } from '../db/schema.js';
 import { csrfField } from './csrf.js';
+import { FAVICON_PATH } from './favicon.js';
 import { html, SafeHtml } from './html.js';
 
 export interface PageOptions {
@@ -18,7 +19,10 @@ export interface PageOptions {
   current?: NavSection | undefined;
   /** more markup for <head>: the page's own stylesheets and scripts (dashboard/static-assets.ts) */
   head?: SafeHtml | undefined;
-  /** a wider page, for tables and the ride page's map and charts */
+  /**
+   * content as wide as the header, for tables and the ride page's map and charts; otherwise the header
+   * is the same and the content keeps a reading width (issue 19: one layout for every page)
+   */
   wide?: boolean | undefined;
   /** the Content-Security-Policy, when the page needs more than the default (no scripts at all) */
   contentSecurityPolicy?: string | undefined;
@@ -44,10 +48,14 @@ export const DEFAULT_CONTENT_SECURITY_POLICY =
  * such a word where it would overflow, so it never widens the page. In a table cell that takes an
  * inline block of bounded width (`.cell-text`): `anywhere` on the cell would let the table squeeze
  * every name of the column mid-word, where `break-word` inside a bounded box breaks only a word
- * longer than the box.
+ * longer than the box; so does a file name or path in a table (`td code`), which breaks at its hyphens
+ * and slashes like text rather than letter by letter. At phone width (issue 19) the page itself never scrolls sideways: a table wider
+ * than the screen becomes a block that scrolls inside itself, its caption and header row with it; it is
+ * positioned, so that what is hidden out of sight inside it (`.visually-hidden`, absolutely positioned)
+ * scrolls with it instead of widening the page.
  */
 const STYLESHEET = new SafeHtml(`
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
   header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between;
     border-bottom: 1px solid #ddd; padding: .75rem 0; margin-bottom: 1.5rem; }
   header a.brand { font-weight: 700; text-decoration: none; color: inherit; }
@@ -59,6 +67,7 @@ const STYLESHEET = new SafeHtml(`
   code, .secret { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   h1, h2, p, li, dd, caption, header strong { overflow-wrap: anywhere; }
   .cell-text { display: inline-block; max-width: min(20rem, 25vw); overflow-wrap: break-word; }
+  td code { display: inline-block; max-width: min(20rem, 60vw); overflow-wrap: break-word; }
   .error { color: #a40000; }
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
   table { border-collapse: collapse; width: 100%; }
@@ -66,7 +75,8 @@ const STYLESHEET = new SafeHtml(`
   th.number, td.number { text-align: right; }
   caption { text-align: left; font-weight: 600; padding: .25rem 0; }
   nav.pager { display: flex; gap: 1.5rem; margin-top: 1rem; }
-  body.wide { max-width: 72rem; }
+  main { max-width: 46rem; }
+  body.wide main { max-width: none; }
   a { color: #0b57a4; }
   a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, [tabindex]:focus-visible {
     outline: 3px solid #0b57a4; outline-offset: 2px; }
@@ -74,6 +84,10 @@ const STYLESHEET = new SafeHtml(`
   .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
   nav.sections ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; }
   nav.sections a[aria-current=page] { font-weight: 700; color: #1d1d1f; text-decoration-thickness: 3px; }
+  @media (max-width: 48rem) {
+    table { display: block; overflow-x: auto; position: relative; }
+    .cell-text { max-width: 14rem; }
+  }
 `);
 
 export function renderPage({ title, body, user, csrfToken, current, head, wide }: PageOptions): string {
@@ -108,6 +122,7 @@ export function renderPage({ title, body, user, csrfToken, current, head, wide }
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Rideport</title>
+        <link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml" />
         <style>
           ${STYLESHEET}
         </style>
@@ -116,7 +131,7 @@ export function renderPage({ title, body, user, csrfToken, current, head, wide }
       <body${wide === true ? html` class="wide"` : ''}>
         <a class="skip" href="#main">Skip to content</a>
         <header>
-          <a class="brand" href="${user === undefined ? '/developer' : '/dashboard'}">Rideport</a>
+          <a class="brand" href="/">Rideport</a>
           ${sections}
           <div class="account">${account}</div>
         </header>

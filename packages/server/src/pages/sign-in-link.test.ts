@@ -56,7 +56,9 @@ describe('GET /sign-in/link', () => {
 
     const again = await new Browser(server.app).get(pathOf(link));
     expect(again.statusCode).toBe(400);
-    expect(again.body).toContain('This sign-in link has expired or has already been used.');
+    expect(again.body).toContain(
+      'This sign-in link has expired or has already been used: each link works once, within two minutes.',
+    );
     expect(again.body).toContain('<label for="sign-in-email">Email</label>');
     expect(again.body).toContain('name="return_to" value="/dashboard"');
     expect(again.cookies.find((cookie) => cookie.name === 'rideport_session')).toBeUndefined();

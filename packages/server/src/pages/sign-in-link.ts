@@ -52,7 +52,8 @@ export function signInLinkRoutes(app: FastifyInstance, { context }: PluginOption
           csrfToken: csrfToken(request, reply),
           returnTo: DEFAULT_LINK_NEXT,
           error:
-            'This sign-in link has expired or has already been used. Sign in with your email and password, or open the dashboard again from the app or `rideport up`.',
+            // Plain words: this string is escaped text, so markup or backticks would show literally (issue 19).
+            'This sign-in link has expired or has already been used: each link works once, within two minutes. Sign in with your email and password, or open the dashboard again from the desktop app.',
         }),
       });
     }

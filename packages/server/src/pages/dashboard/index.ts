@@ -35,11 +35,15 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       return handler(request, reply, user);
     };
 
-  app.get(
-    '/dashboard',
-    hidden,
-    page((_request, reply) => Promise.resolve(reply.redirect('/dashboard/rides', 303))),
-  );
+  // `/` is the address the README and `rideport up` give (issue 19): it leads to the dashboard, or to
+  // signing in first.
+  for (const path of ['/', '/dashboard']) {
+    app.get(
+      path,
+      hidden,
+      page((_request, reply) => Promise.resolve(reply.redirect('/dashboard/rides', 303))),
+    );
+  }
 
   for (const type of ['trip', 'route'] as const satisfies readonly AssetType[]) {
     const { path } = WORDS[type];

@@ -11,6 +11,7 @@ import { csrfToken } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
+import { SYNC_PAGE } from './sync.js';
 import { duration, isoUtc, kilometres, localDateTime, metres, UNKNOWN } from './format.js';
 
 export const LIST_PAGE_SIZE = 20;
@@ -38,9 +39,16 @@ export async function listPage(
   const where = `page ${page} of ${pageCount}`;
   let table: SafeHtml;
   if (total === 0) {
+    // Point a new rider to where rides come from (issue 19: "empty lists point to the Sync page").
     table = html`<p>
       You have no ${words.many} yet.
-      ${type === 'trip' && html`Rides appear here once they are uploaded or synced.`}
+      ${
+        type === 'trip'
+          ? html`Rides appear here once they are synced from a device or a folder, or uploaded as a file, on
+              the <a href="${SYNC_PAGE}">Sync page</a>.`
+          : html`Routes appear here when a file without times (a planned GPX route or a KML path) is synced or
+              uploaded on the <a href="${SYNC_PAGE}">Sync page</a>.`
+      }
     </p>`;
   } else if (rows.length === 0) {
     table = html`<p>

@@ -294,7 +294,7 @@ function historySection(token: string, status: ShownStatus, names: RideNames): S
                 (ride) =>
                   html`<tr class="ride-${ride.state}" data-sha256="${ride.sha256}">
                     <td><code>${ride.filename}</code></td>
-                    <td>${labels.get(ride.sourceId) ?? ride.sourceId}</td>
+                    <td><span class="cell-text">${labels.get(ride.sourceId) ?? ride.sourceId}</span></td>
                     <td class="state">
                       ${RIDE_STATES[ride.state] ?? ride.state}
                       ${ride.attempts > 1 ? html`<br /><small>${ride.attempts} attempts</small>` : ''}
