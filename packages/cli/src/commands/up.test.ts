@@ -97,7 +97,9 @@ describe('rideport up, in a child process', () => {
       const reused = await fetch(link!, { redirect: 'manual' });
       expect(reused.status).toBe(400);
       expect(reused.headers.get('set-cookie') ?? '').not.toContain('rideport_session=');
-      expect(await reused.text()).toContain('This sign-in link has expired or has already been used: each link works once, within two minutes.');
+      expect(await reused.text()).toContain(
+        'This sign-in link has expired or has already been used: each link works once, within two minutes.',
+      );
 
       copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(watched, 'sample-ride.gpx'));
       await waitFor(
