@@ -77,7 +77,7 @@ describe('POST /trips.json with track points', () => {
       activity_type: null,
       first_lat: sample.summary.firstPosition!.lat,
     });
-    expect(trip['name']).toMatch(/^Activity on \d{4}-\d{2}-\d{2}$/);
+    expect(trip['name']).toMatch(/^(Night|Morning|Lunch|Afternoon|Evening) Activity$/);
     expect(trip).not.toHaveProperty('track_points');
     // The record is the one GET /trips/{id}.json shows, and the points are those sent.
     const shown = await legacy(server, { url: `/trips/${trip.id}.json`, query: alice() });

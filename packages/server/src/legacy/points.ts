@@ -9,7 +9,7 @@
  *
  * The points do not say which sport they are, so the trip's `activity_type` is null, as for a GPX file
  * that does not say (decisions.md §2: "a value that the file does not give is null"); its name, when
- * `trip[name]` is not given, is made as for uploads ("Activity on <date>"). `trip[visibility]` defaults
+ * `trip[name]` is not given, is made as for uploads (the part of the day, "Morning Activity": activity-words.ts). `trip[visibility]` defaults
  * to private, as every new asset (store/assets.ts).
  */
 import { trackFromPoints } from '@rideport/ridefile';

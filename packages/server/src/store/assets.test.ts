@@ -90,8 +90,8 @@ describe('Assets.createFromTrack', () => {
   it('defaults: private; a made-up name when neither the caller nor the file gives one', async () => {
     const track = { ...sampleRide(), name: null, sport: 'running' };
     const trip = await server.store.assets.createFromTrack(rider.id, track);
-    // The date where the ride began (Zürich).
-    expect(trip.row).toMatchObject({ name: 'Run on 2024-05-06', visibility: 'private' });
+    // Began 17:12 UTC: 19:12 in Zürich, where it began (activity-words.ts).
+    expect(trip.row).toMatchObject({ name: 'Evening Run', visibility: 'private' });
     const route = await server.store.assets.createFromTrack(rider.id, { ...plannedLoop(), name: '  ' });
     expect(route.row.name).toBe('Untitled route');
     const named = await server.store.assets.createFromTrack(rider.id, plannedLoop(), { name: 'Sunday loop' });

@@ -17,7 +17,14 @@ import {
 } from './asset-records.js';
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
-import { assetColumns, timeRange, tripColumns, type TimeRange } from './track-columns.js';
+import { machineTimeZone, madeUpRideName } from '../activity-words.js';
+import {
+  assetColumns,
+  timeRange,
+  tripColumns,
+  type TimeRange,
+  type TrackTripColumns,
+} from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
 import { lastPointTime, packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
@@ -112,7 +119,7 @@ export class Assets {
       metadata.packedPoints === undefined ? timeRange(track.points) : metadata.packedPoints.timeRange;
     const trip = type === 'trip' ? tripColumns(track, range) : null;
     const packed = asBuffer(metadata.packedPoints?.bytes ?? packTrackPoints(track.points));
-    const name = assetName(metadata.name, track, trip?.time_zone ?? null);
+    const name = assetName(metadata.name, track, trip);
     assertFits('name', name, TEXT_MAX_CHARS.assetName);
     assertFits('description', metadata.description, TEXT_MAX_CHARS.assetDescription);
     assertTrackTextFits(track);
@@ -608,44 +615,18 @@ function blankToNull(text: string | null | undefined): string | null {
   return trimmed === undefined || trimmed === '' ? null : trimmed;
 }
 
-const ACTIVITY_WORDS: Readonly<Record<string, string>> = {
-  cycling: 'Ride',
-  e_biking: 'Ride',
-  running: 'Run',
-  walking: 'Walk',
-  hiking: 'Hike',
-  swimming: 'Swim',
-};
-
 /**
- * The uploader's name, else the file's, else one made up so a list never shows an empty name: trips
- * "Ride on 2024-06-01" (the local date where the trip began), routes "Untitled route".
+ * The uploader's name, else the file's, else one made up so a list never shows an empty name: rides
+ * as Strava names them ("Morning Ride", activity-words.ts), routes "Untitled route".
  */
-function assetName(given: string | null | undefined, track: Track, timeZone: string | null): string {
+function assetName(given: string | null | undefined, track: Track, trip: TrackTripColumns | null): string {
   const name = blankToNull(given) ?? blankToNull(track.name);
   if (name !== null) return name;
-  if (track.kind === 'route') return 'Untitled route';
-  const word = (track.sport === null ? undefined : ACTIVITY_WORDS[track.sport]) ?? 'Activity';
-  if (track.startTime === null) return word;
-  const date = dateFormat(timeZone ?? 'UTC').format(new Date(track.startTime * 1000));
-  return `${word} on ${date}`;
-}
-
-/** YYYY-MM-DD formats by time zone: making one costs about a millisecond, using one microseconds. */
-const DATE_FORMATS = new Map<string, Intl.DateTimeFormat>();
-
-function dateFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = DATE_FORMATS.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    DATE_FORMATS.set(timeZone, format);
-  }
-  return format;
+  if (trip === null) return 'Untitled route';
+  return madeUpRideName(
+    { activityType: trip.activity_type, startTime: track.startTime, timeZone: trip.time_zone },
+    machineTimeZone(),
+  );
 }
 
 /** A Buffer over the same memory: better-sqlite3 binds BLOBs from Buffers. */

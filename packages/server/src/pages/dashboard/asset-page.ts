@@ -5,6 +5,7 @@
  * and the downloads. Everything but the map and the charts works without JavaScript; those two get
  * their data as downsampled JSON embedded in the page (series.ts) and say in words what they show.
  */
+import { activityInWords } from '../../activity-words.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
@@ -119,7 +120,7 @@ function fileNotice(type: AssetType, row: RouteRow | TripRow): SafeHtml | '' {
 /**
  * The owner's other rides whose time overlaps this one's (issue 16): recordings of the same time from
  * other devices, both kept. Each one's page names this one back (the rule is symmetric). Rides often
- * share a made-up name ("Ride on 2024-05-04"), so each is told by its device and times, in this
+ * share a made-up name ("Morning Ride"), so each is told by its device and times, in this
  * ride's time zone.
  */
 async function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
@@ -186,7 +187,7 @@ function tripSummary(trip: TripRow, data: DrawingData, source: string | undefine
     ['Cadence', pair(trip.avg_cad, trip.max_cad, 'rpm')],
     ['Power', pair(trip.avg_watts, trip.max_watts, 'W')],
     ['Calories', whole(trip.calories, 'kcal')],
-    ['Activity', trip.activity_type ?? UNKNOWN],
+    ['Activity', activityInWords(trip.activity_type) ?? UNKNOWN],
     ['Device', trip.device ?? UNKNOWN],
     ['Sync source', source ?? UNKNOWN],
     ['Points', String(data.pointCount)],
