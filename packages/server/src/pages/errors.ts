@@ -36,7 +36,7 @@ export function sendErrorPage(
     title,
     body: html`<h1>${title}</h1>
       ${problems.map((problem) => html`<p class="error">${problem}</p>`)}
-      <p><a href="/developer">Back to Rideport</a></p>`,
+      <p><a href="/">Back to Rideport</a></p>`,
   });
 }
 

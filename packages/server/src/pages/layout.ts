@@ -80,6 +80,10 @@ const STYLESHEET = new SafeHtml(`
   a { color: #0b57a4; }
   a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, [tabindex]:focus-visible {
     outline: 3px solid #0b57a4; outline-offset: 2px; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+    clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+  a.cancel { margin-left: 1.5rem; }
+  ul.manage { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; padding: 0; }
   .skip { position: absolute; left: -999rem; }
   .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
   nav.sections ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; }

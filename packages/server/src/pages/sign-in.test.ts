@@ -39,7 +39,7 @@ describe('GET /sign_in', () => {
     expect(kept.body).not.toContain('<script>');
     expect(kept.body).toContain('value="/developer?x=%22%3E%3Cscript%3E"');
     const away = await browser.get(`/sign_in?return_to=${encodeURIComponent('https://evil.example/')}`);
-    expect(away.body).toContain('name="return_to" value="/developer"');
+    expect(away.body).toContain('name="return_to" value="/dashboard"');
   });
 });
 
@@ -154,7 +154,7 @@ describe('POST /sign_out', () => {
 });
 
 describe('safeReturnTo', () => {
-  it('keeps paths on this site and replaces everything else with /developer', () => {
+  it('keeps paths on this site and replaces everything else with the dashboard', () => {
     expect(safeReturnTo('/oauth/authorize?client_id=a&redirect_uri=https%3A%2F%2Fx')).toBe(
       '/oauth/authorize?client_id=a&redirect_uri=https%3A%2F%2Fx',
     );
@@ -170,7 +170,7 @@ describe('safeReturnTo', () => {
       'developer',
       `/${'x'.repeat(5000)}`,
     ]) {
-      expect(safeReturnTo(away), away).toBe('/developer');
+      expect(safeReturnTo(away), away).toBe('/dashboard');
     }
   });
 });

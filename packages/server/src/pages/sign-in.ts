@@ -13,7 +13,8 @@ import { html, type SafeHtml } from './html.js';
 import { sendPage } from './layout.js';
 import { endSession, signedInUser, startSession } from './session.js';
 
-export const DEFAULT_RETURN_TO = '/developer';
+/** Where signing in leads when nothing asked for another page: the rider's dashboard (issue 19). */
+export const DEFAULT_RETURN_TO = '/dashboard';
 
 /** Any base: only used to resolve a path and check that it stays on the same origin. */
 const PATH_BASE = 'http://rideport.invalid';

@@ -435,23 +435,40 @@ export class Assets {
 
   /** Deletes the asset and its points (foreign-key cascade), as `actorId`; logs 'deleted'. */
   async delete(type: AssetType, id: number, actorId: number): Promise<boolean> {
+    return (await this.deleteMany(type, [id], actorId)) === 1;
+  }
+
+  /**
+   * Deletes these assets of one owner and their points in one transaction, as `actorId`, logging
+   * 'deleted' for each (the dashboard's "delete selected", issue 19): all or none. Ids that name no
+   * asset, or another owner's, are left alone and not counted. How many were deleted.
+   */
+  async deleteMany(
+    type: AssetType,
+    ids: readonly number[],
+    actorId: number,
+    ownerId?: number,
+  ): Promise<number> {
+    if (ids.length === 0) return 0;
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
-      const deleted = await db
+      let query = db
         .deleteFrom(TABLES[type].assets as 'trips')
-        .where('id', '=', id)
-        .returning('user_id')
-        .executeTakeFirst();
-      if (deleted === undefined) return false;
-      await logAssetChange(db, {
-        itemType: type,
-        itemId: id,
-        itemUserId: deleted.user_id,
-        userId: actorId,
-        action: 'deleted',
-        at: now,
-      });
-      return true;
+        .where('id', 'in', [...new Set(ids)])
+        .returning(['id', 'user_id']);
+      if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
+      const deleted = (await query.execute()).sort((a, b) => a.id - b.id);
+      for (const row of deleted) {
+        await logAssetChange(db, {
+          itemType: type,
+          itemId: row.id,
+          itemUserId: row.user_id,
+          userId: actorId,
+          action: 'deleted',
+          at: now,
+        });
+      }
+      return deleted.length;
     });
   }
 

@@ -18,6 +18,7 @@ import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
 import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
 import { lapsSection } from './laps.js';
+import { changeNotice, manageLinks } from './manage.js';
 import { rideLinks, type NamedRide } from './ride-links.js';
 import { drawingData, type ChartSeries, type DrawingData } from './series.js';
 import { assetUrls } from './static-assets.js';
@@ -49,8 +50,10 @@ export async function assetPage<T extends AssetType>(
       : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
   const overlaps = trip === null ? [] : await overlappingRides(context, trip);
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
+    ${changeNotice(request, type)}
     <h1>${row.name}</h1>
-    ${fileNotice(type, row)} ${row.description !== null && html`<p>${row.description}</p>`}
+    ${manageLinks(type, row.id)} ${fileNotice(type, row)}
+    ${row.description !== null && html`<p>${row.description}</p>`}
     ${
       overlaps.length > 0 &&
       html`<p class="notice" id="overlaps">

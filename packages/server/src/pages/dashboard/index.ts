@@ -4,10 +4,12 @@
  * back. The sync page (sync*.ts in this folder) is registered on its own.
  *
  * Routes:
- *   GET /dashboard                                        → /dashboard/rides
+ *   GET /, /dashboard                                     → /dashboard/rides
  *   GET /dashboard/rides?page=N, /dashboard/routes?page=N  lists, 20 a page
  *   GET /dashboard/rides/:id, /dashboard/routes/:id        the ride or route page
  *   GET /dashboard/{rides,routes}/:id/download.{gpx,tcx,geojson,csv}
+ *   GET, POST /dashboard/{rides,routes}/:id/edit            edit name, description, visibility (manage.ts)
+ *   GET, POST /dashboard/{rides,routes}/delete?id=…        confirm, then delete one or several
  *   GET /assets/…                                          Leaflet, uPlot and the page script
  */
 import { WRITE_FORMATS } from '@rideport/ridefile';
@@ -21,6 +23,7 @@ import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
 import { listPage } from './lists.js';
+import { confirmDelete, deleteChosen, deletePath, saveEdit, showEditForm } from './manage.js';
 import { staticAssetRoutes } from './static-assets.js';
 
 export async function dashboardRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
@@ -64,6 +67,29 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
         );
         return assetPage(request, reply, context, user, type, row);
       }),
+    );
+    // Managing one's rides and routes (issue 19): manage.ts.
+    const id = (request: FastifyRequest): number =>
+      idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`);
+    app.get(
+      `${path}/:id/edit`,
+      hidden,
+      page((request, reply, user) => showEditForm(request, reply, context, user, type, id(request))),
+    );
+    app.post(
+      `${path}/:id/edit`,
+      hidden,
+      page((request, reply, user) => saveEdit(request, reply, context, user, type, id(request))),
+    );
+    app.get(
+      deletePath(type),
+      hidden,
+      page((request, reply, user) => confirmDelete(request, reply, context, user, type)),
+    );
+    app.post(
+      deletePath(type),
+      hidden,
+      page((request, reply, user) => deleteChosen(request, reply, context, user, type)),
     );
     for (const format of DOWNLOAD_FORMATS) {
       app.get(

@@ -11,6 +11,7 @@ import { csrfToken } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
+import { changeNotice, deletePath } from './manage.js';
 import { SYNC_PAGE } from './sync.js';
 import { duration, isoUtc, kilometres, localDateTime, metres, UNKNOWN } from './format.js';
 
@@ -72,10 +73,31 @@ export async function listPage(
     csrfToken: csrfToken(request, reply),
     current: type === 'trip' ? 'rides' : 'routes',
     wide: true,
-    body: html`<h1>${words.titles}</h1>
+    body: html`${changeNotice(request, type)}
+      <h1>${words.titles}</h1>
       <p>${total === 1 ? `1 ${words.one}` : `${total} ${words.many}`}${total > 0 && `, ${where}`}.</p>
-      ${table} ${pager(words.path, page, pageCount, words.many)}`,
+      ${rows.length === 0 ? table : chooseToDelete(type, table)}
+      ${pager(words.path, page, pageCount, words.many)}`,
   });
+}
+
+/**
+ * The list as a form that asks to confirm deleting the rows chosen by their boxes (issue 19); GET, so
+ * nothing changes until the confirmation page's POST (manage.ts).
+ */
+function chooseToDelete(type: AssetType, table: SafeHtml): SafeHtml {
+  const words = WORDS[type];
+  return html`<form method="get" action="${deletePath(type)}">
+    ${table}
+    <button type="submit">Delete the chosen ${words.many}…</button>
+  </form>`;
+}
+
+/** The first cell of a row: the box that chooses it for deleting, labelled by the row's name. */
+function chooseCell(type: AssetType, row: { id: number; name: string }): SafeHtml {
+  return html`<td>
+    <input type="checkbox" name="id" value="${row.id}" aria-label="Choose ${WORDS[type].one} ${row.name}" />
+  </td>`;
 }
 
 function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, where: string): SafeHtml {
@@ -85,6 +107,7 @@ function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, wher
     </caption>
     <thead>
       <tr>
+        <th scope="col"><span class="visually-hidden">Choose</span></th>
         <th scope="col">Date</th>
         <th scope="col">Name</th>
         <th scope="col" class="number">Distance</th>
@@ -98,6 +121,7 @@ function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, wher
       ${rows.map(
         (row) =>
           html`<tr>
+            ${chooseCell('trip', row)}
             <td>${dateCell(row.departed_at, row.time_zone)}</td>
             <th scope="row"><a class="cell-text" href="/dashboard/rides/${row.id}">${row.name}</a></th>
             <td class="number">${kilometres(row.distance)}</td>
@@ -118,6 +142,7 @@ function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
     </caption>
     <thead>
       <tr>
+        <th scope="col"><span class="visually-hidden">Choose</span></th>
         <th scope="col">Added</th>
         <th scope="col">Name</th>
         <th scope="col" class="number">Distance</th>
@@ -129,6 +154,7 @@ function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
       ${rows.map(
         (row) =>
           html`<tr>
+            ${chooseCell('route', row)}
             <td>${dateCell(row.created_at, null)}</td>
             <th scope="row"><a class="cell-text" href="/dashboard/routes/${row.id}">${row.name}</a></th>
             <td class="number">${kilometres(row.distance)}</td>

@@ -427,8 +427,6 @@ function steeredSync(context: ServerContext, user: UserRow): LocalSync {
 }
 
 const PAGE_STYLE = new SafeHtml(`<style>
-  .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
-    clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
   .controls { display: flex; flex-wrap: wrap; gap: .5rem; }
   .controls button, td button { margin-top: .25rem; }
   dl.counts { display: flex; flex-wrap: wrap; gap: 1rem 2rem; }
