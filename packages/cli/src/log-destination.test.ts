@@ -38,7 +38,7 @@ describe('LogDestination', () => {
     const stderr = new Capture();
     const destination = new LogDestination({ fd, write: () => true, once: () => undefined }, stderr);
     for (let line = 0; line < 500; line++) expect(destination.write(`{"line":${line}}\n`)).toBe(true);
-    await settled();
+    await destination.idle();
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     expect(lines.map((line) => (JSON.parse(line) as { line: number }).line)).toEqual(
       Array.from({ length: 500 }, (_, index) => index),
@@ -59,7 +59,7 @@ describe('LogDestination', () => {
     });
     for (let round = 0; round < 5; round++) {
       for (let line = 0; line < 100; line++) expect(destination.write(`line ${line}\n`)).toBe(true);
-      await settled();
+      await destination.idle();
       nowMs += RETRY_AFTER_FAILURE_MS;
     }
     expect(stderr.lines).toHaveLength(1);
@@ -109,10 +109,16 @@ describe('LogDestination', () => {
       if (waited > 10_000) throw new Error(`still waiting: ${stderr.text}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await settled();
-    reader.destroy();
+    await destination.idle();
     const dropped = Number(/(\d+) lines were dropped$/.exec(stderr.lines[1]!)?.[1]);
-    const lines = received.split('\n').filter((line) => line !== '');
+    const receivedLines = (): string[] => received.split('\n').filter((line) => line !== '');
+    // Everything is written; the reader may still be reading it.
+    for (let waited = 0; receivedLines().length + dropped < total; waited += 20) {
+      if (waited > 10_000) throw new Error(`received ${receivedLines().length} lines and ${dropped} dropped`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    reader.destroy();
+    const lines = receivedLines();
     expect(lines.length + dropped).toBe(total);
     expect(lines.every((line) => line.length === 1023)).toBe(true);
     // In order, with a gap where lines were dropped.

@@ -42,6 +42,8 @@ export class LogDestination implements CliWritable {
   #atLineStart = true;
   /** a line was cut short by a failed write: the next write ends it first, so every line stays whole */
   #cutShort = false;
+  /** those waiting for every line taken so far to be written or dropped (idle()) */
+  readonly #idleWaiters: (() => void)[] = [];
 
   constructor(output: CliWritable, stderr: CliWritable, options: LogDestinationOptions = {}) {
     this.#output = output;
@@ -70,6 +72,25 @@ export class LogDestination implements CliWritable {
     return true;
   }
 
+  /**
+   * Resolves once every line taken so far is written or dropped: for whoever must know the lines are
+   * out, such as tests, which must not guess how long the writes take (a fixed wait failed under load).
+   * (The process itself needs no call: Node does not end while a write is in progress.)
+   */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #isIdle(): boolean {
+    return !this.#writing && this.#pending.length === 0;
+  }
+
+  #wakeIdleWaiters(): void {
+    if (!this.#isIdle()) return;
+    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+  }
+
   once(_event: 'drain', listener: () => void): this {
     // write() never returns false, so no one waits for 'drain'; answer at once all the same.
     queueMicrotask(listener);
@@ -77,13 +98,17 @@ export class LogDestination implements CliWritable {
   }
 
   #flush(): void {
-    if (this.#writing || this.#pending.length === 0) return;
+    if (this.#writing || this.#pending.length === 0) {
+      this.#wakeIdleWaiters();
+      return;
+    }
     const bytes = Buffer.concat([...(this.#cutShort ? [NEWLINE] : []), ...this.#pending]);
     this.#cutShort = false;
     this.#pending.length = 0;
     this.#pendingBytes = 0;
     if (this.#fd === null) {
       this.#written(bytes, this.#writeDirectly(bytes));
+      this.#wakeIdleWaiters();
       return;
     }
     this.#writing = true;
