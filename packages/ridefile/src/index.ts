@@ -18,6 +18,7 @@ export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export type {
   Bounds,
+  ClockJump,
   Lap,
   Position,
   RecordedTotals,
