@@ -198,6 +198,32 @@ globalThis.refuse = () => {
 };
 `;
 
+/**
+ * The variables a README example uses without making them (a file's bytes, a parsed ride, the page's
+ * elements, a client), declared for it unless the example declares them itself.
+ */
+const README_FREE_VARIABLES: Record<string, string> = {
+  bytes: 'declare const bytes: Uint8Array;',
+  ride: "declare const ride: import('@rideport/ridefile').RideFile;",
+  input: 'declare const input: HTMLInputElement;',
+  link: 'declare const link: HTMLAnchorElement;',
+  message: 'declare const message: HTMLElement;',
+  client: "declare const client: import('@rideport/client').RideportClient;",
+};
+
+/** Each ```ts example of a README, as a module that declares what the example takes as given. */
+function readmeExamples(readme: string): string[] {
+  const blocks = [...readme.matchAll(/^( *)```ts\n([\s\S]*?)^\1```$/gm)];
+  return blocks.map(([, indent = '', indented = '']) => {
+    const code = indented.replace(new RegExp(`^${indent}`, 'gm'), '');
+    const given = Object.entries(README_FREE_VARIABLES)
+      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code))
+      .filter(([name]) => !new RegExp(`(const|let) (\\{[^}]*\\b)?${name}\\b`).test(code))
+      .map(([, declaration]) => declaration);
+    return [...given, code, 'export {};'].join('\n');
+  });
+}
+
 function tsconfig(compilerOptions: Record<string, unknown>, files: string[]): string {
   const strict = { strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true };
   return JSON.stringify({ compilerOptions: { ...strict, ...compilerOptions }, files }, null, 2);
@@ -465,6 +491,23 @@ describe('a project that installed the tarballs', () => {
       ),
     );
     await typecheck(project, 'tsconfig.browser.json');
+  });
+
+  it('type-checks every TypeScript example of both READMEs against the installed packages', async () => {
+    const files: string[] = [];
+    for (const folder of PUBLISHED_PACKAGES) {
+      const examples = readmeExamples(readFileSync(join(REPOSITORY_ROOT, folder, 'README.md'), 'utf8'));
+      expect(examples.length).toBeGreaterThan(2);
+      examples.forEach((example, index) => {
+        const file = `readme-${folder.replace(/\W+/g, '-')}-${index}.mts`;
+        writeFileSync(join(project, file), example);
+        files.push(file);
+      });
+    }
+    const options = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' };
+    const environment = { lib: ['es2022', 'dom', 'dom.iterable'], types: ['node'] };
+    writeFileSync(join(project, 'tsconfig.readme.json'), tsconfig({ ...options, ...environment }, files));
+    await typecheck(project, 'tsconfig.readme.json');
   });
 
   it.skipIf(!chromiumAvailable)(
