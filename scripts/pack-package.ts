@@ -76,6 +76,18 @@ export function publishedManifest(manifest: PackageManifest): PackageManifest {
   return published;
 }
 
+/**
+ * The environment for an npm started in another folder. npm reads `npm_config_*` variables as its
+ * settings, and `npm run` passes the outer command's settings to its children that way (`npm test
+ * --offline` reaches an inner `npm install` as `npm_config_offline=true`); the inner npm must see
+ * only the user's own.
+ */
+export function npmEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')),
+  );
+}
+
 interface DryRunEntry {
   files: { path: string }[];
 }
@@ -88,7 +100,10 @@ export async function packPackage(packageDirectory: string, destination: string)
   const source = resolve(REPOSITORY_ROOT, packageDirectory);
   const manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as PackageManifest;
   // npm's own list of what it would pack (`files`, plus README, LICENSE, CHANGELOG and package.json).
-  const listed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: source });
+  const listed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: source,
+    env: npmEnvironment(),
+  });
   const [entry] = JSON.parse(listed.stdout) as DryRunEntry[];
   if (entry === undefined) throw new Error(`npm pack --dry-run listed nothing for ${packageDirectory}`);
 
@@ -105,7 +120,7 @@ export async function packPackage(packageDirectory: string, destination: string)
     const packed = await run(
       'npm',
       ['pack', '--json', '--ignore-scripts', '--pack-destination', resolve(destination)],
-      { cwd: staging },
+      { cwd: staging, env: npmEnvironment() },
     );
     const [result] = JSON.parse(packed.stdout) as (DryRunEntry & { filename: string })[];
     if (result === undefined) throw new Error(`npm pack produced nothing for ${packageDirectory}`);

@@ -30,6 +30,7 @@ import {
 } from '../packages/server/src/test-support/server.js';
 import {
   DEVELOPMENT_CONDITION,
+  npmEnvironment,
   packPackage,
   PUBLISHED_PACKAGES,
   type PackedPackage,
@@ -279,7 +280,7 @@ describe.each(PUBLISHED_PACKAGES)('the tarball of %s', (folder) => {
       .filter((file) => file.startsWith('dist/') && file.endsWith('.js'))
       .map((file) => file.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))
       .filter((source) => !files.includes(source));
-    expect(stale).toEqual([]);
+    expect(stale, 'build output whose source is gone: run `npx tsc -b --clean && npx tsc -b`').toEqual([]);
     expect(readFileSync(join(REPOSITORY_ROOT, folder, 'LICENSE'), 'utf8')).toBe(
       readFileSync(join(REPOSITORY_ROOT, 'LICENSE'), 'utf8'),
     );
@@ -373,7 +374,7 @@ describe('a project that installed the tarballs', () => {
         ...PUBLISHED_PACKAGES.map((folder) => packedOf(folder).tarball),
         `@types/node@${typesNode.version}`,
       ],
-      { cwd: project },
+      { cwd: project, env: npmEnvironment() },
     );
 
     server = await testServer();

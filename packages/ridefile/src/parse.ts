@@ -71,9 +71,9 @@ export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): Ri
 
 /**
  * Reads a FIT file (gzip-wrapped or not) exactly as `parseRideFile` does, and refuses a TCX, GPX or
- * KML file with `RIDEFILE_UNKNOWN_FORMAT`. For tools that read only FIT: a bundle that imports this and not
- * `parseRideFile` leaves out the TCX, GPX and KML readers and the XML parser (issue 21, the size
- * benchmark's FIT-only import).
+ * KML file with `RIDEFILE_UNKNOWN_FORMAT`. For tools that read only FIT: a bundle that imports this
+ * and not `parseRideFile` leaves out the TCX, GPX and KML readers and the XML parser (issue 21, the
+ * size benchmark's FIT-only import).
  */
 export function parseFitFile(bytes: Uint8Array, options: Omit<ParseOptions, 'format'> = {}): RideFile {
   return parseWith(FIT_READERS, bytes, options);
