@@ -21,12 +21,15 @@ import { V1Api } from './v1.js';
 export const CLIENT_VERSION = '0.1.0';
 export const DEFAULT_USER_AGENT = `rideport-client/${CLIENT_VERSION} (node ${process.versions.node})`;
 
+/** How a `RideportClient` reaches the server and proves who is calling. */
 export interface ClientOptions {
   /** the server's public base URL, e.g. http://127.0.0.1:4242 (may carry a path prefix) */
   baseUrl: string;
+  /** who is calling: an API key, with an auth token or an OAuth access token when a user is needed */
   credentials: Credentials;
   /** default undiciTransport(); a transport passed in stays the caller's to close */
   transport?: Transport;
+  /** the `User-Agent` header; default `DEFAULT_USER_AGENT` */
   userAgent?: string;
   /** injectable for tests; must reject when the signal fires */
   sleep?: Sleep;
@@ -74,6 +77,7 @@ export class RideportClient {
     });
   }
 
+  /** The credentials every request sends now (the legacy login and `setCredentials` change them). */
   get credentials(): Credentials {
     return this.#credentials;
   }

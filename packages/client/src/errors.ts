@@ -38,6 +38,7 @@ export const ClientErrorCode = {
 
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
+/** What a `ClientError` carries beside its code and message (see its properties). */
 export interface ClientErrorDetails {
   status?: number | null;
   serverMessages?: readonly string[];
@@ -47,6 +48,10 @@ export interface ClientErrorDetails {
   cause?: unknown;
 }
 
+/**
+ * The one error the client throws: `code` says what happened (a `ClientErrorCode`, for programs),
+ * `message` says it in words, and `serverMessages` hold what the server said.
+ */
 export class ClientError extends Error {
   override readonly name = 'ClientError';
   readonly code: ClientErrorCode;
@@ -103,6 +108,7 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof ClientError && RETRYABLE.has(error.code);
 }
 
+/** Whether `error` is a `ClientError` (with `code`, when given): a type guard for `catch` blocks. */
 export function isClientError(error: unknown, code?: ClientErrorCode): error is ClientError {
   return error instanceof ClientError && (code === undefined || error.code === code);
 }

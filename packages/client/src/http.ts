@@ -38,6 +38,7 @@ export interface HttpSettings {
   maxRateLimitWaitMs: number;
 }
 
+/** What every call takes: a signal to cancel it, and a deadline for the waits it may make. */
 export interface CallOptions {
   signal?: AbortSignal;
   /** in `now()` ms: a Retry-After that would end past it is not waited out */

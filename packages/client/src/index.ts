@@ -40,6 +40,7 @@ export { backoffDelayMs, parseRetryAfterMs, realSleep } from './timing.js';
 export type { BackoffOptions, Sleep } from './timing.js';
 export { injectTransport, undiciTransport } from './transport.js';
 export type {
+  HeaderValue,
   HttpMethod,
   InjectFunction,
   InjectRequest,

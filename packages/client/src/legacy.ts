@@ -24,6 +24,7 @@ import { positive } from './v1.js';
 /** The legacy version whose shapes this client reads (decisions.md §5). */
 export const LEGACY_VERSION = 2;
 
+/** Which part of a legacy list to read. */
 export interface LegacyListOptions extends CallOptions {
   /** default 0 */
   offset?: number;
@@ -38,16 +39,22 @@ export interface PointsMetadata {
   visibility?: Visibility;
 }
 
+/** What `taskStatus` includes. */
 export interface TaskStatusOptions extends CallOptions {
   /** fill `associated_objects` with the created (or, for a duplicate, existing) trips and routes */
   includeObjects?: boolean;
 }
 
+/**
+ * The legacy interface (`client.legacy`), version 2: sign-in with email and password, users, clubs,
+ * routes and trips, and ride uploads as files or points with their queued tasks.
+ */
 export class LegacyApi {
   readonly #http: Http;
   readonly #credentials: () => Credentials;
   readonly #setCredentials: (credentials: Credentials) => void;
 
+  /** @internal Made by `RideportClient`, which owns its transport and credentials. */
   constructor(
     http: Http,
     credentials: () => Credentials,
@@ -90,10 +97,12 @@ export class LegacyApi {
     return rootOf<UserRecord>(await this.#get(`/users/${positive(id)}.json`, {}, options), 'user', 'user');
   }
 
+  /** GET /users/{id}/routes.json: the user's routes the caller may see, `limit` at a time from `offset`. */
   userRoutes(id: number, options: LegacyListOptions = {}): Promise<LegacyList<RouteRecord>> {
     return this.#list(`/users/${positive(id)}/routes.json`, options);
   }
 
+  /** GET /users/{id}/trips.json: the user's trips the caller may see, `limit` at a time from `offset`. */
   userTrips(id: number, options: LegacyListOptions = {}): Promise<LegacyList<TripRecord>> {
     return this.#list(`/users/${positive(id)}/trips.json`, options);
   }
@@ -103,18 +112,22 @@ export class LegacyApi {
     return this.#list(`/users/${positive(id)}/clubs.json`, options);
   }
 
+  /** GET /clubs/{id}.json: a club's name, description and member count. */
   async club(id: number, options: CallOptions = {}): Promise<ClubRecord> {
     return rootOf<ClubRecord>(await this.#get(`/clubs/${positive(id)}.json`, {}, options), 'club', 'club');
   }
 
+  /** GET /clubs/{id}/routes.json: the club's routes, `limit` at a time from `offset`. */
   clubRoutes(id: number, options: LegacyListOptions = {}): Promise<LegacyList<RouteRecord>> {
     return this.#list(`/clubs/${positive(id)}/routes.json`, options);
   }
 
+  /** GET /routes/{id}.json: a route with its track points. */
   async route(id: number, options: CallOptions = {}): Promise<WithTrackPoints<RouteRecord>> {
     return rootOf(await this.#get(`/routes/${positive(id)}.json`, {}, options), 'route', 'route');
   }
 
+  /** GET /trips/{id}.json: a trip with its track points. */
   async trip(id: number, options: CallOptions = {}): Promise<WithTrackPoints<TripRecord>> {
     return rootOf(await this.#get(`/trips/${positive(id)}.json`, {}, options), 'trip', 'trip');
   }

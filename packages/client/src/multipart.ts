@@ -23,6 +23,7 @@ export const LEGACY_VISIBILITY: Readonly<Record<Visibility, number>> = {
   friends_only: 2,
 };
 
+/** A `multipart/form-data` request body and its content type, as `rideUploadBody` makes it. */
 export interface MultipartBody {
   body: Uint8Array;
   /** `multipart/form-data; boundary=…` */

@@ -61,7 +61,9 @@ export interface AuthTokenRecord {
   user: UserRecord;
 }
 
+/** The shape of a track, as the API names it. */
 export type TrackType = 'loop' | 'out_and_back' | 'point_to_point' | 'unknown';
+/** How hilly a track is, as the API names it. */
 export type Terrain = 'flat' | 'rolling' | 'climbing';
 
 /** A route (decisions.md §2). Distances and elevations in m; null when the file does not give them. */
@@ -194,6 +196,7 @@ export interface SyncItem {
   collection: null;
 }
 
+/** What `v1.sync` answers: the changes since the time asked, and where to ask next time. */
 export interface SyncResult {
   items: SyncItem[];
   meta: {
@@ -220,6 +223,7 @@ export interface ClubRecord {
   updated_at: string;
 }
 
+/** A trip or route an upload task made (or found, for a duplicate upload). */
 export type AssociatedObject = { type: 'trip'; trip: TripRecord } | { type: 'route'; route: RouteRecord };
 
 /** A queued upload task (platform-api.md, "States and transitions"; decisions.md §5). */

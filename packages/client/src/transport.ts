@@ -7,8 +7,10 @@ import { Agent, request as undiciRequest } from 'undici';
 import { ClientError, ClientErrorCode } from './errors.js';
 import { throwIfAborted } from './timing.js';
 
+/** The HTTP methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** One HTTP request, as the client hands it to a `Transport`. */
 export interface TransportRequest {
   method: HttpMethod;
   /** absolute URL */
@@ -18,6 +20,7 @@ export interface TransportRequest {
   signal?: AbortSignal;
 }
 
+/** One HTTP response, as a `Transport` hands it back, body read whole. */
 export interface TransportResponse {
   status: number;
   /** lower-case names; repeated headers joined with ", " */
@@ -25,11 +28,18 @@ export interface TransportResponse {
   body: Uint8Array;
 }
 
+/**
+ * What sends the client's requests: `undiciTransport()` (the default), `injectTransport()` for
+ * tests, or your own.
+ */
 export interface Transport {
+  /** Sends one request and reads its whole response; rejects when the connection fails or `signal` fires. */
   request(request: TransportRequest): Promise<TransportResponse>;
+  /** Closes what the transport holds open (sockets). */
   close(): Promise<void>;
 }
 
+/** Connection settings of `undiciTransport`. */
 export interface UndiciTransportOptions {
   /** sockets per origin; default 8 */
   connections?: number;
@@ -41,7 +51,8 @@ export interface UndiciTransportOptions {
   bodyTimeoutMs?: number;
 }
 
-type HeaderValue = string | string[] | number | undefined;
+/** A header value as Node and Fastify give it. */
+export type HeaderValue = string | string[] | number | undefined;
 
 /** Lower-case names, one string per header. */
 export function normalizeHeaders(headers: Record<string, HeaderValue>): Record<string, string> {

@@ -24,6 +24,7 @@ import type { RideUpload } from './multipart.js';
 import type { QueuedTask, RouteRecord, TripRecord } from './records.js';
 import { backoffDelayMs, throwIfAborted } from './timing.js';
 
+/** How long `uploadRide` waits, and how often it asks. */
 export interface UploadRideOptions {
   /** the whole operation, upload and polls, ms; default 120 s (files usually take ~10 s, occasionally minutes) */
   deadlineMs?: number;
@@ -36,6 +37,7 @@ export interface UploadRideOptions {
   onTask?: (taskId: number) => void;
 }
 
+/** What became of an uploaded ride: the trips and routes the server made of it. */
 export interface UploadedRide {
   taskId: number;
   /** `duplicate`: these bytes were uploaded before; the trips are the ones that upload made */
@@ -46,6 +48,7 @@ export interface UploadedRide {
   routes: RouteRecord[];
 }
 
+/** The defaults of `UploadRideOptions`, ms. */
 export const UPLOAD_RIDE_DEFAULTS = { deadlineMs: 120_000, firstPollMs: 50, maxPollMs: 2_000 } as const;
 
 /** Upload attempts in all (the first and its re-uploads after a lost answer). */
@@ -67,6 +70,7 @@ export interface UploadRideContext {
 /** The longest delay setTimeout takes; a longer deadline gets no timer on its requests. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** How long `waitForTask` waits, and how often it asks (as for `uploadRide`). */
 export type WaitForTaskOptions = Omit<UploadRideOptions, 'onTask'>;
 
 /** The deadline of one uploadRide (or waitForTask) and the requests made under it. */

@@ -20,6 +20,7 @@ import type {
 
 const PREFIX = '/api/v1';
 
+/** Which page of a v1 list to read. */
 export interface ListOptions extends CallOptions {
   /** 1-based */
   page?: number;
@@ -27,30 +28,40 @@ export interface ListOptions extends CallOptions {
   pageSize?: number;
 }
 
+/** How `all()` reads a v1 list: the page size of its requests. */
 export interface AllOptions extends CallOptions {
   pageSize?: number;
 }
 
 /** A paginated resource's list and its iterator over every page. */
 export interface Listing<T> {
+  /** One page of the list, with `meta.pagination`. */
   list(options?: ListOptions): Promise<Page<T>>;
   /** every record, page after page, following `meta.pagination.next_page_url` */
   all(options?: AllOptions): AsyncIterableIterator<T>;
 }
 
+/** A route or trip list (`v1.routes`, `v1.trips`): pages, every record, one with its points, delete. */
 export interface AssetEndpoints<T> extends Listing<T> {
+  /** One record with its track points. */
   get(id: number, options?: CallOptions): Promise<WithTrackPoints<T>>;
+  /** Deletes the record (the caller's own). */
   delete(id: number, options?: CallOptions): Promise<void>;
 }
 
+/** The events (`v1.events`): pages, every event, one, create, update, delete. */
 export interface EventEndpoints extends Listing<EventRecord> {
+  /** One event. */
   get(id: number, options?: CallOptions): Promise<EventRecord>;
+  /** Creates an event and answers it as stored. */
   create(fields: EventFields, options?: CallOptions): Promise<EventRecord>;
   /** only the fields given change */
   update(id: number, fields: EventFields, options?: CallOptions): Promise<EventRecord>;
+  /** Deletes the event. */
   delete(id: number, options?: CallOptions): Promise<void>;
 }
 
+/** What `v1.sync` asks for: changes since a time, of which kinds. */
 export interface SyncOptions extends CallOptions {
   /** changes at or after this time; `new Date(0)` (or "1970-01-01") for the whole library */
   since: Date | string;
@@ -58,6 +69,10 @@ export interface SyncOptions extends CallOptions {
   assets?: ('routes' | 'trips')[];
 }
 
+/**
+ * The v1 interface (`client.v1`): auth tokens, the current user, routes and trips with their track
+ * points, events, and the changes since a time (`sync`).
+ */
 export class V1Api {
   readonly #http: Http;
   readonly #credentials: () => Credentials;
@@ -65,6 +80,7 @@ export class V1Api {
   readonly trips: AssetEndpoints<TripRecord>;
   readonly events: EventEndpoints;
 
+  /** @internal Made by `RideportClient`, which owns its transport and credentials. */
   constructor(http: Http, credentials: () => Credentials) {
     this.#http = http;
     this.#credentials = credentials;

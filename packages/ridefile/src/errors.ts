@@ -40,6 +40,10 @@ export const RideFileWarningCode = {
 
 export type RideFileWarningCode = (typeof RideFileWarningCode)[keyof typeof RideFileWarningCode];
 
+/**
+ * The one error `parseRideFile` and `parseFitFile` throw, whatever the bytes: `code` says what
+ * happened (a `RideFileErrorCode`, for programs), `message` says it in words (for people).
+ */
 export class RideFileError extends Error {
   override readonly name = 'RideFileError';
   readonly code: RideFileErrorCode;
@@ -50,6 +54,7 @@ export class RideFileError extends Error {
   }
 }
 
+/** Whether `value` is a `RideFileError` (a type guard for `catch` blocks). */
 export function isRideFileError(value: unknown): value is RideFileError {
   return value instanceof RideFileError;
 }

@@ -43,6 +43,7 @@ export const FILE_TEXT_MAX_CHARS = {
   sensor: 255,
 } as const;
 
+/** The kinds of text a file gives, each with its maximum length in `FILE_TEXT_MAX_CHARS`. */
 export type FileTextField = keyof typeof FILE_TEXT_MAX_CHARS;
 
 /** Our own sentences that may quote the file: warning messages, `TrackSensors.wheelSensorReason`. */

@@ -13,16 +13,25 @@ import { noWheelSensor, UNKNOWN_RECORDING } from './draft.js';
 import type { Track, TrackKind, TrackPoint } from './model.js';
 import { finishTrack } from './track.js';
 
+/** What `trackFromPoints` is told about the track beside its points. */
 export interface TrackFromPointsOptions {
   /** default: a ride when any point has a time, else a route */
   kind?: TrackKind;
+  /** the track's name */
   name?: string | null;
   /** normalised snake_case sport, e.g. `cycling` */
   sport?: string | null;
+  /** normalised snake_case sub-sport, e.g. `road` */
   subSport?: string | null;
+  /** the recording device, e.g. "Garmin Edge 530", for `summary.device` */
   device?: string | null;
 }
 
+/**
+ * A `Track` made from points you have (no laps), with the summary `parseRideFile` would give them:
+ * to write them out with the writers, or to summarise them by the same rules. `s` and `d` count as
+ * wheel-sensor values (`sensors.wheelSensor`) when any point has them.
+ */
 export function trackFromPoints(points: readonly TrackPoint[], options: TrackFromPointsOptions = {}): Track {
   const columns = new PointColumns(Math.max(points.length, 1), Math.max(points.length, 1));
   let timed = false;

@@ -1,4 +1,4 @@
-export { parseRideFile } from './parse.js';
+export { parseFitFile, parseRideFile } from './parse.js';
 export { checkRideFileComplete } from './complete.js';
 export type { Completeness } from './complete.js';
 export { trackFromPoints } from './from-points.js';
@@ -18,6 +18,7 @@ export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export type {
   Bounds,
+  ClockJump,
   Lap,
   Position,
   RecordedTotals,

@@ -34,16 +34,21 @@ export interface TrackPoint {
 
 /** The single-letter channels a track point can carry, in the specification's order. */
 export const TRACK_POINT_KEYS = ['x', 'y', 'e', 't', 'c', 'h', 'p', 's', 'd', 'T'] as const;
+/** One of the single-letter keys of a `TrackPoint`. */
 export type TrackPointKey = (typeof TRACK_POINT_KEYS)[number];
 
+/** `ride`: a recording, with times; `route`: a planned course, or positions without times. */
 export type TrackKind = 'ride' | 'route';
 
+/** Something wrong with a file that was read all the same: a stable `code` and a sentence. */
 export interface Warning {
   /** stable code, e.g. `RIDEFILE_TRUNCATED`, `RIDEFILE_BAD_CRC` (see errors.ts) */
   code: string;
+  /** what was wrong, in words (at most `MESSAGE_MAX_CHARS` characters) */
   message: string;
 }
 
+/** What `parseRideFile` reads from one file: its format, creator, tracks and warnings. */
 export interface RideFile {
   format: RideFileFormat;
   /** the recording device or program, e.g. "Garmin Edge 500" or a GPX `creator` */
@@ -52,6 +57,7 @@ export interface RideFile {
   warnings: Warning[];
 }
 
+/** One ride or route of a file: its points, laps, sensors and summary. */
 export interface Track {
   kind: TrackKind;
   name: string | null;
@@ -90,6 +96,7 @@ export interface RecordingIdentity {
   timeCreated: number | null;
 }
 
+/** A lap of a ride, as the file records it or as computed from its points (`source`). */
 export interface Lap {
   /**
    * `file`: the lap as the file records it; `points`: computed from the points of the lap's time,
@@ -127,6 +134,7 @@ export interface SensorDevice {
   name: string | null;
 }
 
+/** The sensors of a track, and whether its speed and distance (`s`, `d`) come from a wheel sensor. */
 export interface TrackSensors {
   /** whether the track's `s`/`d` come from a wheel sensor (design.md, the wheel-sensor rule) */
   wheelSensor: boolean;
@@ -135,6 +143,7 @@ export interface TrackSensors {
   devices: SensorDevice[];
 }
 
+/** Minimum, average and maximum of a channel over a track. */
 export interface Stat {
   min: number;
   /** over time: each value counts for the seconds it holds until the next one (at most 30 s, pauses left out) */
@@ -142,14 +151,18 @@ export interface Stat {
   max: number;
 }
 
+/** The shape of a track: back where it started, there and back the same way, or from A to B. */
 export type TrackType = 'loop' | 'out_and_back' | 'point_to_point' | 'unknown';
+/** How hilly a track is, from its elevation gain per distance. */
 export type Terrain = 'flat' | 'rolling' | 'climbing';
 
+/** A position in degrees (WGS 84). */
 export interface Position {
   lat: number;
   lng: number;
 }
 
+/** The box around a track's positions, in degrees: south-west and north-east corners. */
 export interface Bounds {
   swLat: number;
   swLng: number;

@@ -11,6 +11,7 @@ import { readGpx } from './xml/gpx.js';
 import { readKml } from './xml/kml.js';
 import { readTcx } from './xml/tcx.js';
 
+/** How `parseRideFile` and `parseFitFile` read a file. */
 export interface ParseOptions {
   /** skip sniffing and read the bytes as this format */
   format?: RideFileFormat;
@@ -48,20 +49,39 @@ function trackWarnings(warnings: readonly Warning[], isLast: boolean): Warning[]
   );
 }
 
-const READERS: Record<RideFileFormat, (bytes: Uint8Array, options: ReaderOptions) => ReaderResult> = {
+type Readers = Partial<Record<RideFileFormat, (bytes: Uint8Array, options: ReaderOptions) => ReaderResult>>;
+
+const READERS: Readers = {
   fit: readFit,
   gpx: readGpx,
   tcx: readTcx,
   kml: readKml,
 };
 
+/** FIT alone: what parseFitFile reads, so a bundle that imports only it leaves the XML readers out. */
+const FIT_READERS: Readers = { fit: readFit };
+
 /**
  * Reads a FIT, TCX, GPX or KML file (gzip-wrapped or not) into rides and routes.
  * Throws only `RideFileError`, whatever the bytes (design.md, `@rideport/ridefile`).
  */
 export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): RideFile {
+  return parseWith(READERS, bytes, options);
+}
+
+/**
+ * Reads a FIT file (gzip-wrapped or not) exactly as `parseRideFile` does, and refuses a TCX, GPX or
+ * KML file with `RIDEFILE_UNKNOWN_FORMAT`. For tools that read only FIT: a bundle that imports this
+ * and not `parseRideFile` leaves out the TCX, GPX and KML readers and the XML parser (issue 21, the
+ * size benchmark's FIT-only import).
+ */
+export function parseFitFile(bytes: Uint8Array, options: Omit<ParseOptions, 'format'> = {}): RideFile {
+  return parseWith(FIT_READERS, bytes, options);
+}
+
+function parseWith(readers: Readers, bytes: Uint8Array, options: ParseOptions): RideFile {
   try {
-    return parse(bytes, options);
+    return parse(readers, bytes, options);
   } catch (error) {
     if (error instanceof RideFileError) throw error;
     if (
@@ -87,7 +107,7 @@ export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): Ri
   }
 }
 
-function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
+function parse(readers: Readers, bytes: Uint8Array, options: ParseOptions): RideFile {
   if (!(bytes instanceof Uint8Array)) {
     throw new RideFileError(RideFileErrorCode.UNKNOWN_FORMAT, 'expected the file as a Uint8Array');
   }
@@ -110,7 +130,14 @@ function parse(bytes: Uint8Array, options: ParseOptions): RideFile {
     );
   }
 
-  const result = READERS[format](data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
+  const reader = readers[format];
+  if (reader === undefined) {
+    throw new RideFileError(
+      RideFileErrorCode.UNKNOWN_FORMAT,
+      `this is a ${format.toUpperCase()} file, and parseFitFile reads only FIT files (parseRideFile reads every format)`,
+    );
+  }
+  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
   warnings.push(...result.warnings);
   // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
   const creator = boundedFileText('creator', result.creator, warnings);

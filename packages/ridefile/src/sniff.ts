@@ -1,6 +1,6 @@
 import type { RideFileFormat } from './model.js';
 import { decodeXmlPrefix } from './xml/text.js';
-import { localName } from './xml/sax.js';
+import { localName } from './xml/names.js';
 
 /** How far into an XML file the root element is looked for (comments and a DOCTYPE may come first). */
 const XML_SNIFF_BYTES = 64 * 1024;

@@ -32,8 +32,14 @@ function row(point: TrackPoint): string {
   );
 }
 
+/**
+ * The CSV header line: `track`, then each column with its unit (`time_utc`, `unix_time_s`,
+ * `longitude_deg`, `latitude_deg`, `elevation_m`, `heart_rate_bpm`, `cadence_rpm`, `power_w`,
+ * `speed_m_per_s`, `distance_m`, `temperature_c`).
+ */
 export const CSV_HEADER = ['track', ...COLUMNS].join(',');
 
+/** `writeCsv`'s text in pieces of about 64 K characters, to stream a long track. */
 export function* csvChunks(
   input: WriteInput,
   options: WriteOptions = {},
@@ -52,6 +58,7 @@ export function* csvChunks(
   yield out.flush();
 }
 
+/** CSV (RFC 4180): the header, then one row per point of every track; empty cells where a point has no value. */
 export function writeCsv(input: WriteInput, options: WriteOptions = {}): string {
   return [...csvChunks(input, options)].join('');
 }

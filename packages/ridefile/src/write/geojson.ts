@@ -26,6 +26,7 @@ const CHANNELS: ReadonlyArray<readonly [ChannelName, (point: TrackPoint) => stri
   ['distances', (point) => numberOrNull(point.d)],
 ];
 
+/** `writeGeoJson`'s text in pieces of about 64 K characters, to stream a long track. */
 export function* geoJsonChunks(
   input: WriteInput,
   options: WriteOptions = {},
@@ -43,6 +44,11 @@ export function* geoJsonChunks(
   yield out.flush();
 }
 
+/**
+ * GeoJSON (RFC 7946): a FeatureCollection with one LineString Feature per track, its channels in
+ * `properties.coordinateProperties` and its summary in `properties.summary`. Points without a
+ * position are left out.
+ */
 export function writeGeoJson(input: WriteInput, options: WriteOptions = {}): string {
   return [...geoJsonChunks(input, options)].join('');
 }

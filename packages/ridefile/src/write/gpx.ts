@@ -31,6 +31,7 @@ const GPX_NAMESPACE = 'http://www.topografix.com/GPX/1/1';
 const TPX_NAMESPACE = 'http://www.garmin.com/xmlschemas/TrackPointExtension/v2';
 const POWER_NAMESPACE = 'urn:rideport:power';
 
+/** `writeGpx`'s text in pieces of about 64 K characters, to stream a long track. */
 export function* gpxChunks(
   input: WriteInput,
   options: WriteOptions = {},
@@ -72,6 +73,10 @@ export function* gpxChunks(
   yield out.flush();
 }
 
+/**
+ * GPX 1.1: rides as `trk`, routes as `rte`; heart rate, cadence, temperature and wheel speed in
+ * Garmin's TrackPointExtension v2, power as `<power>`. Points without a position are left out.
+ */
 export function writeGpx(input: WriteInput, options: WriteOptions = {}): string {
   return [...gpxChunks(input, options)].join('');
 }

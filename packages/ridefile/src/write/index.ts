@@ -8,6 +8,7 @@ export { csvChunks, geoJsonChunks, gpxChunks, tcxChunks, writeCsv, writeGeoJson,
 export { CSV_HEADER } from './csv.js';
 export type { WriteInput, WriteOptions } from './input.js';
 
+/** The formats the writers write. */
 export type WriteFormat = 'gpx' | 'tcx' | 'geojson' | 'csv';
 
 /** Each format's chunked writer, for callers that pick the format at run time (`rideport convert --to`). */

@@ -3,6 +3,7 @@ import type { RideFile, Track } from '../model.js';
 /** What the writers accept: a whole parsed file, one track, or a list of tracks. */
 export type WriteInput = RideFile | Track | readonly Track[];
 
+/** What every writer takes beside the tracks. */
 export interface WriteOptions {
   /** the program or device to name as the file's creator; default: the parsed file's creator, else "Rideport" */
   creator?: string;

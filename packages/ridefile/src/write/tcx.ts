@@ -28,6 +28,7 @@ function tcxSport(track: Track): 'Biking' | 'Running' | 'Other' {
   return 'Other';
 }
 
+/** `writeTcx`'s text in pieces of about 64 K characters, to stream a long track. */
 export function* tcxChunks(
   input: WriteInput,
   options: WriteOptions = {},
@@ -58,6 +59,10 @@ export function* tcxChunks(
   yield out.flush();
 }
 
+/**
+ * TCX (TrainingCenterDatabase v2): rides as Activity → Lap → Track, routes as Course; speed and
+ * power in the ActivityExtension v2. Temperature is left out (TCX has no place for it).
+ */
 export function writeTcx(input: WriteInput, options: WriteOptions = {}): string {
   return [...tcxChunks(input, options)].join('');
 }

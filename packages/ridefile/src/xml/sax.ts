@@ -3,6 +3,7 @@ import { RideFileWarningCode } from '../errors.js';
 import type { Warning } from '../model.js';
 import { codePointCount, wholeCharsEnd } from '../file-text.js';
 import { boundHeldText, MAX_HELD_TEXT, MAX_XML_NAME_CHARS, XmlNameTooLong } from './held-text.js';
+import { localName } from './names.js';
 import { installSaxesFastPaths } from './saxes-fast.js';
 import { decodeXmlChunks } from './text.js';
 
@@ -204,9 +205,4 @@ function ignoreStrayCloseTags(parser: SaxesParser, report: (name: string) => voi
     }
     closeTag.call(this);
   };
-}
-
-export function localName(qualifiedName: string): string {
-  const colon = qualifiedName.indexOf(':');
-  return colon < 0 ? qualifiedName : qualifiedName.slice(colon + 1);
 }
