@@ -49,10 +49,10 @@ export const DEFAULT_CONTENT_SECURITY_POLICY =
  * inline block of bounded width (`.cell-text`): `anywhere` on the cell would let the table squeeze
  * every name of the column mid-word, where `break-word` inside a bounded box breaks only a word
  * longer than the box; so does a file name or path in a table (`td code`), which breaks at its hyphens
- * and slashes like text rather than letter by letter. At phone width (issue 19) the page itself never scrolls sideways: a table wider
- * than the screen becomes a block that scrolls inside itself, its caption and header row with it; it is
- * positioned, so that what is hidden out of sight inside it (`.visually-hidden`, absolutely positioned)
- * scrolls with it instead of widening the page.
+ * and slashes like text rather than letter by letter. At phone width (issue 19) the page itself never
+ * scrolls sideways: a table wider than the screen becomes a block that scrolls inside itself, its
+ * caption and header row with it; it is positioned, so that what is hidden out of sight inside it
+ * (`.visually-hidden`, absolutely positioned) scrolls with it instead of widening the page.
  */
 const STYLESHEET = new SafeHtml(`
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
