@@ -6,14 +6,11 @@
  * not even one of several chosen, and never without the form's CSRF token. Screenshots of the edit
  * form, the confirmation and the list at 1280 and 390 pixels go to test-results/screenshots.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { trackFromPoints } from '@rideport/ridefile';
-import { buildServer } from '@rideport/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
+import { type PageServer, signedInPage, startPageServer } from './support/page-server.js';
 
 const PASSWORD = 'correct horse manage';
 const RIDER = 'manager@example.com';
@@ -31,20 +28,16 @@ function ride(name: string, hours: number) {
 }
 
 describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without JavaScript', () => {
-  let directory: string;
-  let app: Awaited<ReturnType<typeof buildServer>> | undefined;
+  let server: PageServer | undefined;
+  let app: PageServer['app'] | undefined;
   let url: string;
   let browser: Browser | undefined;
   let riderId: number;
   let otherId: number;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'rideport-manage-'));
-    app = await buildServer({
-      databasePath: join(directory, 'rideport.sqlite'),
-      baseUrl: 'http://127.0.0.1',
-    });
-    url = await app.listen({ host: '127.0.0.1', port: 0 });
+    server = await startPageServer('manage');
+    ({ app, url } = server);
     const { users } = app.rideport.store;
     riderId = (await users.createPerson({ email: RIDER, password: PASSWORD, name: 'Manager' })).id;
     otherId = (await users.createPerson({ email: OTHER, password: PASSWORD, name: 'Other' })).id;
@@ -53,8 +46,7 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    rmSync(directory, { recursive: true, force: true });
+    await server?.close();
   });
 
   const rides = new Map<string, number>();
@@ -70,17 +62,8 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
   });
 
   async function signedIn(email: string, width = 1280): Promise<Page> {
-    const context = await browser!.newContext({ viewport: { width, height: 900 }, javaScriptEnabled: false });
-    const page = await context.newPage();
-    await page.route('https://tile.openstreetmap.org/**', (route) => route.abort());
-    await page.goto(`${url}/sign_in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([
-      page.waitForURL(`${url}/dashboard/rides`),
-      page.getByRole('button', { name: 'Sign in' }).click(),
-    ]);
-    return page;
+    const options = { width, javaScriptEnabled: false, path: '/sign_in' };
+    return (await signedInPage(browser!, server!, { email, password: PASSWORD }, options)).page;
   }
 
   const stored = (id: number) => app!.rideport.store.assets.find('trip', id);

@@ -5,15 +5,13 @@
  * empty lists point to the Sync page; the used sign-in link page shows no literal backticks.
  * Screenshots of every page at both widths go to test-results/screenshots (phone-*.png).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
-import { buildServer, type LocalSync, type LocalSyncStatus } from '@rideport/server';
+import type { LocalSync, LocalSyncStatus } from '@rideport/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
 import { corpusAvailable, readCorpus } from './support/corpus.js';
+import { type PageServer, signedInPage, startPageServer } from './support/page-server.js';
 
 const EMAIL = 'phone.rider@example.com';
 const PASSWORD = 'correct horse phone';
@@ -88,8 +86,7 @@ function historySync(userId: () => number | null): LocalSync {
 }
 
 describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () => {
-  let directory: string;
-  let app: Awaited<ReturnType<typeof buildServer>> | undefined;
+  let server: PageServer | undefined;
   let url: string;
   let browser: Browser | undefined;
   let riderId: number | null = null;
@@ -97,15 +94,13 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
   let usedLink: string;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'rideport-phone-'));
-    app = await buildServer({
-      databasePath: join(directory, 'rideport.sqlite'),
-      baseUrl: 'http://127.0.0.1',
+    server = await startPageServer('phone', {
       localSync: historySync(() => riderId),
       // Quick deliveries, so that the client's page has a line in its delivery log.
       webhooks: { pollIntervalMs: 20, batchWindowMs: 50 },
     });
-    url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const { app } = server;
+    url = server.url;
     const { store } = app.rideport;
     const rider = await store.users.createPerson({ email: EMAIL, password: PASSWORD, name: 'Phone Rider' });
     riderId = rider.id;
@@ -143,24 +138,11 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    rmSync(directory, { recursive: true, force: true });
+    await server?.close();
   });
 
-  async function signedIn(width: number, email: string): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser!.newContext({ viewport: { width, height: 844 } });
-    const page = await context.newPage();
-    await page.route('https://tile.openstreetmap.org/**', (route) => route.abort());
-    await page.goto(`${url}/`);
-    expect(new URL(page.url()).pathname).toBe('/sign_in');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([
-      page.waitForURL(`${url}/dashboard/rides`),
-      page.getByRole('button', { name: 'Sign in' }).click(),
-    ]);
-    return { context, page };
-  }
+  const signedIn = (width: number, email: string): Promise<{ context: BrowserContext; page: Page }> =>
+    signedInPage(browser!, server!, { email, password: PASSWORD }, { width });
 
   /** The page's width beyond the window: 0 when nothing scrolls sideways. */
   const overflow = (page: Page): Promise<number> =>
@@ -268,6 +250,12 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
       await context.close();
     }
   }, 60_000);
+
+  it('leads from / to signing in, and back to the dashboard', async () => {
+    const root = await fetch(`${url}/`, { redirect: 'manual' });
+    expect(root.status).toBe(303);
+    expect(root.headers.get('location')).toBe('/sign_in?return_to=%2F');
+  });
 
   it('answers the favicon at both addresses browsers ask for', async () => {
     for (const path of ['/favicon.svg', '/favicon.ico']) {
