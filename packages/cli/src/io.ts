@@ -18,6 +18,11 @@ export interface CliIo {
   /** relative file arguments are resolved against this directory */
   cwd: string;
   /**
+   * The environment (process.env for the real command): `rideport sync` reads credentials from it, so
+   * they stay out of shell history and process lists (issue 20). Absent: an empty environment.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
    * The user's terminal, when stdin and stderr both are one: commands may then ask questions (the
    * first sync's import window) and draw progress bars; without it they print plain lines.
    */

@@ -159,14 +159,88 @@ describe('rideport sync --once', () => {
   });
 });
 
+describe('rideport sync: credentials as printed (issue 20)', () => {
+  /** A real token of the server that begins with '-', as 1 in 64 do. */
+  async function dashedToken(): Promise<string> {
+    const user = await server.store.users.findByEmail(credentials.email);
+    const client = await server.store.apiClients.findByApiKey(credentials.apiKey);
+    for (;;) {
+      const { token } = await server.store.authTokens.issue(user!.id, client!.id);
+      if (token.startsWith('-')) return token;
+    }
+  }
+
+  it.each([
+    ['--auth-token <t>', (token: string) => ['--auth-token', token]],
+    ['--auth-token=<t>', (token: string) => [`--auth-token=${token}`]],
+  ])('takes a token that begins with "-" as %s', async (_form, option) => {
+    const token = await dashedToken();
+    const run = await rideport([...syncArgs(...option(token), '--import', 'all', '--once'), rideFolder()]);
+    expect(run.stderr).toMatch(/^$|RIDEPORT_/);
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('takes the API key and the token from the environment', async () => {
+    const token = await dashedToken();
+    const args = syncArgs('--import', 'all', '--once').filter(
+      (arg) => arg !== '--api-key' && arg !== credentials.apiKey,
+    );
+    const run = await rideport([...args, rideFolder()], undefined, {
+      RIDEPORT_API_KEY: credentials.apiKey,
+      RIDEPORT_AUTH_TOKEN: token,
+    });
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('takes the password from the environment, one that begins with "-" too', async () => {
+    const password = '-hA7Tq_1-long';
+    await server.store.users.createPerson({ email: 'dash@example.com', password });
+    const run = await rideport(
+      [...syncArgs('--email', 'dash@example.com', '--import', 'all', '--once'), rideFolder()],
+      undefined,
+      { RIDEPORT_PASSWORD: password, RIDEPORT_AUTH_TOKEN: 'ignored: --email chose the password' },
+    );
+    expect(run.stdout).toContain('3 synced, 1 failed');
+    const asOption = await rideport([
+      ...syncArgs('--email', 'dash@example.com', '--password', password, '--once'),
+      rideFolder(),
+    ]);
+    expect(asOption.stderr).not.toMatch(/usage/);
+    expect(asOption.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('an option wins over its variable', async () => {
+    const run = await rideport(
+      [...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'), rideFolder()],
+      undefined,
+      { RIDEPORT_AUTH_TOKEN: 'not-a-token', RIDEPORT_API_KEY: 'not-a-key' },
+    );
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+});
+
 describe('rideport sync: bad usage', () => {
   it.each([
     ['no server', ['sync', '--api-key', 'k', '--auth-token', 't'], /--server must be the http or https URL/],
-    ['no API key', ['sync', '--server', 'http://127.0.0.1:1', '--auth-token', 't'], /--api-key is required/],
+    [
+      'no API key',
+      ['sync', '--server', 'http://127.0.0.1:1', '--auth-token', 't'],
+      /--api-key \(or RIDEPORT_API_KEY\) is required/,
+    ],
+    [
+      'a password without an email',
+      ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k', '--password', 'p'],
+      /--email and --password go together/,
+    ],
+    [
+      'an option where a value should be',
+      ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k', '--auth-token', '--once'],
+      /option '--auth-token' needs a value/,
+    ],
     [
       'no credentials',
       ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k'],
-      /give either --auth-token or --email and --password/,
+      /give either --auth-token \(or RIDEPORT_AUTH_TOKEN\) or --email and --password \(or RIDEPORT_PASSWORD\)/,
     ],
     [
       'both kinds of credentials',
@@ -183,7 +257,7 @@ describe('rideport sync: bad usage', () => {
         '--password',
         'p',
       ],
-      /give either --auth-token or --email and --password/,
+      /give either --auth-token .* or --email and --password .*, not both/,
     ],
     [
       'a bad import window',

@@ -30,10 +30,10 @@ was synced, so rescans, restarts and re-plugged devices upload nothing twice.
 
 Options:
   --server <url>        the platform server, e.g. http://127.0.0.1:4242
-  --api-key <key>       the API client's key
-  --auth-token <t>      an auth token of the account to upload as, or:
+  --api-key <key>       the API client's key (or the environment variable RIDEPORT_API_KEY)
+  --auth-token <t>      an auth token of the account to upload as (or RIDEPORT_AUTH_TOKEN), or:
   --email <e>           sign in with email and password (signs in again when the token expires)
-  --password <p>
+  --password <p>        (or RIDEPORT_PASSWORD)
   --once                one pass: upload what is there, then exit (status 1 if anything failed)
   --import <window>     how far back the first sync of a new folder or device goes:
                         all, new (nothing before now) or <N>d (the last N days); asked on a terminal
@@ -42,6 +42,9 @@ Options:
   --data <dir>          data directory for the ledger and inbox (default: the per-user data directory)
   --log-format <f>      text (default) or json
   -h, --help            show this help
+
+A value may begin with '-': --auth-token -hA7T… and --auth-token=-hA7T… both work. Options win over
+the environment; the environment keeps credentials out of shell history and the process list.
 `;
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -67,24 +70,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (server === undefined || !/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
     throw new UsageError('sync: --server must be the http or https URL of the server');
   }
-  const apiKey = values['api-key'];
-  if (apiKey === undefined || apiKey === '') throw new UsageError('sync: --api-key is required');
-  const login =
-    values.email !== undefined || values.password !== undefined
-      ? { email: values.email ?? '', password: values.password ?? '' }
-      : null;
-  if ((login === null) === (values['auth-token'] === undefined)) {
-    throw new UsageError('sync: give either --auth-token or --email and --password');
-  }
-  if (login !== null && (login.email === '' || login.password === '')) {
-    throw new UsageError('sync: --email and --password go together');
-  }
+  const { apiKey, login, authToken } = syncCredentials(values, io.env ?? {});
   const logFormat = logFormatOption(values['log-format'], 'sync');
   const firstImport = importWindowOption(values.import, 'sync');
   const credentials: Credentials =
-    login === null
-      ? { kind: 'auth-token', apiKey, authToken: values['auth-token']! }
-      : { kind: 'api-key', apiKey };
+    authToken === null ? { kind: 'api-key', apiKey } : { kind: 'auth-token', apiKey, authToken };
   const client = new RideportClient({ baseUrl: server, credentials });
   try {
     if (login !== null) await signIn(client, login);
@@ -130,6 +120,53 @@ async function run(args: string[], io: CliIo): Promise<number> {
   } finally {
     await client.close();
   }
+}
+
+/** The environment variables that stand in for the credential options (issue 20; README, `rideport`). */
+export const CREDENTIAL_VARIABLES = {
+  apiKey: 'RIDEPORT_API_KEY',
+  authToken: 'RIDEPORT_AUTH_TOKEN',
+  password: 'RIDEPORT_PASSWORD',
+} as const;
+
+interface SyncCredentials {
+  apiKey: string;
+  /** email and password to sign in with; null with an auth token */
+  login: { email: string; password: string } | null;
+  authToken: string | null;
+}
+
+/**
+ * The credentials from the options, else from the environment (issue 20: so that they stay out of
+ * shell history and process lists). An option always wins over its variable, and an option naming one
+ * way to sign in (--auth-token, or --email) wins over the variable of the other.
+ */
+function syncCredentials(
+  values: { 'api-key'?: string; 'auth-token'?: string; email?: string; password?: string },
+  env: Readonly<Record<string, string | undefined>>,
+): SyncCredentials {
+  const fromEnv = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const apiKey = values['api-key'] ?? fromEnv(CREDENTIAL_VARIABLES.apiKey);
+  if (apiKey === undefined || apiKey === '') {
+    throw new UsageError(`sync: --api-key (or ${CREDENTIAL_VARIABLES.apiKey}) is required`);
+  }
+  const either = `give either --auth-token (or ${CREDENTIAL_VARIABLES.authToken}) or --email and --password (or ${CREDENTIAL_VARIABLES.password})`;
+  const optionToken = values['auth-token'];
+  if (optionToken !== undefined && (values.email !== undefined || values.password !== undefined)) {
+    throw new UsageError(`sync: ${either}, not both`);
+  }
+  if (values.email !== undefined || values.password !== undefined) {
+    const password = values.password ?? fromEnv(CREDENTIAL_VARIABLES.password);
+    if (values.email === undefined || values.email === '' || password === undefined || password === '') {
+      throw new UsageError(
+        `sync: --email and --password go together (the password may come from ${CREDENTIAL_VARIABLES.password})`,
+      );
+    }
+    return { apiKey, login: { email: values.email, password }, authToken: null };
+  }
+  const authToken = optionToken ?? fromEnv(CREDENTIAL_VARIABLES.authToken);
+  if (authToken === undefined || authToken === '') throw new UsageError(`sync: ${either}`);
+  return { apiKey, login: null, authToken };
 }
 
 async function signIn(client: RideportClient, login: { email: string; password: string }): Promise<void> {
