@@ -9,6 +9,7 @@ export {
   UploadErrorCode,
 } from './errors.js';
 export { claimDataDirectory } from './data-directory/claim.js';
+export { ownerOnlyDirectory } from './data-directory/owner-only.js';
 export type { DataDirectoryHolder, DataDirectoryLock } from './data-directory/claim.js';
 export { saidWarnings, warningWords } from './warning-words.js';
 export { lastPointTime } from './store/track-points.js';

@@ -3,9 +3,9 @@
  * accounts, organizations, API clients and auth tokens, written straight into the database (no
  * server needs to run; a running one sees the changes at once).
  */
-import { openPlatform, type Platform } from '@rideport/server';
+import { openPlatform, ownerOnlyDirectory, type Platform } from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
-import { databasePath } from '../data-directory.js';
+import { databasePath, dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
@@ -247,6 +247,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let platform: Platform | undefined;
   try {
     platform = await openPlatform({ databasePath: databasePath(data, io.cwd), baseUrl: 'http://127.0.0.1' });
+    // Issue 20: as serve and up do at start, though admin claims no lock.
+    ownerOnlyDirectory(dataDirectory(data, io.cwd));
     outcome = await subcommand.run(platform, values);
   } catch (error) {
     if (error instanceof UsageError) throw error;

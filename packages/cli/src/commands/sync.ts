@@ -4,6 +4,7 @@
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
 import { RideportClient, type Credentials } from '@rideport/client';
+import { ownerOnlyDirectory } from '@rideport/server';
 import {
   currentUser,
   defaultMountRoots,
@@ -78,7 +79,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const client = new RideportClient({ baseUrl: server, credentials });
   try {
     if (login !== null) await signIn(client, login);
-    const folders = syncFolders(dataDirectory(values.data, io.cwd), server);
+    const directory = dataDirectory(values.data, io.cwd);
+    // Issue 20: the ledger and inbox are the user's alone, whatever the umask and whatever came before.
+    ownerOnlyDirectory(directory);
+    const folders = syncFolders(directory, server);
     const withDevices = positionals.length === 0 || values.devices === true;
     const engine = new SyncEngine({
       ...folders,

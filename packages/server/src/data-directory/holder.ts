@@ -28,7 +28,7 @@ const HOLDER_WAIT_MS = 2_000;
 const HOLDER_POLL_MS = 50;
 
 export async function writeHolder(directory: string, holder: Holder): Promise<void> {
-  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, 0o644);
+  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, 0o600);
 }
 
 export async function removeHolder(directory: string): Promise<void> {
