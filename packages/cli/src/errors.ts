@@ -14,6 +14,8 @@ export const CliErrorCode = {
   NOT_FOUND: 'RIDEPORT_NOT_FOUND',
   /** `admin`: the account or membership exists already */
   CONFLICT: 'RIDEPORT_CONFLICT',
+  /** `admin sign-in-link`: no server runs on the data directory to sign in to */
+  NOT_RUNNING: 'RIDEPORT_NOT_RUNNING',
   /** `serve`/`up`: the address is taken or cannot be used */
   LISTEN: 'RIDEPORT_LISTEN',
   /** `sync --once`: the server refused the credentials; rides wait for a new sign-in */

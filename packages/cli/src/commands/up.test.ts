@@ -81,7 +81,7 @@ describe('rideport up, in a child process', () => {
       const link = /^Dashboard: (http:\/\/\S+)$/m.exec(first.output())?.[1];
       expect(link).toBeDefined();
       expect(first.output()).toContain(
-        `works once, for 2 minutes; after that, open ${first.url}/dashboard and sign in as ${LOCAL_ACCOUNT_EMAIL}`,
+        `works once, for 2 minutes; after that, \`rideport admin sign-in-link --data ${JSON.stringify(data.path)}\` makes a new one, or open ${first.url}/dashboard and sign in as ${LOCAL_ACCOUNT_EMAIL} (lost the password? \`rideport admin set-password --data ${JSON.stringify(data.path)}\`)`,
       );
       const signedIn = await fetch(link!, { redirect: 'manual' });
       expect(signedIn.status).toBe(303);

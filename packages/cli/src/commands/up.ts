@@ -143,13 +143,15 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
         { email: account.email },
       );
     }
+    // How the admin commands reach this directory (issue 20): nothing to add for the default one.
+    const dataOption = values.data === undefined ? '' : ` --data ${JSON.stringify(directory)}`;
     // The dashboard, signed in (issue 7): a one-time link, so that a click opens it without a password.
     const dashboardLink = await server.app.rideport.signInLink(account.userId, '/dashboard');
     announce(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
     announce(
       io,
       logFormat,
-      `The link above signs you in and works once, for 2 minutes; after that, open ${server.url}/dashboard and sign in as ${account.email}`,
+      `The link above signs you in and works once, for 2 minutes; after that, \`rideport admin sign-in-link${dataOption}\` makes a new one, or open ${server.url}/dashboard and sign in as ${account.email} (lost the password? \`rideport admin set-password${dataOption}\`)`,
       { url: `${server.url}/dashboard` },
     );
     const repair = renewCredentialsWhenRefused(engine, async () => {

@@ -52,6 +52,14 @@ export async function readHolder(directory: string): Promise<Holder | null> {
   }
 }
 
+/**
+ * Where the server on `directory` listens, or null when none runs there (`rideport admin sign-in-link`
+ * makes its link for that server, issue 20). A server that is still starting counts as none.
+ */
+export async function runningServerUrl(directory: string): Promise<string | null> {
+  return (await readHolder(directory))?.url ?? null;
+}
+
 /** The sentence a refused process says: which process holds the directory, where, and how to stop it. */
 export function inUseMessage(directory: string, holder: Holder | null): string {
   const rule = 'only one Rideport server runs on a data directory at a time';
