@@ -18,6 +18,14 @@ export const CliErrorCode = {
   NOT_RUNNING: 'RIDEPORT_NOT_RUNNING',
   /** `serve`/`up`: the address is taken or cannot be used */
   LISTEN: 'RIDEPORT_LISTEN',
+  /** `sync --once`: a folder named on the command line does not exist or is not a folder; nothing was uploaded */
+  NO_FOLDER: 'RIDEPORT_NO_FOLDER',
+  /** `sync --once`: rides failed in this run (the lines above say why) */
+  RIDES_FAILED: 'RIDEPORT_RIDES_FAILED',
+  /** `sync --once`: rides still queued after their attempts (the server answered with a passing error) */
+  NOT_UPLOADED: 'RIDEPORT_NOT_UPLOADED',
+  /** `sync --once`: files not complete yet (being written, or cut off for less than 2 minutes) */
+  NOT_COMPLETE: 'RIDEPORT_NOT_COMPLETE',
   /** `sync --once`: the server refused the credentials; rides wait for a new sign-in */
   SIGN_IN: 'RIDEPORT_SIGN_IN',
   /** `sync --once`: the server could not be reached; rides wait in the inbox */

@@ -18,6 +18,51 @@ function fakeTerminal(): { input: PassThrough; output: PassThrough; drawn: () =>
   return { input, output, drawn: () => drawn };
 }
 
+/**
+ * What a terminal shows, for what sync writes to it: text, \\r, \\n, erasing the line (ESC [ K),
+ * moving to a column (ESC [ n G), saving and restoring the cursor (ESC 7, ESC 8); other sequences are
+ * ignored. stdout and the terminal's output write to the same screen, as they do in a real one.
+ */
+class Screen {
+  readonly rows: string[] = [''];
+  #row = 0;
+  #column = 0;
+  #saved = { row: 0, column: 0 };
+
+  write(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i]!;
+      if (char === '\x1b') {
+        const rest = text.slice(i + 1);
+        if (rest.startsWith('7') || rest.startsWith('8')) {
+          if (rest.startsWith('7')) this.#saved = { row: this.#row, column: this.#column };
+          else ({ row: this.#row, column: this.#column } = this.#saved);
+          i += 1;
+          continue;
+        }
+        const csi = /^\[\??([\d;]*)([A-Za-z])/.exec(rest);
+        if (csi !== null) {
+          i += csi[0].length;
+          const row = this.rows[this.#row]!;
+          if (csi[2] === 'K') this.rows[this.#row] = csi[1] === '2' ? '' : row.slice(0, this.#column);
+          if (csi[2] === 'G') this.#column = Math.max(0, Number(csi[1] || '1') - 1);
+          continue;
+        }
+      }
+      if (char === '\r') this.#column = 0;
+      else if (char === '\n') {
+        this.#row += 1;
+        this.#column = 0;
+        this.rows[this.#row] ??= '';
+      } else {
+        const row = this.rows[this.#row]!.padEnd(this.#column);
+        this.rows[this.#row] = row.slice(0, this.#column) + char + row.slice(this.#column + 1);
+        this.#column += 1;
+      }
+    }
+  }
+}
+
 function gpx(seed: number): string {
   const time = new Date(Date.UTC(2026, 0, 1) + seed * 3_600_000).toISOString();
   return `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg><trkpt lat="47.${seed}" lon="8.5"><time>${time}</time></trkpt><trkpt lat="47.${seed}1" lon="8.5"><time>${time}</time></trkpt></trkseg></trk></gpx>`;
@@ -95,11 +140,49 @@ describe('on a terminal', () => {
     report.stop();
     // n of m counts the current batch, which may start before every ride is collected.
     expect(terminal.drawn()).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
+    expect(report.runCounts()).toEqual({ synced: 5, failed: 0 });
     expect(
       stdout.lines.filter((line) =>
         /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line),
       ),
     ).toHaveLength(5);
+  });
+
+  it('leaves every line it printed on the screen, the summary after them (issue 20: no cursor restore)', async () => {
+    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+    const terminal = fakeTerminal();
+    const screen = new Screen();
+    terminal.output.on('data', (chunk: Buffer) => {
+      screen.write(chunk.toString());
+    });
+    const stdout = {
+      write: (text: string): boolean => {
+        // The same screen, in order with the terminal's output (which the PassThrough hands on later).
+        terminal.output.write(text);
+        return true;
+      },
+      once: () => stdout,
+    };
+    screen.write('$ rideport sync --once\n');
+    const report = reportSync(
+      engine,
+      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
+      'text',
+    );
+    await engine.syncOnce();
+    report.stop();
+    stdout.write('5 synced, 0 failed\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const shown = screen.rows.filter((row) => row !== '');
+    expect(shown[0]).toBe('$ rideport sync --once');
+    expect(shown.slice(1, 6).map((row) => row.replace(/ → .*/, ''))).toEqual(
+      expect.arrayContaining([1, 2, 3, 4, 5].map((seed) => `synced ride-${seed}.gpx`)),
+    );
+    expect(shown.slice(6)).toEqual(['5 synced, 0 failed']);
+    // The bar was there, and went without a trace.
+    expect(terminal.drawn()).toContain('syncing |');
+    expect(terminal.drawn()).not.toContain('\x1b7');
+    expect(terminal.drawn()).not.toContain('\x1b8');
   });
 });
 

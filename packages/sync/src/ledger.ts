@@ -291,6 +291,13 @@ export class Ledger {
         'SELECT * FROM rides ORDER BY updated_at_ms DESC, sha256 LIMIT ?',
       ),
       waiting: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM files WHERE state = 'waiting'`),
+      waitingList: db.prepare<
+        [number],
+        { sourceId: string; relativePath: string; reason: string | null; unchangedSinceMs: number }
+      >(
+        `SELECT source_id AS sourceId, relative_path AS relativePath, reason, unchanged_since_ms AS unchangedSinceMs
+         FROM files WHERE state = 'waiting' ORDER BY unchanged_since_ms, source_id, relative_path LIMIT ?`,
+      ),
       tripSources: db.prepare<[string], { tripId: number; sourceId: string; label: string | null }>(
         `SELECT trip.value AS tripId, rides.source_id AS sourceId, sources.label AS label
          FROM rides JOIN json_each(rides.trip_ids) AS trip
@@ -465,5 +472,12 @@ export class Ledger {
   /** Files seen but not whole yet. */
   waitingFiles(): number {
     return this.#statements.waiting.get()?.n ?? 0;
+  }
+
+  /** The first `limit` files that wait, those waiting longest first, with why. */
+  waitingFileList(
+    limit: number,
+  ): { sourceId: string; relativePath: string; reason: string | null; unchangedSinceMs: number }[] {
+    return this.#statements.waitingList.all(limit);
   }
 }

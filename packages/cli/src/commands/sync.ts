@@ -3,7 +3,9 @@
  * --password <p>) [--once]` (design.md; issue 6): the sync engine, headless, against any server that
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
-import { RideportClient, type Credentials } from '@rideport/client';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ClientErrorCode, isClientError, RideportClient, type Credentials } from '@rideport/client';
 import { ownerOnlyDirectory } from '@rideport/server';
 import {
   currentUser,
@@ -15,7 +17,7 @@ import {
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { dataDirectory } from '../data-directory.js';
-import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
+import { CliError, CliErrorCode, failureLine, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
@@ -35,7 +37,9 @@ Options:
   --auth-token <t>      an auth token of the account to upload as (or RIDEPORT_AUTH_TOKEN), or:
   --email <e>           sign in with email and password (signs in again when the token expires)
   --password <p>        (or RIDEPORT_PASSWORD)
-  --once                one pass: upload what is there, then exit (status 1 if anything failed)
+  --once                one pass: upload what is there, then exit: 0 when all of it is uploaded,
+                        1 with a line per thing not done (a missing folder, refused credentials,
+                        failed rides, files not complete yet)
   --import <window>     how far back the first sync of a new folder or device goes:
                         all, new (nothing before now) or <N>d (the last N days); asked on a terminal
   --devices             also sync detected GPS devices when folders are given
@@ -76,6 +80,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const firstImport = importWindowOption(values.import, 'sync');
   const credentials: Credentials =
     authToken === null ? { kind: 'api-key', apiKey } : { kind: 'auth-token', apiKey, authToken };
+  // Issue 20: a folder named for one pass must be there, else nothing is uploaded (not even the rides
+  // of the other folders): a mistyped path is an error, not an empty success.
+  const folderPaths = positionals.map((folder) => resolve(io.cwd, folder));
+  if (values.once === true) for (const folder of folderPaths) await mustBeFolder(folder);
   const client = new RideportClient({ baseUrl: server, credentials });
   try {
     if (login !== null) await signIn(client, login);
@@ -87,14 +95,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const engine = new SyncEngine({
       ...folders,
       uploader: client,
-      folders: positionals.map((folder) => folder),
+      folders: folderPaths,
       deviceRoots: withDevices ? defaultMountRoots(process.platform, currentUser()) : [],
       ...(firstImport === undefined ? {} : { firstImport }),
     });
     try {
       await answerImportQuestions(engine, io, 'sync');
       if (values['retry-failed'] === true) engine.retryFailed();
-      const report = reportSync(engine, io, logFormat);
+      const report = reportSync(engine, io, logFormat, { once: values.once === true });
       // With email and password, a refused token is replaced by signing in again, at most once a
       // minute (failed sign-ins are rate-limited by the server).
       const relogin =
@@ -108,7 +116,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
               60_000,
             );
       try {
-        if (values.once === true) return finishOnce(await engine.syncOnce(), io, logFormat);
+        if (values.once === true) {
+          const status = await engine.syncOnce();
+          report.flush();
+          return await finishOnce(status, report.runCounts(), client, io, logFormat);
+        }
         engine.start();
         announce(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
         const signal = await untilStopSignal();
@@ -181,13 +193,53 @@ async function signIn(client: RideportClient, login: { email: string; password: 
   }
 }
 
-function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number {
+async function mustBeFolder(folder: string): Promise<void> {
+  const stats = await stat(folder).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  });
+  if (stats === null || !stats.isDirectory()) {
+    throw new CliError(
+      CliErrorCode.NO_FOLDER,
+      `${folder} ${stats === null ? 'does not exist' : 'is not a folder'}; nothing was uploaded`,
+    );
+  }
+}
+
+/** `14:22:05 UTC` of an ISO 8601 time. */
+function clockTime(iso: string): string {
+  return `${iso.slice(11, 19)} UTC`;
+}
+
+/**
+ * The end of `sync --once` (issue 20; README, "`rideport`"): the summary of this run on stdout, then
+ * an error line on stderr for each thing that is not done, and the exit status: 0 when everything
+ * found was uploaded, else 1. The server's state (refused, away, full) or a full disk here is the one
+ * line there is; else each of: rides that failed in this run, rides still not uploaded, files not
+ * complete yet. With nothing to upload, the credentials are still checked, so that a refused token or
+ * an unreachable server is never a silent success.
+ */
+async function finishOnce(
+  status: SyncStatus,
+  run: { synced: number; failed: number },
+  client: RideportClient,
+  io: CliIo,
+  logFormat: LogFormat,
+): Promise<number> {
   const { counts, state } = status;
+  const notUploaded = counts.queued + counts.uploading;
+  const earlierFailures = counts.failed - run.failed;
+  const earlier =
+    earlierFailures > 0 ? `; ${earlierFailures} failed before (--retry-failed uploads them again)` : '';
   announce(
     io,
     logFormat,
-    `${counts.synced} synced, ${counts.failed} failed, ${counts.queued + counts.uploading} not uploaded yet, ${counts.waiting} incomplete`,
-    { event: 'summary', counts },
+    `${run.synced} synced, ${run.failed} failed, ${notUploaded} not uploaded yet, ${counts.waiting} not complete yet${earlier}`,
+    {
+      event: 'summary',
+      run: { synced: run.synced, failed: run.failed, notUploaded, notComplete: counts.waiting },
+      counts,
+    },
   );
   if (state.kind === 'needs-sign-in') {
     throw new CliError(CliErrorCode.SIGN_IN, `the server refused the credentials: ${state.message}`);
@@ -207,7 +259,56 @@ function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number
       `rides cannot be collected or recorded now: ${state.message}; nothing failed, sync again once there is space`,
     );
   }
-  return counts.failed > 0 || counts.queued + counts.uploading > 0 ? ExitCode.FAILED : ExitCode.OK;
+  if (run.synced + run.failed === 0) await checkCredentials(client);
+  const problems: [CliErrorCode, string][] = [];
+  if (run.failed > 0) {
+    problems.push([
+      CliErrorCode.RIDES_FAILED,
+      `${plural(run.failed, 'ride')} failed (the lines above say why); --retry-failed uploads them again`,
+    ]);
+  }
+  if (notUploaded > 0) {
+    problems.push([
+      CliErrorCode.NOT_UPLOADED,
+      `${plural(notUploaded, 'ride')} not uploaded yet; they wait in the inbox for the next sync`,
+    ]);
+  }
+  if (counts.waiting > 0) {
+    const latest = status.waitingFiles.reduce(
+      (last, file) => (file.takenBy > last ? file.takenBy : last),
+      '',
+    );
+    problems.push([
+      CliErrorCode.NOT_COMPLETE,
+      `${plural(counts.waiting, 'file')} not complete yet, so not uploaded (${status.waitingFiles
+        .slice(0, 3)
+        .map((file) => `${file.relativePath}: ${file.reason}`)
+        .join(
+          '; ',
+        )}${counts.waiting > 3 ? '; …' : ''}); a file that stays as it is is taken as it is after 2 minutes: sync again${latest === '' ? '' : ` after ${clockTime(latest)}`}`,
+    ]);
+  }
+  for (const [code, message] of problems) io.stderr.write(failureLine('sync', code, message));
+  return problems.length > 0 ? ExitCode.FAILED : ExitCode.OK;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Asks the server who the credentials are, turning a refusal or no answer into the error line. */
+async function checkCredentials(client: RideportClient): Promise<void> {
+  try {
+    await client.legacy.currentUser();
+  } catch (error) {
+    if (isClientError(error, ClientErrorCode.UNAUTHORIZED)) {
+      throw new CliError(CliErrorCode.SIGN_IN, `the server refused the credentials: ${error.message}`);
+    }
+    if (isClientError(error, ClientErrorCode.UNREACHABLE)) {
+      throw new CliError(CliErrorCode.UNREACHABLE, `the server cannot be reached: ${error.message}`);
+    }
+    throw new OperationError('sync', error);
+  }
 }
 
 export const syncCommand: Command = {
