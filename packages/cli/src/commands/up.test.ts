@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/server';
+import { desktopAppDataDirectory } from '../data-directory.js';
 import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -76,6 +77,11 @@ describe('rideport up, in a child process', () => {
       const accountFile = join(data.path, 'local-account.json');
       expect(statSync(accountFile).mode & 0o777).toBe(0o600);
       const account = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
+
+      // Where the data lives, and the desktop app's folder beside it (issue 20).
+      expect(first.output()).toContain(
+        `Data: ${data.path} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${desktopAppDataDirectory()}: \`rideport up --data ${JSON.stringify(desktopAppDataDirectory())}\` runs on that one instead\n`,
+      );
 
       // The dashboard link (issue 7): it signs the browser in once, as the local account.
       const link = /^Dashboard: (http:\/\/\S+)$/m.exec(first.output())?.[1];

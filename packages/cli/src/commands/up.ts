@@ -18,7 +18,7 @@ import {
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
-import { dataDirectory } from '../data-directory.js';
+import { dataDirectory, desktopAppDataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
@@ -52,7 +52,8 @@ Options:
   --no-devices          do not look for GPS devices, only the watched folders
   --host <host>         address to listen on (default ${DEFAULT_HOST})
   --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
-  --data <dir>          data directory (default: the per-user data directory)
+  --data <dir>          data directory (default: the per-user data directory, printed at start;
+                        the desktop app's folder is another one, see the README)
   --log-format <f>      text (default) or json
   -h, --help            show this help
 
@@ -135,6 +136,16 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     const syncClient = new RideportClient({ baseUrl: server.url, credentials: credentialsOf(account) });
     client = syncClient;
     announce(io, logFormat, `Rideport is listening on ${server.url}`, { url: server.url, data: directory });
+    // Issue 20: where everything is, and the desktop app's folder beside it (they are not the same).
+    const appDirectory = desktopAppDataDirectory();
+    announce(
+      io,
+      logFormat,
+      sameFolderName(directory, appDirectory)
+        ? `Data: ${directory} (the desktop app's folder: run only one of them at a time)`
+        : `Data: ${directory} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${appDirectory}: \`rideport up --data ${JSON.stringify(appDirectory)}\` runs on that one instead`,
+      { data: directory, desktopAppData: appDirectory },
+    );
     if (ensured.newPassword !== null) {
       announce(
         io,
@@ -175,6 +186,11 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     await server?.close();
     await lock.release();
   }
+}
+
+/** macOS's and Windows' usual disks ignore case: `rideport` and `Rideport` are one folder there. */
+function sameFolderName(a: string, b: string): boolean {
+  return process.platform === 'linux' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
 function credentialsOf(account: LocalAccount): { kind: 'auth-token'; apiKey: string; authToken: string } {
