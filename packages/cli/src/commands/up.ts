@@ -42,7 +42,8 @@ const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] 
 The everyday command: the local platform server on an embedded SQLite database, a local account
 (created on first run; its password is printed once), and the sync engine, which uploads every new
 ride from the GPS devices it detects and from the watched folders to that server, exactly once.
-Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
+Webhooks may go to this computer and private networks (127.0.0.1, 192.168.x.x, …), as a local setup
+wants. Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
 the desktop app): a second one exits with status 1 and says which process holds it.
 
 Options:
@@ -126,6 +127,8 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
         logOutput: io.stdout,
         localSync: engineControls(engine, () => account?.userId ?? null),
         connections,
+        // The local setup: a receiver on this computer or the home network is what a rider runs.
+        allowPrivateWebhooks: true,
       });
     } catch (error) {
       throw new OperationError('up', error);
