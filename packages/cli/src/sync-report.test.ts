@@ -10,12 +10,17 @@ import { reportSync } from './sync-report.js';
 import { Capture, temporaryDirectory } from './test-support/run.js';
 
 /** A terminal made of streams: what is typed goes in `input`, what is drawn comes out of `output`. */
-function fakeTerminal(): { input: PassThrough; output: PassThrough; drawn: () => string } {
+function fakeTerminal(): {
+  input: PassThrough;
+  output: PassThrough;
+  stdoutIsTerminal: boolean;
+  drawn: () => string;
+} {
   const input = Object.assign(new PassThrough(), { isTTY: true });
   const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
   let drawn = '';
   output.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
-  return { input, output, drawn: () => drawn };
+  return { input, output, stdoutIsTerminal: true, drawn: () => drawn };
 }
 
 /**
@@ -138,13 +143,17 @@ describe('on a terminal', () => {
     );
     await engine.syncOnce();
     report.stop();
-    // n of m counts the current batch, which may start before every ride is collected.
-    expect(terminal.drawn()).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
+    // n of m counts the current batch, which may start before every ride is collected; the bar goes
+    // to stdout, in order with the lines.
+    expect(stdout.text).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
+    expect(terminal.drawn()).toBe('');
     expect(report.runCounts()).toEqual({ synced: 5, failed: 0 });
     expect(
-      stdout.lines.filter((line) =>
-        /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line),
-      ),
+      stdout.text
+        .split('\n')
+        // What a line shows once the bar drawn before it on the same row is erased.
+        .map((line) => line.split('\r\x1b[K').at(-1) ?? '')
+        .filter((line) => /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line)),
     ).toHaveLength(5);
   });
 
@@ -183,6 +192,24 @@ describe('on a terminal', () => {
     expect(terminal.drawn()).toContain('syncing |');
     expect(terminal.drawn()).not.toContain('\x1b7');
     expect(terminal.drawn()).not.toContain('\x1b8');
+  });
+});
+
+describe('on a terminal with stdout going elsewhere (a file, a pipe)', () => {
+  it('draws no bar into it: plain lines only', async () => {
+    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+    const terminal = { ...fakeTerminal(), stdoutIsTerminal: false };
+    const stdout = new Capture();
+    const report = reportSync(
+      engine,
+      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
+      'text',
+    );
+    await engine.syncOnce();
+    report.stop();
+    expect(stdout.text).not.toContain('\x1b');
+    expect(stdout.lines).toHaveLength(5);
+    expect(terminal.drawn()).toBe('');
   });
 });
 

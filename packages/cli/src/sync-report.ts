@@ -6,7 +6,7 @@
  * state lines are left to the command's final error line, which says the same without "trying again".
  */
 import type { SyncEngine, SyncStatus } from '@rideport/sync';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 import { announce, type LogFormat } from './server-host.js';
 
 export interface SyncReport {
@@ -22,17 +22,21 @@ const BAR_MINIMUM_RIDES = 3;
 const BAR_WIDTH = 30;
 
 /**
- * The bar on the terminal's last line, redrawn in place with a carriage return. It never saves and
+ * The bar on the terminal's last line, redrawn in place with a carriage return, written to stdout (when
+ * it is the terminal) so that it keeps its place among the lines even behind `up`'s log destination. It never saves and
  * restores the cursor (issue 20: cli-progress did, so its end put the cursor back where the bar began
  * and the summary overwrote the lines printed meanwhile); a line printed while it shows clears it,
  * is written, and the bar is drawn again below it.
  */
 class ProgressLine {
-  readonly #output: NodeJS.WriteStream;
+  readonly #output: CliWritable;
+  readonly #columns: () => number;
   #text: string | null = null;
 
-  constructor(output: NodeJS.WriteStream) {
+  /** `output`: where the lines go too, so that the bar and the lines arrive in order. */
+  constructor(output: CliWritable, columns: () => number) {
     this.#output = output;
+    this.#columns = columns;
   }
 
   get shown(): boolean {
@@ -43,7 +47,7 @@ class ProgressLine {
     const filled = total === 0 ? 0 : Math.round((Math.min(done, total) / total) * BAR_WIDTH);
     const text = `syncing |${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}| ${done}/${total} rides · ${counts.synced} synced, ${counts.failed} failed`;
     // One column short of the width: writing into the last column wraps on some terminals.
-    const columns = this.#output.columns > 1 ? this.#output.columns - 1 : text.length;
+    const columns = this.#columns() > 1 ? this.#columns() - 1 : text.length;
     this.#text = text.slice(0, columns);
     this.#output.write(`\r\x1b[K${this.#text}`);
   }
@@ -76,7 +80,11 @@ export function reportSync(
   let lastState = '';
   const announcedSources = new Set<string>();
   const waitingSaid = new Map<string, string>();
-  const bar = io.terminal !== undefined && format === 'text' ? new ProgressLine(io.terminal.output) : null;
+  const { terminal } = io;
+  const bar =
+    terminal?.stdoutIsTerminal === true && format === 'text'
+      ? new ProgressLine(io.stdout, () => terminal.output.columns)
+      : null;
   const before = engine.status().counts;
   const runCounts = (status: SyncStatus): { synced: number; failed: number } => ({
     synced: Math.max(0, status.counts.synced - before.synced),
