@@ -4,9 +4,9 @@ import { PassThrough } from 'node:stream';
 import { ClientError, ClientErrorCode } from '@rideport/client';
 import { SyncEngine } from '@rideport/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 import { answerImportQuestions } from './sync-host.js';
-import { reportSync } from './sync-report.js';
+import { reportSync, type SyncReport } from './sync-report.js';
 import { Capture, temporaryDirectory } from './test-support/run.js';
 
 /** A terminal made of streams: what is typed goes in `input`, what is drawn comes out of `output`. */
@@ -110,6 +110,22 @@ afterEach(async () => {
   directory.remove();
 });
 
+/** One pass over the folder, reported in text on `terminal` with `stdout`; the report, stopped. */
+async function syncOnceOn(
+  terminal: ReturnType<typeof fakeTerminal>,
+  stdout: CliWritable,
+): Promise<SyncReport> {
+  engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+  const report = reportSync(
+    engine,
+    { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
+    'text',
+  );
+  await engine.syncOnce();
+  report.stop();
+  return report;
+}
+
 describe('on a terminal', () => {
   it('asks how far back the first sync of a new folder goes, until the answer makes sense', async () => {
     const terminal = fakeTerminal();
@@ -133,16 +149,9 @@ describe('on a terminal', () => {
   });
 
   it('draws a progress bar while a batch uploads, and prints a line per ride', async () => {
-    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
     const terminal = fakeTerminal();
     const stdout = new Capture();
-    const report = reportSync(
-      engine,
-      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
-      'text',
-    );
-    await engine.syncOnce();
-    report.stop();
+    const report = await syncOnceOn(terminal, stdout);
     // n of m counts the current batch, which may start before every ride is collected; the bar goes
     // to stdout, in order with the lines.
     expect(stdout.text).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
@@ -158,7 +167,6 @@ describe('on a terminal', () => {
   });
 
   it('leaves every line it printed on the screen, the summary after them (issue 20: no cursor restore)', async () => {
-    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
     const terminal = fakeTerminal();
     const screen = new Screen();
     terminal.output.on('data', (chunk: Buffer) => {
@@ -173,13 +181,7 @@ describe('on a terminal', () => {
       once: () => stdout,
     };
     screen.write('$ rideport sync --once\n');
-    const report = reportSync(
-      engine,
-      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
-      'text',
-    );
-    await engine.syncOnce();
-    report.stop();
+    await syncOnceOn(terminal, stdout);
     stdout.write('5 synced, 0 failed\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     const shown = screen.rows.filter((row) => row !== '');
@@ -197,16 +199,9 @@ describe('on a terminal', () => {
 
 describe('on a terminal with stdout going elsewhere (a file, a pipe)', () => {
   it('draws no bar into it: plain lines only', async () => {
-    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
     const terminal = { ...fakeTerminal(), stdoutIsTerminal: false };
     const stdout = new Capture();
-    const report = reportSync(
-      engine,
-      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
-      'text',
-    );
-    await engine.syncOnce();
-    report.stop();
+    await syncOnceOn(terminal, stdout);
     expect(stdout.text).not.toContain('\x1b');
     expect(stdout.lines).toHaveLength(5);
     expect(terminal.drawn()).toBe('');

@@ -29,6 +29,11 @@ afterAll(async () => {
   directory.remove();
 });
 
+/** `rideport admin sign-in-link ...args --data <data>` */
+function signInLink(data: string, ...args: string[]): ReturnType<typeof rideport> {
+  return rideport(['admin', 'sign-in-link', ...args, '--data', data]);
+}
+
 /** Opens a sign-in link as a browser would: the session cookie it sets, or null when refused. */
 async function openLink(link: string): Promise<string | null> {
   const response = await fetch(link, { redirect: 'manual' });
@@ -55,7 +60,7 @@ async function passwordWorks(email: string, password: string): Promise<boolean> 
 
 describe('rideport admin sign-in-link', () => {
   it('makes a link to the running server that signs the local account in once', async () => {
-    const run = await rideport(['admin', 'sign-in-link', '--data', directory.path]);
+    const run = await signInLink(directory.path);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
@@ -70,24 +75,9 @@ describe('rideport admin sign-in-link', () => {
   });
 
   it('names the account with --user, and says so when there is no such account', async () => {
-    const json = await rideport([
-      'admin',
-      'sign-in-link',
-      '--user',
-      LOCAL_ACCOUNT_EMAIL,
-      '--data',
-      directory.path,
-      '--json',
-    ]);
+    const json = await signInLink(directory.path, '--user', LOCAL_ACCOUNT_EMAIL, '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ email: LOCAL_ACCOUNT_EMAIL, expires_in_seconds: 120 });
-    const unknown = await rideport([
-      'admin',
-      'sign-in-link',
-      '--user',
-      'no@example.com',
-      '--data',
-      directory.path,
-    ]);
+    const unknown = await signInLink(directory.path, '--user', 'no@example.com');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe(
       'rideport: admin sign-in-link: RIDEPORT_NOT_FOUND: no user has the email no@example.com\n',
@@ -107,28 +97,18 @@ describe('rideport admin sign-in-link', () => {
         '--data',
         other.path,
       ]);
-      const refused = await rideport([
-        'admin',
-        'sign-in-link',
-        '--user',
-        'a@example.com',
-        '--data',
-        other.path,
-      ]);
+      const refused = await signInLink(other.path, '--user', 'a@example.com');
       expect(refused.status).toBe(1);
       expect(refused.stderr).toMatch(
         /^rideport: admin sign-in-link: RIDEPORT_NOT_RUNNING: no Rideport server runs on .*: start rideport up/,
       );
-      const told = await rideport([
-        'admin',
-        'sign-in-link',
+      const told = await signInLink(
+        other.path,
         '--user',
         'a@example.com',
         '--base-url',
         'https://rides.example.org',
-        '--data',
-        other.path,
-      ]);
+      );
       expect(told.stdout).toMatch(/^https:\/\/rides\.example\.org\/sign-in\/link\?token=/m);
     } finally {
       other.remove();
@@ -138,9 +118,7 @@ describe('rideport admin sign-in-link', () => {
 
 describe('rideport admin set-password', () => {
   it('makes a new password, prints it once, and signs every browser out', async () => {
-    const link = (await rideport(['admin', 'sign-in-link', '--data', directory.path])).stdout
-      .trim()
-      .split('\n')[1]!;
+    const link = (await signInLink(directory.path)).stdout.trim().split('\n')[1]!;
     const cookie = (await openLink(link))!;
     expect(await dashboardStatus(cookie)).toBe(200);
     const run = await rideport(['admin', 'set-password', '--data', directory.path]);
