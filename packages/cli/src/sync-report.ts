@@ -22,11 +22,11 @@ const BAR_MINIMUM_RIDES = 3;
 const BAR_WIDTH = 30;
 
 /**
- * The bar on the terminal's last line, redrawn in place with a carriage return, written to stdout (when
- * it is the terminal) so that it keeps its place among the lines even behind `up`'s log destination. It never saves and
- * restores the cursor (issue 20: cli-progress did, so its end put the cursor back where the bar began
- * and the summary overwrote the lines printed meanwhile); a line printed while it shows clears it,
- * is written, and the bar is drawn again below it.
+ * The bar on the terminal's last line, redrawn in place with a carriage return and written to stdout
+ * (when that is the terminal), so that it keeps its place among the lines even behind `up`'s log
+ * destination. It never saves and restores the cursor (issue 20: cli-progress did, so its end put the
+ * cursor back where the bar began and the summary overwrote the lines printed meanwhile); a line
+ * printed while it shows clears it, is written, and the bar is drawn again below it.
  */
 class ProgressLine {
   readonly #output: CliWritable;

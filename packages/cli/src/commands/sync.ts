@@ -139,7 +139,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 /** The environment variables that stand in for the credential options (issue 20; README, `rideport`). */
-export const CREDENTIAL_VARIABLES = {
+const CREDENTIAL_VARIABLES = {
   apiKey: 'RIDEPORT_API_KEY',
   authToken: 'RIDEPORT_AUTH_TOKEN',
   password: 'RIDEPORT_PASSWORD',
@@ -273,23 +273,19 @@ async function finishOnce(
       `${plural(notUploaded, 'ride')} not uploaded yet; they wait in the inbox for the next sync`,
     ]);
   }
-  if (counts.waiting > 0) {
-    const latest = status.waitingFiles.reduce(
-      (last, file) => (file.takenBy > last ? file.takenBy : last),
-      '',
-    );
-    problems.push([
-      CliErrorCode.NOT_COMPLETE,
-      `${plural(counts.waiting, 'file')} not complete yet, so not uploaded (${status.waitingFiles
-        .slice(0, 3)
-        .map((file) => `${file.relativePath}: ${file.reason}`)
-        .join(
-          '; ',
-        )}${counts.waiting > 3 ? '; …' : ''}); a file that stays as it is is taken as it is after 2 minutes: sync again${latest === '' ? '' : ` after ${clockTime(latest)}`}`,
-    ]);
-  }
+  if (counts.waiting > 0) problems.push([CliErrorCode.NOT_COMPLETE, notCompleteWords(status)]);
   for (const [code, message] of problems) io.stderr.write(failureLine('sync', code, message));
   return problems.length > 0 ? ExitCode.FAILED : ExitCode.OK;
+}
+
+/** Which files wait and why (the first three), and when the last of them is taken as it is. */
+function notCompleteWords(status: SyncStatus): string {
+  const files = status.waitingFiles;
+  const latest = files.reduce((last, file) => (file.takenBy > last ? file.takenBy : last), '');
+  const named = files.slice(0, 3).map((file) => `${file.relativePath}: ${file.reason}`);
+  if (status.counts.waiting > named.length) named.push('…');
+  const when = latest === '' ? '' : ` after ${clockTime(latest)}`;
+  return `${plural(status.counts.waiting, 'file')} not complete yet, so not uploaded (${named.join('; ')}); a file that stays as it is is taken as it is after 2 minutes: sync again${when}`;
 }
 
 function plural(count: number, noun: string): string {
