@@ -255,6 +255,45 @@ describe.skipIf(!chromiumAvailable)(
       await screenshot(page, 'dashboard-sync-retried');
     });
 
+    it('lists a file that is still being copied, why it waits and until when (issue 20)', async () => {
+      const whole = readFileSync(join(REPOSITORY_ROOT, 'fixtures/fit/wheel-ble-speed.fit'));
+      const path = join(watched, 'being-copied.fit');
+      writeFileSync(path, whole.subarray(0, 200));
+      // A copy in progress: it grows until it is whole.
+      let written = 200;
+      const growing = setInterval(() => {
+        written = Math.min(whole.length - 1, written + 16);
+        writeFileSync(path, whole.subarray(0, written));
+      }, 150);
+      try {
+        await page.goto(`${url}/dashboard/sync`);
+        const row = page.locator('#sync-live tr', { hasText: 'being-copied.fit' });
+        await row.waitFor({ timeout: 30_000 });
+        const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+        expect(cells.slice(0, 2)).toEqual(['being-copied.fit', watched]);
+        // Why, in the engine's words: growing between two looks, or what the file lacks so far.
+        expect(cells[2]).toMatch(/^(being written|the FIT file .+)$/);
+        expect(cells[3]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+        expect((await page.textContent('#sync-live'))?.replace(/\s+/g, ' ')).toContain(
+          'Each is uploaded as soon as it is whole, or as it is once it has not changed for 2 minutes.',
+        );
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          await row.scrollIntoViewIfNeeded();
+          await screenshot(page, `dashboard-sync-not-complete-yet-${width}`);
+        }
+        await page.setViewportSize({ width: 1280, height: 720 });
+      } finally {
+        clearInterval(growing);
+      }
+      // Whole at last: taken, and the list is gone.
+      writeFileSync(path, whole);
+      await historyRow('being-copied.fit')
+        .locator('.state', { hasText: 'Synced' })
+        .waitFor({ timeout: 30_000 });
+      await page.locator('#sync-waiting-heading').waitFor({ state: 'detached', timeout: 30_000 });
+    });
+
     it('pauses and resumes', async () => {
       await Promise.all([
         page.waitForURL(/notice=paused$/),

@@ -39,6 +39,7 @@ function status(
     state,
     sources: [],
     counts: { found: recent.length, waiting: 0, queued: 0, uploading: 0, synced, failed: 0 },
+    waitingFiles: [],
     recent,
     lastPassAt: null,
   };

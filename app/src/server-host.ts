@@ -71,6 +71,9 @@ export async function startEmbeddedServer(options: {
       databasePath: databasePathIn(options.lock.directory),
       baseUrl: url,
       logger: false,
+      // decisions.md §6: the local desktop setup delivers webhooks to this computer and private
+      // networks too, as `rideport up` does (issue 20).
+      webhooks: { allowPrivateTargets: true },
       ...(options.localSync === undefined ? {} : { localSync: options.localSync }),
     });
     try {

@@ -28,7 +28,14 @@ process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   cwd: process.cwd(),
+  env: process.env,
   ...(process.stdin.isTTY && process.stderr.isTTY
-    ? { terminal: { input: process.stdin, output: process.stderr } }
+    ? {
+        terminal: {
+          input: process.stdin,
+          output: process.stderr,
+          stdoutIsTerminal: process.stdout.isTTY === true,
+        },
+      }
     : {}),
 });

@@ -24,7 +24,13 @@ export function parseCommandArgs<O extends ParseArgsOptionsConfig>(
   options: O,
 ): ParsedResults<StrictConfig<O>> {
   try {
-    return parseArgs<StrictConfig<O>>({ args, options, allowPositionals: true, strict: true });
+    // Inside the try: a missing value is a usage error like parseArgs' own.
+    return parseArgs<StrictConfig<O>>({
+      args: joinDashedValues(args, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const sentence = /^.*?[^.]\.(?=\s|$)/.exec(message)?.[0].slice(0, -1) ?? message;
@@ -33,6 +39,41 @@ export function parseCommandArgs<O extends ParseArgsOptionsConfig>(
     const help = command === null ? 'rideport --help' : `rideport ${command} --help`;
     throw new UsageError(`${where}${firstSentence} (see ${help})`);
   }
+}
+
+/**
+ * Joins `--name <value>` into `--name=<value>` when the value begins with '-' (issue 20): Node's strict
+ * parseArgs refuses such a value as "ambiguous", yet tokens and passwords are random base64url and may
+ * begin with '-', and every credential must work as printed, in both documented forms. As getopt_long
+ * does for an option that requires an argument, the next argument is the value, whatever it begins
+ * with, unless it is one of this command's own options (or `--`): then the value is missing.
+ */
+export function joinDashedValues(args: readonly string[], options: ParseArgsOptionsConfig): string[] {
+  const ownOptions = new Set(['--']);
+  for (const [name, option] of Object.entries(options)) {
+    ownOptions.add(`--${name}`);
+    if (option.short !== undefined) ownOptions.add(`-${option.short}`);
+  }
+  const isOwnOption = (arg: string): boolean => ownOptions.has(arg.replace(/=.*$/s, ''));
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      joined.push(...args.slice(i));
+      break;
+    }
+    const value = args[i + 1];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string') {
+      if (value === undefined || isOwnOption(value)) throw new Error(`Option '${arg}' needs a value.`);
+      if (value.startsWith('-')) {
+        joined.push(`${arg}=${value}`);
+        i++;
+        continue;
+      }
+    }
+    joined.push(arg);
+  }
+  return joined;
 }
 
 /** The one `<file>` argument a command takes. */

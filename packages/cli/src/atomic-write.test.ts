@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileAtomically } from './atomic-write.js';
 import { FileError } from './errors.js';
@@ -44,6 +44,8 @@ describe('writeFileAtomically', () => {
     );
     expect(error).toBeInstanceOf(FileError);
     expect((error as FileError).code).toBe('ENOENT');
-    expect((error as FileError).message).toBe(`cannot write '${target}': no such file or directory`);
+    expect((error as FileError).message).toBe(
+      `cannot write ${target}: the folder ${dirname(target)} does not exist`,
+    );
   });
 });

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FileError, systemErrorReason } from './errors.js';
+import { FileError, writeFailureWords } from './errors.js';
 import type { TextSink } from './sink.js';
 
 export async function writeFileAtomically(
@@ -45,5 +45,5 @@ export async function writeFileAtomically(
 function asFileError(error: unknown, path: string): unknown {
   if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== 'string') return error;
   const code = (error as Error & { code: string }).code;
-  return new FileError(code, `cannot write '${path}': ${systemErrorReason(error)}`, { cause: error });
+  return new FileError(code, writeFailureWords(error, path), { cause: error });
 }

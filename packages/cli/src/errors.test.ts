@@ -16,7 +16,7 @@ describe('error lines', () => {
     expect(describeFailure(rideFileError)).toEqual({ code: 'RIDEFILE_EMPTY', message: 'the file is empty' });
     expect(describeFailure(enoent())).toEqual({
       code: 'ENOENT',
-      message: "no such file or directory, open '/x/ride.fit'",
+      message: '/x/ride.fit does not exist',
     });
     expect(describeFailure(new TypeError('oops'))).toEqual({ code: CliErrorCode.INTERNAL, message: 'oops' });
     expect(systemErrorReason(enoent())).toBe('no such file or directory');

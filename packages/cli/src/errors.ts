@@ -3,6 +3,7 @@
  * ("Errors go to stderr as one line `rideport: <what>: <CODE>: <message>`"). Library errors keep
  * their own codes (`RIDEFILE_*`), file-system errors their Node codes (`ENOENT`, …).
  */
+import { dirname } from 'node:path';
 import { isRideFileError } from '@rideport/ridefile';
 
 export const CliErrorCode = {
@@ -14,8 +15,18 @@ export const CliErrorCode = {
   NOT_FOUND: 'RIDEPORT_NOT_FOUND',
   /** `admin`: the account or membership exists already */
   CONFLICT: 'RIDEPORT_CONFLICT',
+  /** `admin sign-in-link`: no server runs on the data directory to sign in to */
+  NOT_RUNNING: 'RIDEPORT_NOT_RUNNING',
   /** `serve`/`up`: the address is taken or cannot be used */
   LISTEN: 'RIDEPORT_LISTEN',
+  /** `sync --once`: a folder named on the command line does not exist or is not a folder; nothing was uploaded */
+  NO_FOLDER: 'RIDEPORT_NO_FOLDER',
+  /** `sync --once`: rides failed in this run (the lines above say why) */
+  RIDES_FAILED: 'RIDEPORT_RIDES_FAILED',
+  /** `sync --once`: rides still queued after their attempts (the server answered with a passing error) */
+  NOT_UPLOADED: 'RIDEPORT_NOT_UPLOADED',
+  /** `sync --once`: files not complete yet (being written, or cut off for less than 2 minutes) */
+  NOT_COMPLETE: 'RIDEPORT_NOT_COMPLETE',
   /** `sync --once`: the server refused the credentials; rides wait for a new sign-in */
   SIGN_IN: 'RIDEPORT_SIGN_IN',
   /** `sync --once`: the server could not be reached; rides wait in the inbox */
@@ -73,6 +84,7 @@ export class OperationError extends Error {
 interface SystemError extends Error {
   code: string;
   syscall?: string;
+  path?: string;
 }
 
 function isSystemError(error: unknown): error is SystemError {
@@ -82,9 +94,38 @@ function isSystemError(error: unknown): error is SystemError {
 /** The stable code and the message of any failure. */
 export function describeFailure(error: unknown): { code: string; message: string } {
   if (isRideFileError(error)) return { code: error.code, message: error.message };
-  if (isSystemError(error)) return { code: error.code, message: withoutCodePrefix(error) };
+  if (isSystemError(error)) return { code: error.code, message: systemErrorWords(error) };
   const message = error instanceof Error ? error.message : String(error);
   return { code: CliErrorCode.INTERNAL, message };
+}
+
+/**
+ * A file-system failure of reading `path` in plain words (issue 20: "ENOENT: no such file or
+ * directory, open '/x'" became "/x does not exist"); the code stays in the error line for programs.
+ */
+const READ_WORDS: Readonly<Record<string, (path: string) => string>> = {
+  ENOENT: (path) => `${path} does not exist`,
+  EISDIR: (path) => `${path} is a folder, not a file`,
+  ENOTDIR: (path) => `${path} cannot be there: a part of its path is a file, not a folder`,
+  EACCES: (path) => `you have no permission to read ${path}`,
+  EPERM: (path) => `you have no permission to read ${path}`,
+};
+
+function systemErrorWords(error: SystemError): string {
+  const words = READ_WORDS[error.code];
+  return words !== undefined && error.path !== undefined ? words(error.path) : withoutCodePrefix(error);
+}
+
+/** Why a file could not be written to `path`, in plain words (atomic-write.ts). */
+export function writeFailureWords(error: unknown, path: string): string {
+  const code = isSystemError(error) ? error.code : '';
+  const folder = dirname(path);
+  if (code === 'ENOENT') return `cannot write ${path}: the folder ${folder} does not exist`;
+  if (code === 'EISDIR') return `cannot write ${path}: it is a folder`;
+  if (code === 'ENOTDIR') return `cannot write ${path}: a part of its path is a file, not a folder`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `cannot write ${path}: you have no permission to write in ${folder}`;
+  return `cannot write ${path}: ${systemErrorReason(error)}`;
 }
 
 /** Node's "ENOENT: no such file or directory, open '/x'" without the code the error line already shows. */

@@ -18,8 +18,21 @@ export interface CliIo {
   /** relative file arguments are resolved against this directory */
   cwd: string;
   /**
+   * The environment (process.env for the real command): `rideport sync` reads credentials from it, so
+   * they stay out of shell history and process lists (issue 20). Absent: an empty environment.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
    * The user's terminal, when stdin and stderr both are one: commands may then ask questions (the
    * first sync's import window) and draw progress bars; without it they print plain lines.
    */
-  terminal?: { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
+  terminal?: {
+    input: NodeJS.ReadStream;
+    output: NodeJS.WriteStream;
+    /**
+     * stdout is that terminal too (not a file or pipe): the progress bar is then drawn through stdout,
+     * in order with the lines printed there (issue 20), and never into a file.
+     */
+    stdoutIsTerminal?: boolean;
+  };
 }

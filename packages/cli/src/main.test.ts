@@ -56,7 +56,7 @@ describe('rideport: bad usage is status 2 and one stderr line', () => {
     [
       '--to without its value',
       ['convert', 'x.gpx', '--to'],
-      /convert: option '--to <value>' argument missing/,
+      /convert: option '--to' needs a value \(see rideport convert --help\)/,
     ],
     [
       '--json given a value',

@@ -8,6 +8,13 @@ import { parseRideFile, type RideFile } from '@rideport/ridefile';
  * content and unwraps gzip itself, so `ride.fit.gz` needs nothing special here.
  */
 export async function readRide(file: string, cwd: string): Promise<RideFile> {
-  const bytes = await readFile(resolve(cwd, file));
+  const path = resolve(cwd, file);
+  const bytes = await readFile(path).catch((error: unknown) => {
+    // A folder fails at read(2), whose error names no path: name it, for the words (errors.ts).
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) {
+      Object.assign(error, { path });
+    }
+    throw error;
+  });
   return parseRideFile(bytes, { filename: basename(file) });
 }

@@ -32,6 +32,11 @@ export interface ServeSettings {
   localSync?: LocalSync;
   /** connection limits other than the server's defaults (issue 17; connection-flags.ts) */
   connections?: Partial<ConnectionLimits>;
+  /**
+   * Deliver webhooks to loopback and private-network addresses (decisions.md §6: "the local desktop
+   * setup allows them"; issue 20): always for `up`, `serve --allow-private-webhooks`.
+   */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface RunningServer {
@@ -76,6 +81,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       logger: settings.logFormat === 'json' ? { level: 'info', stream: settings.logOutput } : false,
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
       ...(settings.connections === undefined ? {} : { connections: settings.connections }),
+      webhooks: { allowPrivateTargets: settings.allowPrivateWebhooks },
     });
     try {
       await app.listen({ host: settings.host, port });

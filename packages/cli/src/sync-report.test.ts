@@ -4,18 +4,68 @@ import { PassThrough } from 'node:stream';
 import { ClientError, ClientErrorCode } from '@rideport/client';
 import { SyncEngine } from '@rideport/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 import { answerImportQuestions } from './sync-host.js';
-import { reportSync } from './sync-report.js';
+import { reportSync, type SyncReport } from './sync-report.js';
 import { Capture, temporaryDirectory } from './test-support/run.js';
 
 /** A terminal made of streams: what is typed goes in `input`, what is drawn comes out of `output`. */
-function fakeTerminal(): { input: PassThrough; output: PassThrough; drawn: () => string } {
+function fakeTerminal(): {
+  input: PassThrough;
+  output: PassThrough;
+  stdoutIsTerminal: boolean;
+  drawn: () => string;
+} {
   const input = Object.assign(new PassThrough(), { isTTY: true });
   const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
   let drawn = '';
   output.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
-  return { input, output, drawn: () => drawn };
+  return { input, output, stdoutIsTerminal: true, drawn: () => drawn };
+}
+
+/**
+ * What a terminal shows, for what sync writes to it: text, \\r, \\n, erasing the line (ESC [ K),
+ * moving to a column (ESC [ n G), saving and restoring the cursor (ESC 7, ESC 8); other sequences are
+ * ignored. stdout and the terminal's output write to the same screen, as they do in a real one.
+ */
+class Screen {
+  readonly rows: string[] = [''];
+  #row = 0;
+  #column = 0;
+  #saved = { row: 0, column: 0 };
+
+  write(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i]!;
+      if (char === '\x1b') {
+        const rest = text.slice(i + 1);
+        if (rest.startsWith('7') || rest.startsWith('8')) {
+          if (rest.startsWith('7')) this.#saved = { row: this.#row, column: this.#column };
+          else ({ row: this.#row, column: this.#column } = this.#saved);
+          i += 1;
+          continue;
+        }
+        const csi = /^\[\??([\d;]*)([A-Za-z])/.exec(rest);
+        if (csi !== null) {
+          i += csi[0].length;
+          const row = this.rows[this.#row]!;
+          if (csi[2] === 'K') this.rows[this.#row] = csi[1] === '2' ? '' : row.slice(0, this.#column);
+          if (csi[2] === 'G') this.#column = Math.max(0, Number(csi[1] || '1') - 1);
+          continue;
+        }
+      }
+      if (char === '\r') this.#column = 0;
+      else if (char === '\n') {
+        this.#row += 1;
+        this.#column = 0;
+        this.rows[this.#row] ??= '';
+      } else {
+        const row = this.rows[this.#row]!.padEnd(this.#column);
+        this.rows[this.#row] = row.slice(0, this.#column) + char + row.slice(this.#column + 1);
+        this.#column += 1;
+      }
+    }
+  }
 }
 
 function gpx(seed: number): string {
@@ -60,6 +110,22 @@ afterEach(async () => {
   directory.remove();
 });
 
+/** One pass over the folder, reported in text on `terminal` with `stdout`; the report, stopped. */
+async function syncOnceOn(
+  terminal: ReturnType<typeof fakeTerminal>,
+  stdout: CliWritable,
+): Promise<SyncReport> {
+  engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+  const report = reportSync(
+    engine,
+    { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
+    'text',
+  );
+  await engine.syncOnce();
+  report.stop();
+  return report;
+}
+
 describe('on a terminal', () => {
   it('asks how far back the first sync of a new folder goes, until the answer makes sense', async () => {
     const terminal = fakeTerminal();
@@ -83,23 +149,62 @@ describe('on a terminal', () => {
   });
 
   it('draws a progress bar while a batch uploads, and prints a line per ride', async () => {
-    engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
     const terminal = fakeTerminal();
     const stdout = new Capture();
-    const report = reportSync(
-      engine,
-      { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
-      'text',
-    );
-    await engine.syncOnce();
-    report.stop();
-    // n of m counts the current batch, which may start before every ride is collected.
-    expect(terminal.drawn()).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
+    const report = await syncOnceOn(terminal, stdout);
+    // n of m counts the current batch, which may start before every ride is collected; the bar goes
+    // to stdout, in order with the lines.
+    expect(stdout.text).toMatch(/syncing \|[█░]+\| \d+\/\d+ rides · \d+ synced, 0 failed/);
+    expect(terminal.drawn()).toBe('');
+    expect(report.runCounts()).toEqual({ synced: 5, failed: 0 });
     expect(
-      stdout.lines.filter((line) =>
-        /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line),
-      ),
+      stdout.text
+        .split('\n')
+        // What a line shows once the bar drawn before it on the same row is erased.
+        .map((line) => line.split('\r\x1b[K').at(-1) ?? '')
+        .filter((line) => /^synced ride-\d\.gpx → trip \d \(Created 1 ride from upload\)$/.test(line)),
     ).toHaveLength(5);
+  });
+
+  it('leaves every line it printed on the screen, the summary after them (issue 20: no cursor restore)', async () => {
+    const terminal = fakeTerminal();
+    const screen = new Screen();
+    terminal.output.on('data', (chunk: Buffer) => {
+      screen.write(chunk.toString());
+    });
+    const stdout = {
+      write: (text: string): boolean => {
+        // The same screen, in order with the terminal's output (which the PassThrough hands on later).
+        terminal.output.write(text);
+        return true;
+      },
+      once: () => stdout,
+    };
+    screen.write('$ rideport sync --once\n');
+    await syncOnceOn(terminal, stdout);
+    stdout.write('5 synced, 0 failed\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const shown = screen.rows.filter((row) => row !== '');
+    expect(shown[0]).toBe('$ rideport sync --once');
+    expect(shown.slice(1, 6).map((row) => row.replace(/ → .*/, ''))).toEqual(
+      expect.arrayContaining([1, 2, 3, 4, 5].map((seed) => `synced ride-${seed}.gpx`)),
+    );
+    expect(shown.slice(6)).toEqual(['5 synced, 0 failed']);
+    // The bar was there, and went without a trace.
+    expect(terminal.drawn()).toContain('syncing |');
+    expect(terminal.drawn()).not.toContain('\x1b7');
+    expect(terminal.drawn()).not.toContain('\x1b8');
+  });
+});
+
+describe('on a terminal with stdout going elsewhere (a file, a pipe)', () => {
+  it('draws no bar into it: plain lines only', async () => {
+    const terminal = { ...fakeTerminal(), stdoutIsTerminal: false };
+    const stdout = new Capture();
+    await syncOnceOn(terminal, stdout);
+    expect(stdout.text).not.toContain('\x1b');
+    expect(stdout.lines).toHaveLength(5);
+    expect(terminal.drawn()).toBe('');
   });
 });
 

@@ -2,38 +2,105 @@
  * What `rideport sync` and `rideport up` print while the engine works (issue 6: "a progress bar for
  * bulk imports (and plain lines when not a TTY)"): on a terminal, a bar while a batch uploads; always,
  * one line per ride that ends synced or failed, and a line when the engine's state changes (needs
- * sign-in, offline, paused, a source waiting for its import choice).
+ * sign-in, offline, paused, a source waiting for its import choice). With `once` (`sync --once`) the
+ * state lines are left to the command's final error line, which says the same without "trying again".
  */
-import cliProgress from 'cli-progress';
 import type { SyncEngine, SyncStatus } from '@rideport/sync';
-import type { CliIo } from './io.js';
+import type { CliIo, CliWritable } from './io.js';
 import { announce, type LogFormat } from './server-host.js';
 
 export interface SyncReport {
   /** prints what is new now (the engine's change events come a turn later) */
   flush(): void;
+  /** rides synced and failed since the report began (issue 20: not everything the ledger ever saw) */
+  runCounts(): { synced: number; failed: number };
   stop(): void;
 }
 
 /** Batches smaller than this get no bar: a bar that appears and vanishes at once is noise. */
 const BAR_MINIMUM_RIDES = 3;
+const BAR_WIDTH = 30;
 
-export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): SyncReport {
+/**
+ * The bar on the terminal's last line, redrawn in place with a carriage return and written to stdout
+ * (when that is the terminal), so that it keeps its place among the lines even behind `up`'s log
+ * destination. It never saves and restores the cursor (issue 20: cli-progress did, so its end put the
+ * cursor back where the bar began and the summary overwrote the lines printed meanwhile); a line
+ * printed while it shows clears it, is written, and the bar is drawn again below it.
+ */
+class ProgressLine {
+  readonly #output: CliWritable;
+  readonly #columns: () => number;
+  #text: string | null = null;
+
+  /** `output`: where the lines go too, so that the bar and the lines arrive in order. */
+  constructor(output: CliWritable, columns: () => number) {
+    this.#output = output;
+    this.#columns = columns;
+  }
+
+  get shown(): boolean {
+    return this.#text !== null;
+  }
+
+  draw(done: number, total: number, counts: { synced: number; failed: number }): void {
+    const filled = total === 0 ? 0 : Math.round((Math.min(done, total) / total) * BAR_WIDTH);
+    const text = `syncing |${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}| ${done}/${total} rides · ${counts.synced} synced, ${counts.failed} failed`;
+    // One column short of the width: writing into the last column wraps on some terminals.
+    const columns = this.#columns() > 1 ? this.#columns() - 1 : text.length;
+    this.#text = text.slice(0, columns);
+    this.#output.write(`\r\x1b[K${this.#text}`);
+  }
+
+  /** Writes `write`'s output above the bar. */
+  above(write: () => void): void {
+    if (this.#text === null) {
+      write();
+      return;
+    }
+    this.#output.write('\r\x1b[K');
+    write();
+    this.#output.write(this.#text);
+  }
+
+  clear(): void {
+    if (this.#text === null) return;
+    this.#output.write('\r\x1b[K');
+    this.#text = null;
+  }
+}
+
+export function reportSync(
+  engine: SyncEngine,
+  io: CliIo,
+  format: LogFormat,
+  options: { once?: boolean } = {},
+): SyncReport {
   const printed = new Map<string, string>();
   let lastState = '';
   const announcedSources = new Set<string>();
-  let bar: cliProgress.SingleBar | null = null;
-  const useBar = io.terminal !== undefined && format === 'text';
+  const waitingSaid = new Map<string, string>();
+  const { terminal } = io;
+  const bar =
+    terminal?.stdoutIsTerminal === true && format === 'text'
+      ? new ProgressLine(io.stdout, () => terminal.output.columns)
+      : null;
+  const before = engine.status().counts;
+  const runCounts = (status: SyncStatus): { synced: number; failed: number } => ({
+    synced: Math.max(0, status.counts.synced - before.synced),
+    // A ride retried from the dashboard meanwhile leaves `failed`: never below none.
+    failed: Math.max(0, status.counts.failed - before.failed),
+  });
 
   // Rides already answered before this run are history, not news.
   for (const entry of engine.status().recent) printed.set(entry.sha256, entry.state);
 
   const line = (message: string, fields: Record<string, unknown>): void => {
-    if (bar !== null) {
-      // cli-progress redraws on its own line; write above it by clearing the line first.
-      io.terminal?.output.write('\r\x1b[K');
-    }
-    announce(io, format, message, fields);
+    if (bar === null) announce(io, format, message, fields);
+    else
+      bar.above(() => {
+        announce(io, format, message, fields);
+      });
   };
 
   const render = (status: SyncStatus): void => {
@@ -64,6 +131,16 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
         });
       }
     }
+    // Issue 20: a file that waits says why and for how long, once per reason.
+    for (const file of status.waitingFiles) {
+      const key = `${file.sourceId}\n${file.relativePath}`;
+      if (waitingSaid.get(key) === file.reason) continue;
+      waitingSaid.set(key, file.reason);
+      line(
+        `not complete yet: ${file.relativePath} (${file.reason}); taken as it is at ${file.takenBy.slice(11, 19)} UTC unless it changes or is whole before`,
+        { event: 'waiting', file: file.relativePath, reason: file.reason, takenBy: file.takenBy },
+      );
+    }
     for (const source of status.sources) {
       if (!source.awaitingImportChoice || announcedSources.has(source.id)) continue;
       announcedSources.add(source.id);
@@ -73,7 +150,7 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
       );
     }
     const { state } = status;
-    if (state.kind !== lastState) {
+    if (state.kind !== lastState && options.once !== true) {
       lastState = state.kind;
       if (state.kind === 'needs-sign-in') {
         line(`the server refused the credentials: ${state.message}; rides wait until you sign in again`, {
@@ -93,25 +170,11 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
         line('uploads paused; files keep being collected', { event: 'paused' });
       }
     }
-    if (!useBar) return;
-    if (state.kind === 'syncing' && state.total >= BAR_MINIMUM_RIDES) {
-      if (bar === null) {
-        bar = new cliProgress.SingleBar(
-          {
-            format: 'syncing |{bar}| {value}/{total} rides · {synced} synced, {failed} failed',
-            stream: io.terminal!.output,
-            hideCursor: true,
-          },
-          cliProgress.Presets.shades_classic,
-        );
-        bar.start(state.total, state.done, status.counts);
-      } else {
-        bar.setTotal(state.total);
-        bar.update(state.done, status.counts);
-      }
-    } else if (state.kind !== 'syncing' && bar !== null) {
-      bar.stop();
-      bar = null;
+    if (bar === null) return;
+    if (state.kind === 'syncing' && (state.total >= BAR_MINIMUM_RIDES || bar.shown)) {
+      bar.draw(state.done, state.total, runCounts(status));
+    } else if (state.kind !== 'syncing') {
+      bar.clear();
     }
   };
 
@@ -121,11 +184,11 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
   const unsubscribe = engine.onChange(render);
   return {
     flush,
+    runCounts: () => runCounts(engine.status()),
     stop() {
       unsubscribe();
       flush();
-      bar?.stop();
-      bar = null;
+      bar?.clear();
     },
   };
 }

@@ -9,6 +9,7 @@ export {
   UploadErrorCode,
 } from './errors.js';
 export { claimDataDirectory } from './data-directory/claim.js';
+export { ownerOnlyDirectory } from './data-directory/owner-only.js';
 export type { DataDirectoryHolder, DataDirectoryLock } from './data-directory/claim.js';
 export { saidWarnings, warningWords } from './warning-words.js';
 export { lastPointTime } from './store/track-points.js';
@@ -18,4 +19,7 @@ export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
 export type { LocalSync, LocalSyncStatus } from './api/v1/local-sync.js';
 export { ensureLocalAccount, LOCAL_ACCOUNT_EMAIL } from './local-account.js';
+export { issueSignInLink } from './pages/sign-in-link.js';
+export { runningServerUrl } from './data-directory/holder.js';
+export { SIGN_IN_LINK_LIFETIME_MS } from './store/sign-in-links.js';
 export type { EnsuredAccount, LocalAccount } from './local-account.js';

@@ -13,7 +13,8 @@ export async function writeFileAtomically(
   mode = 0o600,
 ): Promise<void> {
   const folder = dirname(path);
-  await mkdir(folder, { recursive: true });
+  // Owner-only whatever the umask (issue 20): the inbox holds every ride, the app's folder credentials.
+  await mkdir(folder, { recursive: true, mode: 0o700 });
   const temporary = join(folder, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temporary, 'w', mode);

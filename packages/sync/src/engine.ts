@@ -68,6 +68,8 @@ interface PendingSource {
 
 /** the longest wait between tries while the server is offline or its disk is full */
 const HELD_BACKOFF_MAX_MS = 300_000;
+/** Waiting files the status lists by name; the count covers them all. */
+const WAITING_FILES_SHOWN = 50;
 
 export function folderSourceId(path: string): string {
   return `folder:${resolve(path)}`;
@@ -289,6 +291,12 @@ export class SyncEngine {
         waiting: this.#ledger.waitingFiles(),
         ...counts,
       },
+      waitingFiles: this.#ledger.waitingFileList(WAITING_FILES_SHOWN).map((file) => ({
+        sourceId: file.sourceId,
+        relativePath: file.relativePath,
+        reason: file.reason ?? 'not complete yet',
+        takenBy: new Date(file.unchangedSinceMs + this.#options.incompleteGraceMs).toISOString(),
+      })),
       recent: this.#ledger.history(this.#options.historyLimit).map(historyEntry),
       lastPassAt: this.#lastPassAtMs === null ? null : new Date(this.#lastPassAtMs).toISOString(),
     };

@@ -11,6 +11,7 @@ export type {
   SyncCounts,
   SyncState,
   SyncStatus,
+  WaitingFile,
 } from './status.js';
 export type { RideUploader } from './upload.js';
 export { engineControls, renewCredentialsWhenRefused, syncFolders } from './host.js';

@@ -16,7 +16,7 @@
  *   Keyed by content, so the same ride found twice (two folders, a renamed file, a re-plugged device)
  *   is one ride, and a ride deleted on the server stays synced here and never comes back.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -212,8 +212,11 @@ export class Ledger {
 
   /** Opens (creating and migrating) the ledger at `path`; ':memory:' for a throwaway one. */
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    // Issue 20: the ledger names every ride file; its folder is 0700 and the file 0600 whatever the
+    // umask, made so before the first write, as SQLite gives -wal and -shm the database file's mode.
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.#db = new Database(path);
+    if (path !== ':memory:' && process.platform !== 'win32') chmodSync(path, 0o600);
     this.#db.pragma('journal_mode = WAL');
     // A lost last transaction after a power cut means a file is looked at again, never a lost ride:
     // the inbox copy is written before its row, and the server recognises a repeated upload.
@@ -288,6 +291,13 @@ export class Ledger {
         'SELECT * FROM rides ORDER BY updated_at_ms DESC, sha256 LIMIT ?',
       ),
       waiting: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM files WHERE state = 'waiting'`),
+      waitingList: db.prepare<
+        [number],
+        { sourceId: string; relativePath: string; reason: string | null; unchangedSinceMs: number }
+      >(
+        `SELECT source_id AS sourceId, relative_path AS relativePath, reason, unchanged_since_ms AS unchangedSinceMs
+         FROM files WHERE state = 'waiting' ORDER BY unchanged_since_ms, source_id, relative_path LIMIT ?`,
+      ),
       tripSources: db.prepare<[string], { tripId: number; sourceId: string; label: string | null }>(
         `SELECT trip.value AS tripId, rides.source_id AS sourceId, sources.label AS label
          FROM rides JOIN json_each(rides.trip_ids) AS trip
@@ -462,5 +472,12 @@ export class Ledger {
   /** Files seen but not whole yet. */
   waitingFiles(): number {
     return this.#statements.waiting.get()?.n ?? 0;
+  }
+
+  /** The first `limit` files that wait, those waiting longest first, with why. */
+  waitingFileList(
+    limit: number,
+  ): { sourceId: string; relativePath: string; reason: string | null; unchangedSinceMs: number }[] {
+    return this.#statements.waitingList.all(limit);
   }
 }

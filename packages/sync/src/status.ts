@@ -70,10 +70,26 @@ export interface RideHistoryEntry {
   updatedAt: string;
 }
 
+/**
+ * A file that is not taken yet because it is not whole (issue 20: "say why and for how long"): still
+ * being written, or cut off. It is taken as soon as it is whole, or as it is once it has not changed
+ * for the grace period (2 minutes): a file cut off for good.
+ */
+export interface WaitingFile {
+  sourceId: string;
+  relativePath: string;
+  /** why, in words: "being written", or what the file lacks ("the FIT file ends before its CRC") */
+  reason: string;
+  /** when it is taken as it is if it does not change before (ISO 8601) */
+  takenBy: string;
+}
+
 export interface SyncStatus {
   state: SyncState;
   sources: SourceStatus[];
   counts: SyncCounts;
+  /** the files counted in `counts.waiting` (at most 50, those waiting longest first) */
+  waitingFiles: WaitingFile[];
   /** the most recently changed rides, newest first */
   recent: RideHistoryEntry[];
   /** when the last pass over the sources ended (ISO 8601), null before the first */

@@ -3,9 +3,18 @@
  * accounts, organizations, API clients and auth tokens, written straight into the database (no
  * server needs to run; a running one sees the changes at once).
  */
-import { openPlatform, type Platform } from '@rideport/server';
+import { randomBytes } from 'node:crypto';
+import {
+  issueSignInLink,
+  LOCAL_ACCOUNT_EMAIL,
+  openPlatform,
+  ownerOnlyDirectory,
+  type Platform,
+  runningServerUrl,
+  SIGN_IN_LINK_LIFETIME_MS,
+} from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
-import { databasePath } from '../data-directory.js';
+import { databasePath, dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
@@ -27,7 +36,14 @@ interface Subcommand {
   requires: string[];
   /** further checks of the options alone, also before the database is opened */
   check?(values: Values): void;
-  run(platform: Platform, values: Values): Promise<Outcome>;
+  run(platform: Platform, values: Values, context: AdminContext): Promise<Outcome>;
+}
+
+/** What a subcommand may need beyond the database. */
+interface AdminContext {
+  /** the data directory */
+  directory: string;
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 function required(values: Values, name: string, subcommand: string): string {
@@ -52,6 +68,26 @@ async function personByEmail(
   return user;
 }
 
+/** `--user <email>`, or the account of `rideport up` and the desktop app when it is not given. */
+async function userOption(
+  platform: Platform,
+  values: Values,
+): Promise<{ id: number; name: string; email: string | null }> {
+  const email = optional(values, 'user');
+  if (email !== undefined) return personByEmail(platform, email);
+  const local = await platform.store.users.findByEmail(LOCAL_ACCOUNT_EMAIL);
+  if (local === undefined) {
+    throw new CliError(
+      CliErrorCode.NOT_FOUND,
+      `this data directory has no account of rideport up (${LOCAL_ACCOUNT_EMAIL}): name the account with --user <email>`,
+    );
+  }
+  return local;
+}
+
+/** The shortest password `create-user` and `set-password` take. */
+const MINIMUM_PASSWORD_CHARS = 8;
+
 /** SQLite's unique-constraint failure, as our CONFLICT. */
 function conflictOr(error: unknown, message: string): unknown {
   const code = (error as { code?: unknown }).code;
@@ -67,8 +103,10 @@ const SUBCOMMANDS: Subcommand[] = [
     options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
     requires: ['email', 'password'],
     check(values) {
-      if (required(values, 'password', 'create-user').length < 8) {
-        throw new UsageError('admin create-user: --password must have at least 8 characters');
+      if (required(values, 'password', 'create-user').length < MINIMUM_PASSWORD_CHARS) {
+        throw new UsageError(
+          `admin create-user: --password must have at least ${MINIMUM_PASSWORD_CHARS} characters`,
+        );
       }
     },
     async run(platform, values) {
@@ -183,6 +221,78 @@ const SUBCOMMANDS: Subcommand[] = [
     },
   },
   {
+    // Issue 20: a rider whose printed password is lost and whose link from `up` expired (2 minutes)
+    // gets a new link to the running server's dashboard.
+    name: 'sign-in-link',
+    synopsis: '[--user <email>] [--base-url <url>]',
+    options: { user: { type: 'string' }, 'base-url': { type: 'string' } },
+    requires: [],
+    check(values) {
+      const baseUrl = optional(values, 'base-url');
+      if (baseUrl !== undefined && !/^https?:\/\/[^/]/.test(baseUrl)) {
+        throw new UsageError(`admin sign-in-link: --base-url must be an http or https URL, got '${baseUrl}'`);
+      }
+    },
+    async run(platform, values, context) {
+      const user = await userOption(platform, values);
+      const baseUrl = optional(values, 'base-url') ?? (await runningServerUrl(context.directory));
+      if (baseUrl === null) {
+        throw new CliError(
+          CliErrorCode.NOT_RUNNING,
+          `no Rideport server runs on ${context.directory}, and a link works only for 2 minutes: start rideport up (or rideport serve) on it, then run this again (or give the server's address with --base-url)`,
+        );
+      }
+      const url = await issueSignInLink(platform.store, new URL(baseUrl), user.id);
+      const minutes = SIGN_IN_LINK_LIFETIME_MS / 60_000;
+      return {
+        json: {
+          url,
+          user_id: user.id,
+          email: user.email,
+          expires_in_seconds: SIGN_IN_LINK_LIFETIME_MS / 1000,
+        },
+        text: `Sign-in link for ${user.email ?? user.name} (works once, for ${minutes} minutes):\n${url}`,
+      };
+    },
+  },
+  {
+    name: 'set-password',
+    synopsis: '[--user <email>] [--password <p>]',
+    options: { user: { type: 'string' }, password: { type: 'string' } },
+    requires: [],
+    check(values) {
+      const password = values['password'];
+      if (typeof password === 'string' && password.length < MINIMUM_PASSWORD_CHARS) {
+        throw new UsageError(
+          `admin set-password: --password must have at least ${MINIMUM_PASSWORD_CHARS} characters`,
+        );
+      }
+    },
+    async run(platform, values, context) {
+      const user = await userOption(platform, values);
+      const given = optional(values, 'password') ?? context.env['RIDEPORT_PASSWORD'];
+      if (given !== undefined && given !== '' && given.length < MINIMUM_PASSWORD_CHARS) {
+        throw new UsageError(
+          `admin set-password: RIDEPORT_PASSWORD must have at least ${MINIMUM_PASSWORD_CHARS} characters`,
+        );
+      }
+      // Without one given, a new random password, as `up` makes the first: 96 bits, base64url.
+      const password = given === undefined || given === '' ? randomBytes(12).toString('base64url') : given;
+      const ended = await platform.store.users.setPassword(user.id, password);
+      const who = user.email ?? user.name;
+      const shown = password === given ? '' : ` to ${password} (shown only now)`;
+      return {
+        json: {
+          user_id: user.id,
+          email: user.email,
+          ...(password === given ? {} : { password }),
+          sessions_ended: ended,
+        },
+        text: `set the password of ${who}${shown}; ${ended === 1 ? '1 browser was' : `${ended} browsers were`} signed out, auth tokens keep working`,
+      };
+    },
+  },
+  {
     // decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
     // older than 30 days.
     name: 'purge-tasks',
@@ -211,6 +321,11 @@ Options:
   --data <dir>    the data directory (default: the per-user data directory)
   --json          print the result as one JSON object
   -h, --help      show this help
+
+sign-in-link and set-password act on the account of \`rideport up\` unless --user names another.
+sign-in-link makes a one-time link (2 minutes) to the server running on the data directory.
+set-password takes --password, else RIDEPORT_PASSWORD, else makes a new password and prints it once;
+it signs the account's browsers out, and its auth tokens keep working.
 `;
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -245,9 +360,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const data = typeof values['data'] === 'string' ? values['data'] : undefined;
   let outcome: Outcome;
   let platform: Platform | undefined;
+  const directory = dataDirectory(data, io.cwd);
   try {
     platform = await openPlatform({ databasePath: databasePath(data, io.cwd), baseUrl: 'http://127.0.0.1' });
-    outcome = await subcommand.run(platform, values);
+    // Issue 20: as serve and up do at start, though admin claims no lock.
+    ownerOnlyDirectory(directory);
+    outcome = await subcommand.run(platform, values, { directory, env: io.env ?? {} });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new OperationError(`admin ${name}`, error);
@@ -261,7 +379,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
 export const adminCommand: Command = {
   name: 'admin',
   synopsis: `<${SUBCOMMANDS.map((subcommand) => subcommand.name).join('|')}> [--data <dir>] [--json]`,
-  summary: 'create accounts, organizations, API clients and auth tokens',
+  summary: 'accounts, passwords, sign-in links, organizations, API clients and auth tokens',
   help,
   run,
 };

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parseRideFile, writeCsv, writeGeoJson, writeGpx, writeTcx } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import {
   fixturePath,
   readFixture,
 } from '../../../../test/support/corpus.js';
-import { rideport, temporaryDirectory } from '../test-support/run.js';
+import { REPOSITORY_ROOT, rideport, temporaryDirectory } from '../test-support/run.js';
 
 const SAMPLE = 'fixtures/gpx/sample-ride.gpx';
 const samplePoints = parseRideFile(readFixture('gpx', 'sample-ride.gpx')).tracks[0]!.points;
@@ -68,7 +68,8 @@ describe('rideport convert --out', () => {
     const run = await rideport(['convert', SAMPLE, '--out', out]);
     expect(run.status).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('');
+    // What was written, in words (issue 20).
+    expect(run.stderr).toBe(`wrote ${out}: JSON points, 1 track, ${samplePoints.length} points\n`);
     const text = readFileSync(out, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     expect((JSON.parse(text) as PointsDocument).tracks[0]!.points).toEqual(samplePoints);
@@ -93,7 +94,7 @@ describe('rideport convert --out', () => {
     const run = await rideport(['convert', SAMPLE, '--out', out]);
     expect(run.status).toBe(1);
     expect(run.stderrLines).toEqual([
-      `rideport: convert ${SAMPLE}: ENOENT: cannot write '${out}': no such file or directory`,
+      `rideport: convert ${SAMPLE}: ENOENT: cannot write ${out}: the folder ${dirname(out)} does not exist`,
     ]);
     expect(existsSync(out)).toBe(false);
   });
@@ -115,6 +116,21 @@ describe('rideport convert --out', () => {
     const document = JSON.parse(run.stdout) as PointsDocument;
     expect(document.format).toBe('gpx');
     expect(document.tracks[0]!.points).toEqual(samplePoints);
+  });
+});
+
+describe('rideport convert: files that cannot be read, in words (issue 20)', () => {
+  it.each([
+    ['a file that does not exist', 'fixtures/gpx/no-such-ride.gpx', 'ENOENT', 'does not exist'],
+    ['a folder', 'fixtures/gpx', 'EISDIR', 'is a folder, not a file'],
+  ])('%s', async (_case, file, code, words) => {
+    for (const command of ['convert', 'inspect']) {
+      const run = await rideport([command, file]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        `rideport: ${command} ${file}: ${code}: ${join(REPOSITORY_ROOT, file)} ${words}\n`,
+      );
+    }
   });
 });
 
@@ -153,7 +169,6 @@ describe('rideport convert to the writer formats', () => {
         ['ride.geojson', '{"type":"FeatureCollection"'],
         ['ride.csv', 'track,time_utc'],
         ['ride.json', '{"format":"gpx"'],
-        ['ride.txt', '{"format":"gpx"'],
       ] as const) {
         const run = await rideport(
           ['convert', fixturePath('gpx', 'sample-ride.gpx'), '--out', name],
@@ -161,6 +176,21 @@ describe('rideport convert to the writer formats', () => {
         );
         expect(run.status).toBe(0);
         expect(readFileSync(join(directory.path, name), 'utf8').startsWith(start)).toBe(true);
+      }
+      // An extension that names no writer, or none, is a usage error that lists them, and writes nothing
+      // (issue 20: `--out y.kml` wrote JSON points).
+      for (const name of ['y.kml', 'y.fit', 'ride.txt', 'ride']) {
+        const run = await rideport(
+          ['convert', fixturePath('gpx', 'sample-ride.gpx'), '--out', name],
+          directory.path,
+        );
+        expect(run.status).toBe(2);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^rideport: usage: convert: cannot tell which format to write to '${name}': .* names no writer; give --to points\\|gpx\\|tcx\\|geojson\\|csv, or an --out file ending \\.json, \\.gpx, \\.tcx, \\.geojson, \\.csv\n$`,
+          ),
+        );
+        expect(existsSync(join(directory.path, name))).toBe(false);
       }
       // An explicit --to wins over the extension.
       await rideport(

@@ -4,7 +4,7 @@
  * string.
  */
 import { extname, resolve } from 'node:path';
-import { WRITE_FORMATS, WRITERS, type WriteFormat } from '@rideport/ridefile';
+import { type RideFile, WRITE_FORMATS, WRITERS, type WriteFormat } from '@rideport/ridefile';
 import { onlyFile, parseCommandArgs } from '../args.js';
 import { writeFileAtomically } from '../atomic-write.js';
 import { OperationError, UsageError } from '../errors.js';
@@ -17,20 +17,27 @@ import type { Command } from './command.js';
 
 const TARGETS = ['points', 'gpx', 'tcx', 'geojson', 'csv'] as const;
 type Target = (typeof TARGETS)[number];
+/** The --out extensions that name a writer, `.json` for points. */
+const OUT_EXTENSIONS = [
+  '.json',
+  ...Object.values(WRITE_FORMATS).map((format) => `.${format.extension}`),
+].join(', ');
 
 const help = `Usage: rideport convert <file> [--to ${TARGETS.join('|')}] [--out <file>]
 
 Reads a FIT, TCX, GPX or KML file (or a .gz of one) and writes it in another form.
 
 Options:
-  --to <target>   output form; supported: ${TARGETS.join(', ')} (default: the --out file's
-                  extension when it names one of them, .json for points; else points)
+  --to <target>   output form; supported: ${TARGETS.join(', ')} (default: points on stdout;
+                  with --out, the file's extension, one of ${OUT_EXTENSIONS}; another
+                  extension without --to is a usage error)
                   points: {"format", "tracks": [{"kind", "name", "points": [...]}]} as JSON
                   gpx: GPX 1.1 with Garmin TrackPointExtension v2 (rides as <trk>, routes as <rte>)
                   tcx: TrainingCenterDatabase v2 (rides as Activity, routes as Course)
                   geojson: a FeatureCollection, one LineString per track, channels per point
                   csv: one row per point, a header with units
-  --out <file>    write to this file (replaced whole, never left half-written) instead of stdout
+  --out <file>    write to this file (replaced whole, never left half-written) instead of stdout,
+                  and say on stderr what was written (format, tracks, points)
   -h, --help      show this help
 `;
 
@@ -46,14 +53,23 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const file = onlyFile('convert', positionals);
   if (values.out === '') throw new UsageError('convert: --out needs a file name');
-  const to = values.to ?? targetOfExtension(values.out) ?? 'points';
+  // Issue 20: `--out y.kml` silently wrote JSON points. Without --to, the --out file's extension must
+  // name a writer; standard output (no --out) gets points.
+  const fromExtension = values.out === undefined ? 'points' : targetOfExtension(values.out);
+  if (values.to === undefined && fromExtension === undefined) {
+    throw new UsageError(
+      `convert: cannot tell which format to write to '${values.out ?? ''}': ${extensionWords(values.out ?? '')} names no writer; give --to ${TARGETS.join('|')}, or an --out file ending ${OUT_EXTENSIONS}`,
+    );
+  }
+  const to = values.to ?? fromExtension ?? 'points';
   if (!isTarget(to)) {
     throw new UsageError(`convert: unsupported --to '${to}' (supported: ${TARGETS.join(', ')})`);
   }
   const target = to;
 
+  let ride: RideFile;
   try {
-    const ride = await readRide(file, io.cwd);
+    ride = await readRide(file, io.cwd);
     const chunks = target === 'points' ? pointsJsonChunks(ride) : WRITERS[target satisfies WriteFormat](ride);
     if (values.out === undefined) {
       await writeChunks(streamSink(io.stdout), chunks);
@@ -63,6 +79,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     throw new OperationError(`convert ${file}`, error);
   }
+  // What was written, on stderr (issue 20), when stdout is not the output itself.
+  if (values.out !== undefined) io.stderr.write(`${wroteLine(values.out, target, ride)}\n`);
   return ExitCode.OK;
 }
 
@@ -81,6 +99,27 @@ function targetOfExtension(out: string | undefined): Target | undefined {
   if (extension === 'json') return 'points';
   const formats = Object.keys(WRITE_FORMATS) as WriteFormat[];
   return formats.find((format) => WRITE_FORMATS[format].extension === extension);
+}
+
+const TARGET_NAMES: Record<Target, string> = {
+  points: 'JSON points',
+  gpx: 'GPX 1.1',
+  tcx: 'TCX v2',
+  geojson: 'GeoJSON',
+  csv: 'CSV',
+};
+
+/** `wrote ride.gpx: GPX 1.1, 1 track, 1,234 points` */
+function wroteLine(out: string, target: Target, ride: RideFile): string {
+  const points = ride.tracks.reduce((sum, track) => sum + track.points.length, 0);
+  const count = (n: number, noun: string): string =>
+    `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+  return `wrote ${out}: ${TARGET_NAMES[target]}, ${count(ride.tracks.length, 'track')}, ${count(points, 'point')}`;
+}
+
+function extensionWords(out: string): string {
+  const extension = extname(out);
+  return extension === '' ? 'a name without an extension' : `the extension ${extension}`;
 }
 
 function isTarget(value: string): value is Target {

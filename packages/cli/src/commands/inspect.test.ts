@@ -141,7 +141,7 @@ describe('rideport inspect: failures are status 1 and one stderr line', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderrLines).toEqual([
-      `rideport: inspect missing.fit: ENOENT: no such file or directory, open '${join(directory.path, 'missing.fit')}'`,
+      `rideport: inspect missing.fit: ENOENT: ${join(directory.path, 'missing.fit')} does not exist`,
     ]);
   });
 
@@ -149,7 +149,7 @@ describe('rideport inspect: failures are status 1 and one stderr line', () => {
     const run = await rideport(['inspect', '.'], directory.path);
     expect(run.status).toBe(1);
     expect(run.stderrLines).toHaveLength(1);
-    expect(run.stderrLines[0]).toMatch(/^rideport: inspect \.: EISDIR: /);
+    expect(run.stderrLines[0]).toBe(`rideport: inspect .: EISDIR: ${directory.path} is a folder, not a file`);
   });
 
   it('a file that is no ride file, whatever its name: RIDEFILE_UNKNOWN_FORMAT', async () => {

@@ -36,6 +36,9 @@ Options:
   --data <dir>          data directory (default: the per-user data directory)
   --base-url <url>      public URL of the server, for links in responses (default: the listening address)
   --log-format <f>      text (default) or json: one JSON line per request and event (pino)
+  --allow-private-webhooks
+                        deliver webhooks to loopback and private-network addresses too (127.0.0.1,
+                        10.x, 192.168.x, fc00::/7, …); link-local and cloud-metadata addresses stay refused
   -h, --help            show this help
 
 Connection limits:
@@ -48,6 +51,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     data: { type: 'string' },
     'base-url': { type: 'string' },
     'log-format': { type: 'string', default: 'text' },
+    'allow-private-webhooks': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...CONNECTION_FLAGS,
   });
@@ -70,6 +74,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     baseUrl,
     logFormat,
     connections,
+    allowPrivateWebhooks: values['allow-private-webhooks'] === true,
   });
 }
 
@@ -82,6 +87,7 @@ async function serve(
     baseUrl: string | undefined;
     logFormat: LogFormat;
     connections: Partial<ConnectionLimits>;
+    allowPrivateWebhooks: boolean;
   },
 ): Promise<number> {
   const stopped = untilStopSignal();
@@ -98,6 +104,7 @@ async function serve(
         logFormat: options.logFormat,
         logOutput: io.stdout,
         connections: options.connections,
+        allowPrivateWebhooks: options.allowPrivateWebhooks,
       });
     } catch (error) {
       throw new OperationError('serve', error);
@@ -124,7 +131,8 @@ async function serve(
 
 export const serveCommand: Command = {
   name: 'serve',
-  synopsis: '[--host <h>] [--port <p>] [--data <dir>] [--base-url <url>] [--log-format text|json]',
+  synopsis:
+    '[--host <h>] [--port <p>] [--data <dir>] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
   summary: 'serve the platform API and pages on the local database',
   help,
   run,

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildServer, type Store } from '@rideport/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,7 +74,9 @@ describe('rideport sync --once', () => {
       ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
       folder,
     ]);
-    expect(first.stderr).toBe('');
+    expect(first.stderr).toBe(
+      'rideport: sync: RIDEPORT_RIDES_FAILED: 1 ride failed (the lines above say why); --retry-failed uploads them again\n',
+    );
     expect(first.status).toBe(1);
     const lines = first.stdout.split('\n');
     for (const name of ['sample-ride.gpx', 'wheel.fit', 'activity.tcx']) {
@@ -89,13 +91,18 @@ describe('rideport sync --once', () => {
       ),
     );
     expect(first.stdout).not.toContain('RIDEFILE_');
-    expect(lines).toContain('3 synced, 1 failed, 0 not uploaded yet, 0 incomplete');
+    expect(lines).toContain('3 synced, 1 failed, 0 not uploaded yet, 0 not complete yet');
     const trips = await tripCount();
     expect(trips).toBeGreaterThanOrEqual(3);
 
     // The ledger remembers: nothing is uploaded again, and the failure stays until asked.
     const again = await rideport([...syncArgs('--auth-token', credentials.authToken, '--once'), folder]);
-    expect(again.stdout).toBe('3 synced, 1 failed, 0 not uploaded yet, 0 incomplete\n');
+    // The summary counts this run (issue 20): nothing new, and the earlier failure said apart.
+    expect(again.stdout).toBe(
+      '0 synced, 0 failed, 0 not uploaded yet, 0 not complete yet; 1 failed before (--retry-failed uploads them again)\n',
+    );
+    expect(again.stderr).toBe('');
+    expect(again.status).toBe(0);
     expect(await tripCount()).toBe(trips);
 
     const retried = await rideport([
@@ -146,6 +153,7 @@ describe('rideport sync --once', () => {
     ]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^rideport: sync: RIDEPORT_UNREACHABLE: the server cannot be reached: /);
+    expect(run.stdout + run.stderr).not.toContain('trying again');
     server.close = () => Promise.resolve();
   });
 
@@ -159,14 +167,168 @@ describe('rideport sync --once', () => {
   });
 });
 
+describe('rideport sync --once: exit status and words for each case (issue 20)', () => {
+  it('a named folder that does not exist is an error, and nothing of the other folders is uploaded', async () => {
+    const folder = rideFolder();
+    const missing = join(directory.path, 'no-such-folder');
+    const run = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
+      folder,
+      missing,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      `rideport: sync: RIDEPORT_NO_FOLDER: ${missing} does not exist; nothing was uploaded\n`,
+    );
+    expect(run.stdout).toBe('');
+    expect(await tripCount()).toBe(0);
+    const file = join(folder, 'wheel.fit');
+    const notFolder = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
+      file,
+    ]);
+    expect(notFolder.stderr).toBe(
+      `rideport: sync: RIDEPORT_NO_FOLDER: ${file} is not a folder; nothing was uploaded\n`,
+    );
+  });
+
+  it('files that are not complete yet say why and until when, and the exit status is 1', async () => {
+    const folder = rideFolder();
+    const whole = readFileSync(join(REPOSITORY_ROOT, 'fixtures/fit/wheel-ble-speed.fit'));
+    writeFileSync(join(folder, 'being-copied.fit'), whole.subarray(0, Math.floor(whole.length / 2)));
+    const startedMs = Date.now();
+    const run = await rideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'),
+      folder,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('3 synced, 1 failed, 0 not uploaded yet, 1 not complete yet\n');
+    const said =
+      /^not complete yet: being-copied\.fit \((.+)\); taken as it is at (\d\d:\d\d:\d\d) UTC unless it changes or is whole before$/m.exec(
+        run.stdout,
+      );
+    expect(said).not.toBeNull();
+    // The grace period: 2 minutes after the file was first seen unchanged.
+    const takenMs = Date.parse(`${new Date(startedMs).toISOString().slice(0, 11)}${said![2]!}Z`);
+    expect(Math.abs(takenMs - (startedMs + 120_000))).toBeLessThan(60_000);
+    expect(run.stderrLines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^rideport: sync: RIDEPORT_NOT_COMPLETE: 1 file not complete yet, so not uploaded \\(being-copied\\.fit: .+\\); a file that stays as it is is taken as it is after 2 minutes: sync again after ${said![2]!} UTC$`,
+        ),
+      ),
+    );
+  });
+
+  it.each([
+    [
+      'a refused token',
+      () => ['--auth-token', 'not-a-token'],
+      /^rideport: sync: RIDEPORT_SIGN_IN: the server refused the credentials: /,
+    ],
+    [
+      'a server that cannot be reached',
+      () => ['--auth-token', credentials.authToken, '--server', 'http://127.0.0.1:9'],
+      /^rideport: sync: RIDEPORT_UNREACHABLE: the server cannot be reached: /,
+    ],
+  ])(
+    '%s is an error even with nothing to upload, and says no "trying again"',
+    async (_case, options, message) => {
+      const empty = join(directory.path, 'empty');
+      mkdirSync(empty);
+      const run = await rideport([...syncArgs(...options(), '--import', 'all', '--once'), empty]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stdout).toBe('0 synced, 0 failed, 0 not uploaded yet, 0 not complete yet\n');
+      expect(run.stdout + run.stderr).not.toContain('trying again');
+    },
+  );
+});
+
+describe('rideport sync: credentials as printed (issue 20)', () => {
+  /** A real token of the server that begins with '-', as 1 in 64 do. */
+  async function dashedToken(): Promise<string> {
+    const user = await server.store.users.findByEmail(credentials.email);
+    const client = await server.store.apiClients.findByApiKey(credentials.apiKey);
+    for (;;) {
+      const { token } = await server.store.authTokens.issue(user!.id, client!.id);
+      if (token.startsWith('-')) return token;
+    }
+  }
+
+  it.each([
+    ['--auth-token <t>', (token: string) => ['--auth-token', token]],
+    ['--auth-token=<t>', (token: string) => [`--auth-token=${token}`]],
+  ])('takes a token that begins with "-" as %s', async (_form, option) => {
+    const token = await dashedToken();
+    const run = await rideport([...syncArgs(...option(token), '--import', 'all', '--once'), rideFolder()]);
+    expect(run.stderr).toMatch(/^$|RIDEPORT_/);
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('takes the API key and the token from the environment', async () => {
+    const token = await dashedToken();
+    const args = syncArgs('--import', 'all', '--once').filter(
+      (arg) => arg !== '--api-key' && arg !== credentials.apiKey,
+    );
+    const run = await rideport([...args, rideFolder()], undefined, {
+      RIDEPORT_API_KEY: credentials.apiKey,
+      RIDEPORT_AUTH_TOKEN: token,
+    });
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+
+  it('takes the password from the environment, one that begins with "-" too', async () => {
+    const password = '-hA7Tq_1-long';
+    await server.store.users.createPerson({ email: 'dash@example.com', password });
+    const run = await rideport(
+      [...syncArgs('--email', 'dash@example.com', '--import', 'all', '--once'), rideFolder()],
+      undefined,
+      { RIDEPORT_PASSWORD: password, RIDEPORT_AUTH_TOKEN: 'ignored: --email chose the password' },
+    );
+    expect(run.stdout).toContain('3 synced, 1 failed');
+    const asOption = await rideport([
+      ...syncArgs('--email', 'dash@example.com', '--password', password, '--once'),
+      rideFolder(),
+    ]);
+    // The same folder and ledger: nothing new to upload, and the password still checked.
+    expect(asOption.stderr).toBe('');
+    expect(asOption.status).toBe(0);
+    expect(asOption.stdout).toContain('0 synced, 0 failed');
+  });
+
+  it('an option wins over its variable', async () => {
+    const run = await rideport(
+      [...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'), rideFolder()],
+      undefined,
+      { RIDEPORT_AUTH_TOKEN: 'not-a-token', RIDEPORT_API_KEY: 'not-a-key' },
+    );
+    expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+});
+
 describe('rideport sync: bad usage', () => {
   it.each([
     ['no server', ['sync', '--api-key', 'k', '--auth-token', 't'], /--server must be the http or https URL/],
-    ['no API key', ['sync', '--server', 'http://127.0.0.1:1', '--auth-token', 't'], /--api-key is required/],
+    [
+      'no API key',
+      ['sync', '--server', 'http://127.0.0.1:1', '--auth-token', 't'],
+      /--api-key \(or RIDEPORT_API_KEY\) is required/,
+    ],
+    [
+      'a password without an email',
+      ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k', '--password', 'p'],
+      /--email and --password go together/,
+    ],
+    [
+      'an option where a value should be',
+      ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k', '--auth-token', '--once'],
+      /option '--auth-token' needs a value/,
+    ],
     [
       'no credentials',
       ['sync', '--server', 'http://127.0.0.1:1', '--api-key', 'k'],
-      /give either --auth-token or --email and --password/,
+      /give either --auth-token \(or RIDEPORT_AUTH_TOKEN\) or --email and --password \(or RIDEPORT_PASSWORD\)/,
     ],
     [
       'both kinds of credentials',
@@ -183,7 +345,7 @@ describe('rideport sync: bad usage', () => {
         '--password',
         'p',
       ],
-      /give either --auth-token or --email and --password/,
+      /give either --auth-token .* or --email and --password .*, not both/,
     ],
     [
       'a bad import window',

@@ -3,7 +3,10 @@
  * --password <p>) [--once]` (design.md; issue 6): the sync engine, headless, against any server that
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
-import { RideportClient, type Credentials } from '@rideport/client';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ClientErrorCode, isClientError, RideportClient, type Credentials } from '@rideport/client';
+import { ownerOnlyDirectory } from '@rideport/server';
 import {
   currentUser,
   defaultMountRoots,
@@ -14,7 +17,7 @@ import {
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { dataDirectory } from '../data-directory.js';
-import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
+import { CliError, CliErrorCode, failureLine, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
@@ -30,11 +33,13 @@ was synced, so rescans, restarts and re-plugged devices upload nothing twice.
 
 Options:
   --server <url>        the platform server, e.g. http://127.0.0.1:4242
-  --api-key <key>       the API client's key
-  --auth-token <t>      an auth token of the account to upload as, or:
+  --api-key <key>       the API client's key (or the environment variable RIDEPORT_API_KEY)
+  --auth-token <t>      an auth token of the account to upload as (or RIDEPORT_AUTH_TOKEN), or:
   --email <e>           sign in with email and password (signs in again when the token expires)
-  --password <p>
-  --once                one pass: upload what is there, then exit (status 1 if anything failed)
+  --password <p>        (or RIDEPORT_PASSWORD)
+  --once                one pass: upload what is there, then exit: 0 when all of it is uploaded,
+                        1 with a line per thing not done (a missing folder, refused credentials,
+                        failed rides, files not complete yet)
   --import <window>     how far back the first sync of a new folder or device goes:
                         all, new (nothing before now) or <N>d (the last N days); asked on a terminal
   --devices             also sync detected GPS devices when folders are given
@@ -42,6 +47,9 @@ Options:
   --data <dir>          data directory for the ledger and inbox (default: the per-user data directory)
   --log-format <f>      text (default) or json
   -h, --help            show this help
+
+A value may begin with '-': --auth-token -hA7T… and --auth-token=-hA7T… both work. Options win over
+the environment; the environment keeps credentials out of shell history and the process list.
 `;
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -67,40 +75,34 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (server === undefined || !/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
     throw new UsageError('sync: --server must be the http or https URL of the server');
   }
-  const apiKey = values['api-key'];
-  if (apiKey === undefined || apiKey === '') throw new UsageError('sync: --api-key is required');
-  const login =
-    values.email !== undefined || values.password !== undefined
-      ? { email: values.email ?? '', password: values.password ?? '' }
-      : null;
-  if ((login === null) === (values['auth-token'] === undefined)) {
-    throw new UsageError('sync: give either --auth-token or --email and --password');
-  }
-  if (login !== null && (login.email === '' || login.password === '')) {
-    throw new UsageError('sync: --email and --password go together');
-  }
+  const { apiKey, login, authToken } = syncCredentials(values, io.env ?? {});
   const logFormat = logFormatOption(values['log-format'], 'sync');
   const firstImport = importWindowOption(values.import, 'sync');
   const credentials: Credentials =
-    login === null
-      ? { kind: 'auth-token', apiKey, authToken: values['auth-token']! }
-      : { kind: 'api-key', apiKey };
+    authToken === null ? { kind: 'api-key', apiKey } : { kind: 'auth-token', apiKey, authToken };
+  // Issue 20: a folder named for one pass must be there, else nothing is uploaded (not even the rides
+  // of the other folders): a mistyped path is an error, not an empty success.
+  const folderPaths = positionals.map((folder) => resolve(io.cwd, folder));
+  if (values.once === true) for (const folder of folderPaths) await mustBeFolder(folder);
   const client = new RideportClient({ baseUrl: server, credentials });
   try {
     if (login !== null) await signIn(client, login);
-    const folders = syncFolders(dataDirectory(values.data, io.cwd), server);
+    const directory = dataDirectory(values.data, io.cwd);
+    // Issue 20: the ledger and inbox are the user's alone, whatever the umask and whatever came before.
+    ownerOnlyDirectory(directory);
+    const folders = syncFolders(directory, server);
     const withDevices = positionals.length === 0 || values.devices === true;
     const engine = new SyncEngine({
       ...folders,
       uploader: client,
-      folders: positionals.map((folder) => folder),
+      folders: folderPaths,
       deviceRoots: withDevices ? defaultMountRoots(process.platform, currentUser()) : [],
       ...(firstImport === undefined ? {} : { firstImport }),
     });
     try {
       await answerImportQuestions(engine, io, 'sync');
       if (values['retry-failed'] === true) engine.retryFailed();
-      const report = reportSync(engine, io, logFormat);
+      const report = reportSync(engine, io, logFormat, { once: values.once === true });
       // With email and password, a refused token is replaced by signing in again, at most once a
       // minute (failed sign-ins are rate-limited by the server).
       const relogin =
@@ -114,7 +116,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
               60_000,
             );
       try {
-        if (values.once === true) return finishOnce(await engine.syncOnce(), io, logFormat);
+        if (values.once === true) {
+          const status = await engine.syncOnce();
+          report.flush();
+          return await finishOnce(status, report.runCounts(), client, io, logFormat);
+        }
         engine.start();
         announce(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
         const signal = await untilStopSignal();
@@ -132,6 +138,53 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** The environment variables that stand in for the credential options (issue 20; README, `rideport`). */
+const CREDENTIAL_VARIABLES = {
+  apiKey: 'RIDEPORT_API_KEY',
+  authToken: 'RIDEPORT_AUTH_TOKEN',
+  password: 'RIDEPORT_PASSWORD',
+} as const;
+
+interface SyncCredentials {
+  apiKey: string;
+  /** email and password to sign in with; null with an auth token */
+  login: { email: string; password: string } | null;
+  authToken: string | null;
+}
+
+/**
+ * The credentials from the options, else from the environment (issue 20: so that they stay out of
+ * shell history and process lists). An option always wins over its variable, and an option naming one
+ * way to sign in (--auth-token, or --email) wins over the variable of the other.
+ */
+function syncCredentials(
+  values: { 'api-key'?: string; 'auth-token'?: string; email?: string; password?: string },
+  env: Readonly<Record<string, string | undefined>>,
+): SyncCredentials {
+  const fromEnv = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const apiKey = values['api-key'] ?? fromEnv(CREDENTIAL_VARIABLES.apiKey);
+  if (apiKey === undefined || apiKey === '') {
+    throw new UsageError(`sync: --api-key (or ${CREDENTIAL_VARIABLES.apiKey}) is required`);
+  }
+  const either = `give either --auth-token (or ${CREDENTIAL_VARIABLES.authToken}) or --email and --password (or ${CREDENTIAL_VARIABLES.password})`;
+  const optionToken = values['auth-token'];
+  if (optionToken !== undefined && (values.email !== undefined || values.password !== undefined)) {
+    throw new UsageError(`sync: ${either}, not both`);
+  }
+  if (values.email !== undefined || values.password !== undefined) {
+    const password = values.password ?? fromEnv(CREDENTIAL_VARIABLES.password);
+    if (values.email === undefined || values.email === '' || password === undefined || password === '') {
+      throw new UsageError(
+        `sync: --email and --password go together (the password may come from ${CREDENTIAL_VARIABLES.password})`,
+      );
+    }
+    return { apiKey, login: { email: values.email, password }, authToken: null };
+  }
+  const authToken = optionToken ?? fromEnv(CREDENTIAL_VARIABLES.authToken);
+  if (authToken === undefined || authToken === '') throw new UsageError(`sync: ${either}`);
+  return { apiKey, login: null, authToken };
+}
+
 async function signIn(client: RideportClient, login: { email: string; password: string }): Promise<void> {
   try {
     await client.legacy.login(login.email, login.password);
@@ -140,13 +193,53 @@ async function signIn(client: RideportClient, login: { email: string; password: 
   }
 }
 
-function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number {
+async function mustBeFolder(folder: string): Promise<void> {
+  const stats = await stat(folder).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  });
+  if (stats === null || !stats.isDirectory()) {
+    throw new CliError(
+      CliErrorCode.NO_FOLDER,
+      `${folder} ${stats === null ? 'does not exist' : 'is not a folder'}; nothing was uploaded`,
+    );
+  }
+}
+
+/** `14:22:05 UTC` of an ISO 8601 time. */
+function clockTime(iso: string): string {
+  return `${iso.slice(11, 19)} UTC`;
+}
+
+/**
+ * The end of `sync --once` (issue 20; README, "`rideport`"): the summary of this run on stdout, then
+ * an error line on stderr for each thing that is not done, and the exit status: 0 when everything
+ * found was uploaded, else 1. The server's state (refused, away, full) or a full disk here is the one
+ * line there is; else each of: rides that failed in this run, rides still not uploaded, files not
+ * complete yet. With nothing to upload, the credentials are still checked, so that a refused token or
+ * an unreachable server is never a silent success.
+ */
+async function finishOnce(
+  status: SyncStatus,
+  run: { synced: number; failed: number },
+  client: RideportClient,
+  io: CliIo,
+  logFormat: LogFormat,
+): Promise<number> {
   const { counts, state } = status;
+  const notUploaded = counts.queued + counts.uploading;
+  const earlierFailures = counts.failed - run.failed;
+  const earlier =
+    earlierFailures > 0 ? `; ${earlierFailures} failed before (--retry-failed uploads them again)` : '';
   announce(
     io,
     logFormat,
-    `${counts.synced} synced, ${counts.failed} failed, ${counts.queued + counts.uploading} not uploaded yet, ${counts.waiting} incomplete`,
-    { event: 'summary', counts },
+    `${run.synced} synced, ${run.failed} failed, ${notUploaded} not uploaded yet, ${counts.waiting} not complete yet${earlier}`,
+    {
+      event: 'summary',
+      run: { synced: run.synced, failed: run.failed, notUploaded, notComplete: counts.waiting },
+      counts,
+    },
   );
   if (state.kind === 'needs-sign-in') {
     throw new CliError(CliErrorCode.SIGN_IN, `the server refused the credentials: ${state.message}`);
@@ -166,7 +259,52 @@ function finishOnce(status: SyncStatus, io: CliIo, logFormat: LogFormat): number
       `rides cannot be collected or recorded now: ${state.message}; nothing failed, sync again once there is space`,
     );
   }
-  return counts.failed > 0 || counts.queued + counts.uploading > 0 ? ExitCode.FAILED : ExitCode.OK;
+  if (run.synced + run.failed === 0) await checkCredentials(client);
+  const problems: [CliErrorCode, string][] = [];
+  if (run.failed > 0) {
+    problems.push([
+      CliErrorCode.RIDES_FAILED,
+      `${plural(run.failed, 'ride')} failed (the lines above say why); --retry-failed uploads them again`,
+    ]);
+  }
+  if (notUploaded > 0) {
+    problems.push([
+      CliErrorCode.NOT_UPLOADED,
+      `${plural(notUploaded, 'ride')} not uploaded yet; they wait in the inbox for the next sync`,
+    ]);
+  }
+  if (counts.waiting > 0) problems.push([CliErrorCode.NOT_COMPLETE, notCompleteWords(status)]);
+  for (const [code, message] of problems) io.stderr.write(failureLine('sync', code, message));
+  return problems.length > 0 ? ExitCode.FAILED : ExitCode.OK;
+}
+
+/** Which files wait and why (the first three), and when the last of them is taken as it is. */
+function notCompleteWords(status: SyncStatus): string {
+  const files = status.waitingFiles;
+  const latest = files.reduce((last, file) => (file.takenBy > last ? file.takenBy : last), '');
+  const named = files.slice(0, 3).map((file) => `${file.relativePath}: ${file.reason}`);
+  if (status.counts.waiting > named.length) named.push('…');
+  const when = latest === '' ? '' : ` after ${clockTime(latest)}`;
+  return `${plural(status.counts.waiting, 'file')} not complete yet, so not uploaded (${named.join('; ')}); a file that stays as it is is taken as it is after 2 minutes: sync again${when}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Asks the server who the credentials are, turning a refusal or no answer into the error line. */
+async function checkCredentials(client: RideportClient): Promise<void> {
+  try {
+    await client.legacy.currentUser();
+  } catch (error) {
+    if (isClientError(error, ClientErrorCode.UNAUTHORIZED)) {
+      throw new CliError(CliErrorCode.SIGN_IN, `the server refused the credentials: ${error.message}`);
+    }
+    if (isClientError(error, ClientErrorCode.UNREACHABLE)) {
+      throw new CliError(CliErrorCode.UNREACHABLE, `the server cannot be reached: ${error.message}`);
+    }
+    throw new OperationError('sync', error);
+  }
 }
 
 export const syncCommand: Command = {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/server';
+import { desktopAppDataDirectory } from '../data-directory.js';
 import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -77,11 +78,16 @@ describe('rideport up, in a child process', () => {
       expect(statSync(accountFile).mode & 0o777).toBe(0o600);
       const account = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
 
+      // Where the data lives, and the desktop app's folder beside it (issue 20).
+      expect(first.output()).toContain(
+        `Data: ${data.path} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${desktopAppDataDirectory()}: \`rideport up --data ${JSON.stringify(desktopAppDataDirectory())}\` runs on that one instead\n`,
+      );
+
       // The dashboard link (issue 7): it signs the browser in once, as the local account.
       const link = /^Dashboard: (http:\/\/\S+)$/m.exec(first.output())?.[1];
       expect(link).toBeDefined();
       expect(first.output()).toContain(
-        `works once, for 2 minutes; after that, open ${first.url}/dashboard and sign in as ${LOCAL_ACCOUNT_EMAIL}`,
+        `works once, for 2 minutes; after that, \`rideport admin sign-in-link --data ${JSON.stringify(data.path)}\` makes a new one, or open ${first.url}/dashboard and sign in as ${LOCAL_ACCOUNT_EMAIL} (lost the password? \`rideport admin set-password --data ${JSON.stringify(data.path)}\`)`,
       );
       const signedIn = await fetch(link!, { redirect: 'manual' });
       expect(signedIn.status).toBe(303);

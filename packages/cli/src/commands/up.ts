@@ -18,7 +18,7 @@ import {
 } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
-import { dataDirectory } from '../data-directory.js';
+import { dataDirectory, desktopAppDataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
@@ -42,7 +42,8 @@ const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] 
 The everyday command: the local platform server on an embedded SQLite database, a local account
 (created on first run; its password is printed once), and the sync engine, which uploads every new
 ride from the GPS devices it detects and from the watched folders to that server, exactly once.
-Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
+Webhooks may go to this computer and private networks (127.0.0.1, 192.168.x.x, …), as a local setup
+wants. Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
 the desktop app): a second one exits with status 1 and says which process holds it.
 
 Options:
@@ -52,7 +53,8 @@ Options:
   --no-devices          do not look for GPS devices, only the watched folders
   --host <host>         address to listen on (default ${DEFAULT_HOST})
   --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
-  --data <dir>          data directory (default: the per-user data directory)
+  --data <dir>          data directory (default: the per-user data directory, printed at start;
+                        the desktop app's folder is another one, see the README)
   --log-format <f>      text (default) or json
   -h, --help            show this help
 
@@ -125,6 +127,8 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
         logOutput: io.stdout,
         localSync: engineControls(engine, () => account?.userId ?? null),
         connections,
+        // The local setup: a receiver on this computer or the home network is what a rider runs.
+        allowPrivateWebhooks: true,
       });
     } catch (error) {
       throw new OperationError('up', error);
@@ -135,6 +139,16 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     const syncClient = new RideportClient({ baseUrl: server.url, credentials: credentialsOf(account) });
     client = syncClient;
     announce(io, logFormat, `Rideport is listening on ${server.url}`, { url: server.url, data: directory });
+    // Issue 20: where everything is, and the desktop app's folder beside it (they are not the same).
+    const appDirectory = desktopAppDataDirectory();
+    announce(
+      io,
+      logFormat,
+      sameFolderName(directory, appDirectory)
+        ? `Data: ${directory} (the desktop app's folder: run only one of them at a time)`
+        : `Data: ${directory} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${appDirectory}: \`rideport up --data ${JSON.stringify(appDirectory)}\` runs on that one instead`,
+      { data: directory, desktopAppData: appDirectory },
+    );
     if (ensured.newPassword !== null) {
       announce(
         io,
@@ -143,13 +157,15 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
         { email: account.email },
       );
     }
+    // How the admin commands reach this directory (issue 20): nothing to add for the default one.
+    const dataOption = values.data === undefined ? '' : ` --data ${JSON.stringify(directory)}`;
     // The dashboard, signed in (issue 7): a one-time link, so that a click opens it without a password.
     const dashboardLink = await server.app.rideport.signInLink(account.userId, '/dashboard');
     announce(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
     announce(
       io,
       logFormat,
-      `The link above signs you in and works once, for 2 minutes; after that, open ${server.url}/dashboard and sign in as ${account.email}`,
+      `The link above signs you in and works once, for 2 minutes; after that, \`rideport admin sign-in-link${dataOption}\` makes a new one, or open ${server.url}/dashboard and sign in as ${account.email} (lost the password? \`rideport admin set-password${dataOption}\`)`,
       { url: `${server.url}/dashboard` },
     );
     const repair = renewCredentialsWhenRefused(engine, async () => {
@@ -173,6 +189,11 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     await server?.close();
     await lock.release();
   }
+}
+
+/** macOS's and Windows' usual disks ignore case: `rideport` and `Rideport` are one folder there. */
+function sameFolderName(a: string, b: string): boolean {
+  return process.platform === 'linux' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
 function credentialsOf(account: LocalAccount): { kind: 'auth-token'; apiKey: string; authToken: string } {

@@ -34,11 +34,18 @@ export interface RunResult {
   stderrLines: string[];
 }
 
-/** `rideport ...args` run in `cwd` (the repository root by default, so `fixtures/…` paths work). */
-export async function rideport(args: string[], cwd = REPOSITORY_ROOT): Promise<RunResult> {
+/**
+ * `rideport ...args` run in `cwd` (the repository root by default, so `fixtures/…` paths work), with
+ * `env` as its whole environment.
+ */
+export async function rideport(
+  args: string[],
+  cwd = REPOSITORY_ROOT,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   const stdout = new Capture();
   const stderr = new Capture();
-  const status = await main(args, { stdout, stderr, cwd });
+  const status = await main(args, { stdout, stderr, cwd, env });
   return { status, stdout: stdout.text, stderr: stderr.text, stderrLines: stderr.lines };
 }
 

@@ -6,7 +6,7 @@
  * naming the holder. The claim is an exclusive lock on rideport.lock (db/file-lock.ts), which the
  * operating system drops when its process ends, however it ends: a stale lock does not exist.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectDatabase } from '../db/database-state.js';
 import { lockFile, type FileLock } from '../db/file-lock.js';
@@ -16,6 +16,7 @@ import { isoTime } from '../iso-time.js';
 import { databasePathIn } from '../platform.js';
 import { inUseMessage, readHolder, removeHolder, writeHolder, type Holder } from './holder.js';
 import { LOCK_FILE } from './layout.js';
+import { createOwnerOnlyFile, makeOwnerOnlyFolder, tightenOwnerOnly } from './owner-only.js';
 
 /** The claiming process, in words, for the message a second one prints. */
 export interface DataDirectoryHolder {
@@ -54,7 +55,8 @@ export async function claimDataDirectory(
   } catch (error) {
     if (!existsSync(lockPath)) throw error;
   }
-  mkdirSync(directory, { recursive: true });
+  makeOwnerOnlyFolder(directory);
+  createOwnerOnlyFile(lockPath);
   const lock = takeLock(lockPath, directory);
   if (lock === null) {
     throw new DataDirectoryError(
@@ -64,6 +66,8 @@ export async function claimDataDirectory(
   }
   const record: Holder = { pid: process.pid, ...holder, url: null, since: isoTime(Date.now()) };
   try {
+    // Issue 20: a directory made before with looser modes becomes its owner's alone, under the lock.
+    tightenOwnerOnly(directory);
     if (inspectDatabase(databasePath) === 'new') await (await openDatabase(databasePath)).close();
     await writeHolder(directory, record);
   } catch (error) {

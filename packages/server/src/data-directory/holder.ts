@@ -28,7 +28,7 @@ const HOLDER_WAIT_MS = 2_000;
 const HOLDER_POLL_MS = 50;
 
 export async function writeHolder(directory: string, holder: Holder): Promise<void> {
-  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, 0o644);
+  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, 0o600);
 }
 
 export async function removeHolder(directory: string): Promise<void> {
@@ -50,6 +50,14 @@ export async function readHolder(directory: string): Promise<Holder | null> {
     if (waitedMs >= HOLDER_WAIT_MS) return starting;
     await new Promise((resolve) => setTimeout(resolve, HOLDER_POLL_MS));
   }
+}
+
+/**
+ * Where the server on `directory` listens, or null when none runs there (`rideport admin sign-in-link`
+ * makes its link for that server, issue 20). A server that is still starting counts as none.
+ */
+export async function runningServerUrl(directory: string): Promise<string | null> {
+  return (await readHolder(directory))?.url ?? null;
 }
 
 /** The sentence a refused process says: which process holds the directory, where, and how to stop it. */

@@ -2,7 +2,6 @@
  * Opens the SQLite database behind the server (design.md, "Storage"): better-sqlite3 under Kysely,
  * WAL mode, foreign keys on, migrations applied. Nothing outside src/db and src/store touches SQL.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -12,6 +11,7 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+import { createOwnerOnlyFile, makeOwnerOnlyFolder } from '../data-directory/owner-only.js';
 import { inspectDatabase } from './database-state.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { DatabaseGeneration } from './generation.js';
@@ -42,7 +42,9 @@ export interface OpenOptions {
 export async function openDatabase(path: string, options: OpenOptions = {}): Promise<OpenDatabase> {
   if (path !== ':memory:') {
     inspectDatabase(path);
-    mkdirSync(dirname(path), { recursive: true });
+    // Issue 20: the database (and so its -wal and -shm, which SQLite makes with its mode) is 0600.
+    makeOwnerOnlyFolder(dirname(path));
+    createOwnerOnlyFile(path);
   }
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');

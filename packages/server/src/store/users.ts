@@ -106,6 +106,25 @@ export class Users {
   }
 
   /**
+   * Sets a person's password (`rideport admin set-password`, issue 20: for a rider who lost the printed
+   * one) and ends their web sessions, in one transaction: a password changed because it leaked must
+   * not leave a browser signed in. Auth tokens stay, so syncing goes on. Returns the sessions ended.
+   */
+  async setPassword(userId: number, password: string): Promise<number> {
+    const passwordHash = await hashPassword(password);
+    return this.#context.db.transaction().execute(async (db) => {
+      await db
+        .updateTable('users')
+        .set({ password_hash: passwordHash, updated_at: this.#context.clock() })
+        .where('id', '=', userId)
+        .where('kind', '=', 'person')
+        .execute();
+      const ended = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      return Number(ended.numDeletedRows);
+    });
+  }
+
+  /**
    * The person with this email and password, or undefined. Takes as long for an unknown email as for a
    * wrong password, so the answer never tells whether an email exists (decisions.md §1).
    */

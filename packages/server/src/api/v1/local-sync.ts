@@ -52,6 +52,11 @@ export interface LocalSyncStatus {
     updatedAt: string;
   }[];
   lastPassAt: string | null;
+  /**
+   * The files counted in `counts.waiting`, why each waits and when it is taken as it is (issue 20);
+   * absent from a host that does not list them.
+   */
+  waitingFiles?: { sourceId: string; relativePath: string; reason: string; takenBy: string }[];
 }
 
 /** What the host's sync engine offers (windows as `all`, `new` or `<N>d`). */

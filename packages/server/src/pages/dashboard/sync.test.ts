@@ -115,6 +115,14 @@ class RecordingSync implements LocalSync {
         })),
       ],
       lastPassAt: '2026-03-01T11:59:00.000Z',
+      waitingFiles: [
+        {
+          sourceId: 'device:garmin',
+          relativePath: 'Activity/<copying>.fit',
+          reason: 'the FIT file ends before its CRC',
+          takenBy: '2026-03-01T12:02:00.000Z',
+        },
+      ],
     };
   }
   syncNow(): void {
@@ -222,6 +230,11 @@ describe('GET /dashboard/sync', () => {
     // Counts and history: the server's message, trip links, Retry only on the failed ride.
     expect(body).toMatch(/<dt>Synced<\/dt>\s*<dd>3<\/dd>/);
     expect(body).toMatch(/<dt>Failed<\/dt>\s*<dd>1<\/dd>/);
+    // A file that waits says why and until when, its name escaped (issue 20).
+    expect(body).toContain('<h2 id="sync-waiting-heading">Not complete yet</h2>');
+    expect(body).toMatch(
+      /<td><code>Activity\/&lt;copying&gt;\.fit<\/code><\/td>\s*<td>Garmin Edge &lt;530&gt;<\/td>\s*<td>the FIT file ends before its CRC<\/td>\s*<td><time datetime="2026-03-01T12:02:00.000Z">2026-03-01 12:02:00 UTC<\/time><\/td>/,
+    );
     expect(body).toMatch(/<td class="error">\s*Could not read the file: the FIT file header is missing/);
     // A file read with warnings says so in its row, in words (issue 16).
     expect(body).toMatch(

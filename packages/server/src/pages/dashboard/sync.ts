@@ -358,7 +358,47 @@ export function liveFragment(token: string, status: ShownStatus, names: RideName
         )}
       </dl>
     </section>
-    ${historySection(token, status, names)}`;
+    ${waitingSection(status)} ${historySection(token, status, names)}`;
+}
+
+/**
+ * The files that are not whole yet, why, and until when they wait (issue 20: a file waiting up to 2
+ * minutes said nothing of why or for how long).
+ */
+function waitingSection(status: ShownStatus): SafeHtml | string {
+  const files = status.waitingFiles ?? [];
+  if (files.length === 0) return '';
+  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  const more = status.counts.waiting - files.length;
+  return html`<section aria-labelledby="sync-waiting-heading">
+    <h2 id="sync-waiting-heading">Not complete yet</h2>
+    <p>
+      These files are not whole yet: still being copied, or cut off. Each is uploaded as soon as it is whole,
+      or as it is once it has not changed for 2 minutes.
+    </p>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">File</th>
+          <th scope="col">Source</th>
+          <th scope="col">Why it waits</th>
+          <th scope="col">Taken as it is at</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${files.map(
+          (file) =>
+            html`<tr>
+              <td><code>${file.relativePath}</code></td>
+              <td>${labels.get(file.sourceId) ?? file.sourceId}</td>
+              <td>${file.reason}</td>
+              <td>${utc(file.takenBy)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${more > 0 ? html`<p>And ${more} more.</p>` : ''}
+  </section>`;
 }
 
 interface TaskView {
