@@ -19,14 +19,20 @@ export interface SyncReport {
 const BAR_MINIMUM_RIDES = 3;
 
 export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): SyncReport {
-  const printed = new Map<string, string>();
+  /**
+   * What was printed of the rides in the engine's recent history, by SHA-256: their state and when it
+   * changed. Only rides still in that history are kept (issue 22: nothing per ride for as long as the
+   * command runs); a ride that leaves it and comes back has changed, and its new outcome is news.
+   */
+  let printed = new Map<string, string>();
+  const mark = (entry: SyncStatus['recent'][number]): string => `${entry.state} ${entry.updatedAt}`;
   let lastState = '';
   const announcedSources = new Set<string>();
   let bar: cliProgress.SingleBar | null = null;
   const useBar = io.terminal !== undefined && format === 'text';
 
   // Rides already answered before this run are history, not news.
-  for (const entry of engine.status().recent) printed.set(entry.sha256, entry.state);
+  for (const entry of engine.status().recent) printed.set(entry.sha256, mark(entry));
 
   const line = (message: string, fields: Record<string, unknown>): void => {
     if (bar !== null) {
@@ -37,10 +43,12 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
   };
 
   const render = (status: SyncStatus): void => {
+    const stillRecent = new Map<string, string>();
     for (const entry of [...status.recent].reverse()) {
       if (entry.state !== 'synced' && entry.state !== 'failed') continue;
-      if (printed.get(entry.sha256) === entry.state) continue;
-      printed.set(entry.sha256, entry.state);
+      const seen = printed.get(entry.sha256) === mark(entry);
+      stillRecent.set(entry.sha256, mark(entry));
+      if (seen) continue;
       const where = entry.relativePath;
       if (entry.state === 'synced') {
         const made = [
@@ -64,6 +72,7 @@ export function reportSync(engine: SyncEngine, io: CliIo, format: LogFormat): Sy
         });
       }
     }
+    printed = stillRecent;
     for (const source of status.sources) {
       if (!source.awaitingImportChoice || announcedSources.has(source.id)) continue;
       announcedSources.add(source.id);
