@@ -10,7 +10,9 @@
  *    reads from it (20 a second: trip lists, single trips with their points, task status), and drops a
  *    new ride into the folder `rideport sync` watches every 5 s. Every 15 s it samples both processes'
  *    resident memory (RSS) and open file descriptors, and the size of the server's and the ledger's
- *    write-ahead logs. After a warm-up it prints each one's slope (per hour, least squares, with r²),
+ *    write-ahead logs; with --heap also each process's JavaScript heap after a full collection forced
+ *    through the inspector (which tells retained memory from garbage not yet collected, but lowers
+ *    the RSS it then measures: off by default). After a warm-up it prints each one's slope (per hour, least squares, with r²),
  *    the server's lowest RSS in each part of the run (the low-water mark), and the sync process's RSS
  *    per file synced. At the end it checks that every upload and every dropped file became a trip.
  *
@@ -20,7 +22,7 @@
  *
  *   npm run bench:soak                      10 minutes, 3 of them warm-up
  *   npm run bench:soak -- --minutes 30 --warmup 5 [--sample-seconds 15] [--uploads-per-second 2]
- *                         [--reads-per-second 20] [--file-every-seconds 5] [--keep]
+ *                         [--reads-per-second 20] [--file-every-seconds 5] [--heap] [--keep]
  *
  * Linux only (it reads /proc); elsewhere it says so and exits 0. Not part of `npm test`: tests never
  * assert wall-clock times.
@@ -61,6 +63,7 @@ const { values: flags } = parseArgs({
     'reads-per-second': { type: 'string', default: '20' },
     'file-every-seconds': { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
+    heap: { type: 'boolean', default: false },
   },
 });
 
@@ -104,12 +107,13 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-/** `rideport` from the build, with the DevTools inspector on a free port (bench/inspector.ts). */
+/** `rideport` from the build; with --heap, with the DevTools inspector on a free port (bench/inspector.ts). */
 function startRideport(name: string, args: string[]): Child {
   const env = { ...process.env };
   // Without tsx's loader (NODE_OPTIONS): the commands run from the build, as a rider runs them.
   delete env['NODE_OPTIONS'];
-  const child = spawn(process.execPath, ['--inspect=127.0.0.1:0', RIDEPORT, ...args], {
+  const inspect = flags.heap ? ['--inspect=127.0.0.1:0'] : [];
+  const child = spawn(process.execPath, [...inspect, RIDEPORT, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -248,12 +252,14 @@ async function main(): Promise<void> {
     );
     const serverPid = server.process.pid!;
     const syncPid = sync.process.pid!;
-    const serverInspector = await Inspector.connect(
-      await waitFor('inspector address', server, () => inspectorUrl(server.output())),
-    );
-    const syncInspector = await Inspector.connect(
-      await waitFor('inspector address', sync, () => inspectorUrl(sync.output())),
-    );
+    const serverInspector = flags.heap
+      ? await Inspector.connect(
+          await waitFor('inspector address', server, () => inspectorUrl(server.output())),
+        )
+      : null;
+    const syncInspector = flags.heap
+      ? await Inspector.connect(await waitFor('inspector address', sync, () => inspectorUrl(sync.output())))
+      : null;
 
     let filesSynced = 0;
     let partialLine = '';
@@ -336,9 +342,9 @@ async function main(): Promise<void> {
       [
         `${((sample.atMs - startMs) / 60_000).toFixed(2).padStart(6)} min`,
         `server ${(sample.serverRss / MB).toFixed(1)} MB ${sample.serverFds} fds`,
-        `heap ${(sample.serverHeap / MB).toFixed(1)} MB`,
+        ...(flags.heap ? [`heap ${(sample.serverHeap / MB).toFixed(1)} MB`] : []),
         `sync ${(sample.syncRss / MB).toFixed(1)} MB ${sample.syncFds} fds`,
-        `heap ${(sample.syncHeap / MB).toFixed(1)} MB`,
+        ...(flags.heap ? [`heap ${(sample.syncHeap / MB).toFixed(1)} MB`] : []),
         `WAL server ${(sample.serverWal / MB).toFixed(2)} MB ledger ${(sample.ledgerWal / MB).toFixed(2)} MB`,
         `${sample.filesSynced} files synced, ${sample.uploads} uploads, ${sample.reads} reads, ${sample.failures} failures`,
       ].join(' · ');
@@ -349,8 +355,8 @@ async function main(): Promise<void> {
         // RSS first: the collections below would lower it.
         serverRss: rssBytes(serverPid),
         syncRss: rssBytes(syncPid),
-        serverHeap: (await serverInspector.heapAfterCollection()).heapUsedBytes,
-        syncHeap: (await syncInspector.heapAfterCollection()).heapUsedBytes,
+        serverHeap: (await serverInspector?.heapAfterCollection())?.heapUsedBytes ?? Number.NaN,
+        syncHeap: (await syncInspector?.heapAfterCollection())?.heapUsedBytes ?? Number.NaN,
         serverFds: openFds(serverPid),
         syncFds: openFds(syncPid),
         serverWal: walBytes(serverData),
@@ -375,8 +381,8 @@ async function main(): Promise<void> {
       await new Promise((done) => setTimeout(done, 1000));
     }
     await client.close();
-    serverInspector.close();
-    syncInspector.close();
+    serverInspector?.close();
+    syncInspector?.close();
     sync.process.kill('SIGTERM');
     server.process.kill('SIGTERM');
     const [syncExit, serverExit] = await Promise.all([sync.exited, server.exited]);
@@ -419,9 +425,13 @@ async function main(): Promise<void> {
         ['series', 'first', 'last', 'highest', 'slope', 'r²', 'verdict'],
         [
           slopeRow('sync RSS (MB; margin 1 MB)', (s) => s.syncRss, 'MB', MB, 1),
-          slopeRow('sync heap after GC (MB; margin 1 MB)', (s) => s.syncHeap, 'MB', MB, 1),
+          ...(flags.heap
+            ? [slopeRow('sync heap after GC (MB; margin 1 MB)', (s) => s.syncHeap, 'MB', MB, 1)]
+            : []),
           slopeRow('server RSS (MB; margin 5 MB)', (s) => s.serverRss, 'MB', MB, 5),
-          slopeRow('server heap after GC (MB; margin 5 MB)', (s) => s.serverHeap, 'MB', MB, 5),
+          ...(flags.heap
+            ? [slopeRow('server heap after GC (MB; margin 5 MB)', (s) => s.serverHeap, 'MB', MB, 5)]
+            : []),
           slopeRow('sync fds (margin 2)', (s) => s.syncFds, 'fds', 1, 2),
           slopeRow('server fds (margin 2)', (s) => s.serverFds, 'fds', 1, 2),
           // The ledger's log is cut back to 1 MB after each checkpoint (packages/sync/src/ledger.ts), the
@@ -447,8 +457,11 @@ async function main(): Promise<void> {
     const rssPerFile = fit(measured.map((sample) => ({ x: sample.filesSynced, y: sample.syncRss })));
     const heapPerFile = fit(measured.map((sample) => ({ x: sample.filesSynced, y: sample.syncHeap })));
     const filesInRun = measured.at(-1)!.filesSynced - measured[0]!.filesSynced;
+    const heapWords = flags.heap
+      ? `heap after GC ${heapPerFile.slope.toFixed(0)} bytes per file (r² ${heapPerFile.r2.toFixed(2)}), `
+      : '';
     console.log(
-      `rideport sync per file synced after the warm-up (${filesInRun} files): heap after GC ${heapPerFile.slope.toFixed(0)} bytes per file (r² ${heapPerFile.r2.toFixed(2)}), ` +
+      `rideport sync per file synced after the warm-up (${filesInRun} files): ${heapWords}` +
         `RSS ${(rssPerFile.slope / 1024).toFixed(1)} KB per file (r² ${rssPerFile.r2.toFixed(2)})`,
     );
     console.log(
