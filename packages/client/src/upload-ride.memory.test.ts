@@ -4,61 +4,15 @@
  * reference on it per request (upload and each status poll), about 60 bytes each, for good. Bytes of
  * heap after a forced collection are compared; nothing is timed.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
+import { legacyUploadTransport, retainedHeapBytes } from '../../../test/support/heap.js';
 import { RideportClient } from './client.js';
-import type { Transport, TransportResponse } from './transport.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** The heap still reachable after full collections (and the finalizers they let run). */
-async function retainedHeapBytes(): Promise<number> {
-  gc();
-  await new Promise((resolve) => setImmediate(resolve));
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-const json = (body: unknown): TransportResponse => ({
-  status: 200,
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: new TextEncoder().encode(JSON.stringify(body)),
-});
-
-/** Accepts every upload and answers its first status poll with the trip; keeps nothing. */
-const server: Transport = {
-  request(request) {
-    const url = new URL(request.url);
-    if (request.method === 'POST') return Promise.resolve(json({ success: 1, task_id: 7 }));
-    const at = new Date(0).toISOString();
-    return Promise.resolve(
-      json({
-        queued_tasks: [
-          {
-            id: Number(url.searchParams.get('ids')),
-            status: 1,
-            message: 'Created 1 ride from upload',
-            response_code: 'success',
-            progress: 100,
-            created_at: at,
-            updated_at: at,
-            user_id: 1,
-            associated_objects: [{ type: 'trip', trip: { id: 41 } }],
-          },
-        ],
-      }),
-    );
-  },
-  close: () => Promise.resolve(),
-};
 
 it('keeps nothing on a long-lived signal per upload (issue 22)', async () => {
   const client = new RideportClient({
     baseUrl: 'http://rideport.invalid',
     credentials: { kind: 'auth-token', apiKey: 'key', authToken: 'token' },
-    transport: server,
+    transport: legacyUploadTransport(),
     sleep: () => Promise.resolve(),
   });
   const engineLifetime = new AbortController();

@@ -6,20 +6,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { retainedHeapBytes } from '../../../../test/support/heap.js';
 import { WebhookPoster } from './post.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-async function retainedHeapBytes(): Promise<number> {
-  gc();
-  await new Promise((resolve) => setImmediate(resolve));
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 let receiver: Server;
 let url: string;

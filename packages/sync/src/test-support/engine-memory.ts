@@ -7,65 +7,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { RideportClient, type Transport, type TransportResponse } from '@rideport/client';
+import { RideportClient } from '@rideport/client';
+import { legacyUploadTransport, retainedHeapBytes } from '../../../../test/support/heap.js';
 import { SyncEngine } from '../engine.js';
 import { gpxRide, tempFolder } from './rides.js';
-
-/** The heap still reachable after full collections (gc exposed at run time, no flag needed). */
-export function retainedHeapBytes(): number {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-const json = (body: unknown): TransportResponse => ({
-  status: 200,
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: new TextEncoder().encode(JSON.stringify(body)),
-});
-
-/**
- * Answers an upload with a task and a status poll with that task's trip, as the legacy API does
- * (decisions.md §5), keeping nothing per upload but a counter.
- */
-export function serverLikeTransport(): Transport {
-  let tasks = 0;
-  return {
-    request(request) {
-      const url = new URL(request.url);
-      if (request.method === 'POST' && url.pathname === '/trips.json') {
-        return Promise.resolve(json({ success: 1, task_id: ++tasks }));
-      }
-      if (url.pathname === '/queued_tasks/status.json') {
-        const id = Number(url.searchParams.get('ids'));
-        const at = new Date(0).toISOString();
-        return Promise.resolve(
-          json({
-            queued_tasks: [
-              {
-                id,
-                status: 1,
-                message: 'Created 1 ride from upload',
-                response_code: 'success',
-                progress: 100,
-                created_at: at,
-                updated_at: at,
-                user_id: 1,
-                associated_objects: [{ type: 'trip', trip: { id } }],
-              },
-            ],
-          }),
-        );
-      }
-      return Promise.resolve({ status: 404, headers: {}, body: new Uint8Array() });
-    },
-    close: () => Promise.resolve(),
-  };
-}
 
 export interface EngineMemory {
   filesSynced: number;
@@ -92,7 +37,7 @@ export async function measureEngineMemory(options: {
   const client = new RideportClient({
     baseUrl: 'http://rideport.invalid',
     credentials: { kind: 'auth-token', apiKey: 'key', authToken: 'token' },
-    transport: serverLikeTransport(),
+    transport: legacyUploadTransport(),
     // Task polls wait a turn of the event loop, not the client's 50 ms.
     sleep: () => new Promise((done) => setImmediate(done)),
   });
@@ -125,9 +70,9 @@ export async function measureEngineMemory(options: {
     // Warm up (compiled code, the ledger's page cache, the inbox folder), then N, then 2N more.
     await syncMore(options.warmUpFiles);
     await syncMore(options.n);
-    const afterNBytes = retainedHeapBytes();
+    const afterNBytes = await retainedHeapBytes();
     await syncMore(2 * options.n);
-    const after3NBytes = retainedHeapBytes();
+    const after3NBytes = await retainedHeapBytes();
     return {
       filesSynced: engine.status().counts.synced,
       afterNBytes,
