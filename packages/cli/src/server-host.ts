@@ -112,17 +112,10 @@ async function freePort(host: string): Promise<number> {
   }
 }
 
-/**
- * Resolves when SIGINT or SIGTERM arrives (and stops listening for them), keeping the process alive
- * meanwhile: signal handlers do not, and `rideport sync` may have nothing else that does (the sync
- * engine's timers and folder watches never hold the process, issue 22; a device not plugged in yet has
- * no watch at all).
- */
+/** Resolves when SIGINT or SIGTERM arrives (and stops listening for them). */
 export function untilStopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const alive = setInterval(() => undefined, 2 ** 31 - 1);
     const stop = (signal: NodeJS.Signals): void => {
-      clearInterval(alive);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       resolve(signal);
