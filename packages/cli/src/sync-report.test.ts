@@ -224,6 +224,33 @@ describe('without a terminal', () => {
     expect(events[0]?.trips).toHaveLength(1);
   });
 
+  it('prints a ride again when it fails again after a retry, within one run (issue 22)', async () => {
+    let clockMs = Date.UTC(2026, 0, 1);
+    const failing = new SyncEngine({
+      ledgerPath: join(directory.path, 'failing-ledger.sqlite'),
+      inboxFolder: join(directory.path, 'failing-inbox'),
+      folders: [folder],
+      firstImport: { kind: 'all' },
+      // Each reading of the clock a millisecond later: every state change has a time of its own.
+      nowMs: () => ++clockMs,
+      uploader: {
+        uploadRide: () => Promise.reject(new ClientError(ClientErrorCode.REJECTED, 'task 1 failed')),
+      },
+    });
+    try {
+      const stdout = new Capture();
+      const report = reportSync(failing, { stdout, stderr: new Capture(), cwd: directory.path }, 'text');
+      await failing.syncOnce();
+      report.flush();
+      expect(failing.retryFailed()).toBe(5);
+      await failing.syncOnce();
+      report.stop();
+      expect(stdout.lines.filter((line) => line.startsWith('failed ride-'))).toHaveLength(10);
+    } finally {
+      await failing.stop();
+    }
+  });
+
   it('says in words why a ride failed, and gives programs its code only in the JSON line (issue 16)', async () => {
     const failing = new SyncEngine({
       ledgerPath: join(directory.path, 'failing-ledger.sqlite'),

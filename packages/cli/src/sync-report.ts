@@ -76,10 +76,16 @@ export function reportSync(
   format: LogFormat,
   options: { once?: boolean } = {},
 ): SyncReport {
-  const printed = new Map<string, string>();
+  /**
+   * What was printed of the rides in the engine's recent history, by SHA-256: their state and when it
+   * changed. Only rides still in that history are kept (issue 22: nothing per ride for as long as the
+   * command runs); a ride that leaves it and comes back has changed, and its new outcome is news.
+   */
+  let printed = new Map<string, string>();
+  const mark = (entry: SyncStatus['recent'][number]): string => `${entry.state} ${entry.updatedAt}`;
   let lastState = '';
   const announcedSources = new Set<string>();
-  const waitingSaid = new Map<string, string>();
+  let waitingSaid = new Map<string, string>();
   const { terminal } = io;
   const bar =
     terminal?.stdoutIsTerminal === true && format === 'text'
@@ -93,7 +99,7 @@ export function reportSync(
   });
 
   // Rides already answered before this run are history, not news.
-  for (const entry of engine.status().recent) printed.set(entry.sha256, entry.state);
+  for (const entry of engine.status().recent) printed.set(entry.sha256, mark(entry));
 
   const line = (message: string, fields: Record<string, unknown>): void => {
     if (bar === null) announce(io, format, message, fields);
@@ -104,10 +110,12 @@ export function reportSync(
   };
 
   const render = (status: SyncStatus): void => {
+    const stillRecent = new Map<string, string>();
     for (const entry of [...status.recent].reverse()) {
       if (entry.state !== 'synced' && entry.state !== 'failed') continue;
-      if (printed.get(entry.sha256) === entry.state) continue;
-      printed.set(entry.sha256, entry.state);
+      const seen = printed.get(entry.sha256) === mark(entry);
+      stillRecent.set(entry.sha256, mark(entry));
+      if (seen) continue;
       const where = entry.relativePath;
       if (entry.state === 'synced') {
         const made = [
@@ -131,16 +139,20 @@ export function reportSync(
         });
       }
     }
-    // Issue 20: a file that waits says why and for how long, once per reason.
+    printed = stillRecent;
+    // Issue 20: a file that waits says why and for how long, once per reason; only the files waiting
+    // now are remembered (issue 22: nothing per file for as long as the command runs).
+    const stillWaiting = new Map<string, string>();
     for (const file of status.waitingFiles) {
       const key = `${file.sourceId}\n${file.relativePath}`;
+      stillWaiting.set(key, file.reason);
       if (waitingSaid.get(key) === file.reason) continue;
-      waitingSaid.set(key, file.reason);
       line(
         `not complete yet: ${file.relativePath} (${file.reason}); taken as it is at ${file.takenBy.slice(11, 19)} UTC unless it changes or is whole before`,
         { event: 'waiting', file: file.relativePath, reason: file.reason, takenBy: file.takenBy },
       );
     }
+    waitingSaid = stillWaiting;
     for (const source of status.sources) {
       if (!source.awaitingImportChoice || announcedSources.has(source.id)) continue;
       announcedSources.add(source.id);

@@ -125,15 +125,21 @@ class Deadline {
         : setTimeout(() => {
             controller.abort(new Error('uploadRide deadline'));
           }, left);
-    const signal =
-      this.#signal === undefined ? controller.signal : AbortSignal.any([this.#signal, controller.signal]);
+    // The caller's signal aborts this request through a listener removed when the request ends, not
+    // AbortSignal.any: in Node 20, AbortSignal.any leaves a reference on a long-lived signal (the sync
+    // engine passes one to every upload) for each signal it makes, forever (issue 22).
+    const callerAborted = (): void => {
+      controller.abort(this.#signal?.reason);
+    };
+    this.#signal?.addEventListener('abort', callerAborted, { once: true });
     try {
-      return await send({ signal, deadlineAtMs: this.#atMs + graceMs });
+      return await send({ signal: controller.signal, deadlineAtMs: this.#atMs + graceMs });
     } catch (error) {
       if (controller.signal.aborted && this.#signal?.aborted !== true) throw this.timeout(taskId, error);
       throw error;
     } finally {
       clearTimeout(timer);
+      this.#signal?.removeEventListener('abort', callerAborted);
     }
   }
 }

@@ -7,10 +7,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
 import { collectSource } from './collector.js';
 import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
 import { isDiskFull } from './disk-full.js';
+import { FolderWatch } from './folder-watch.js';
 import { Inbox } from './inbox.js';
 import { Ledger, type RideRow, type SourceRow } from './ledger.js';
 import {
@@ -110,7 +110,7 @@ export class SyncEngine {
   #stopping = false;
   #abort = new AbortController();
   readonly #timers = new Set<NodeJS.Timeout>();
-  #watcher: FSWatcher | null = null;
+  #watcher: FolderWatch | null = null;
   #watchedFolders = '';
   #hintTimer: NodeJS.Timeout | null = null;
   #emitQueued = false;
@@ -190,7 +190,7 @@ export class SyncEngine {
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers.clear();
     if (this.#hintTimer !== null) clearTimeout(this.#hintTimer);
-    await this.#watcher?.close();
+    this.#watcher?.close();
     this.#abort.abort();
     await this.#passing;
     while (this.#uploaders > 0) await new Promise((done) => setTimeout(done, 10));
@@ -398,6 +398,11 @@ export class SyncEngine {
     return this.#passing;
   }
 
+  /** Whether stop() was called (a method: callers read it again after awaiting). */
+  #stopRequested(): boolean {
+    return this.#stopping;
+  }
+
   /** Whether a trigger arrived during the pass that just ended (a method: the pass awaited in between). */
   #anotherPassAsked(): boolean {
     return this.#passAgain;
@@ -526,22 +531,23 @@ export class SyncEngine {
     const key = [...folders].sort().join('\n');
     if (key === this.#watchedFolders) return;
     this.#watchedFolders = key;
-    await this.#watcher?.close();
+    this.#watcher?.close();
     this.#watcher = null;
     if (folders.length === 0 || this.#stopping) return;
-    // Hints only (design.md): events are coalesced into one pass, and errors (a device pulled out,
-    // too many watches) change nothing, since the timers pass anyway.
-    const watcher = watch(folders, { ignoreInitial: true, ignorePermissionErrors: true, depth: 8 });
-    watcher.on('all', () => {
+    // Hints only (design.md): events are coalesced into one pass, and folders that cannot be watched
+    // change nothing, since the timers pass anyway. One watch per folder, never per file (issue 22).
+    const watcher = await FolderWatch.start(folders, () => {
       this.#hint();
     });
-    // A file that arrived between this pass's listing and the watcher being ready raised no event:
-    // one more pass (cheap: unchanged files are not read) closes that gap.
-    watcher.once('ready', () => {
-      this.#requestPass();
-    });
-    watcher.on('error', () => undefined);
+    // stop() may have come while the folders were being watched: it closed no watch of these.
+    if (this.#stopRequested()) {
+      watcher.close();
+      return;
+    }
     this.#watcher = watcher;
+    // A file that arrived between this pass's listing and the watches being set raised no event: one
+    // more pass (cheap: unchanged files are not read) closes that gap.
+    this.#requestPass();
   }
 
   #hint(): void {

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Ledger } from './ledger.js';
+import { LEDGER_LOG_LIMIT_BYTES, LEDGER_PAGE_BYTES, Ledger } from './ledger.js';
 import { tempFolder, type TempFolder } from './test-support/rides.js';
 
 let data: TempFolder;
@@ -101,5 +103,96 @@ describe('the ledger', () => {
     } finally {
       migrated.close();
     }
+  });
+});
+
+/** What the write-ahead log at `path` holds: its page size, its bytes and its committed transactions. */
+function readLog(path: string): { pageBytes: number; bytes: number; commits: number } {
+  const log = readFileSync(`${path}-wal`);
+  // https://sqlite.org/fileformat.html#the_write_ahead_log: a 32-byte header, then frames of a 24-byte
+  // header and a page; a frame whose second word (the database size) is not 0 ends a transaction.
+  const pageBytes = log.readUInt32BE(8);
+  let commits = 0;
+  for (let offset = 32; offset + 24 <= log.length; offset += 24 + pageBytes) {
+    if (log.readUInt32BE(offset + 4) !== 0) commits += 1;
+  }
+  return { pageBytes, bytes: log.length, commits };
+}
+
+/** One file found, uploaded and synced: the ledger's three state changes of a ride. */
+function syncFile(ledger: Ledger, index: number): void {
+  const sha256 = createHash('sha256').update(String(index)).digest('hex');
+  const filename = `2026-05-${String(index).padStart(5, '0')}-07-12-31.fit`;
+  ledger.collect(
+    {
+      sourceId: 'folder:/rides',
+      relativePath: `Garmin/Activity/${filename}`,
+      sizeBytes: 90_000,
+      mtimeMs: index,
+    },
+    { sha256, inboxName: `${sha256}.fit`, filename },
+    index,
+  );
+  ledger.markUploading(sha256, index + 1);
+  ledger.markSynced(
+    sha256,
+    { message: 'Created 1 ride from upload', tripIds: [index], routeIds: [], duplicate: false },
+    index + 2,
+  );
+}
+
+describe('the ledger writes in proportion to what changes (issue 22)', () => {
+  it('writes one small transaction per state change: about 20 KB of log per file synced, not 56 KB', () => {
+    const path = join(data.path, 'ledger.sqlite');
+    const ledger = new Ledger(path);
+    collectOne(ledger);
+    for (let index = 0; index < 1_000; index++) syncFile(ledger, index);
+    // An empty log from here on (another connection may checkpoint a WAL database).
+    const checkpointer = new Database(path);
+    checkpointer.pragma('wal_checkpoint(TRUNCATE)');
+    const files = 40;
+    for (let index = 1_000; index < 1_000 + files; index++) syncFile(ledger, index);
+    const log = readLog(path);
+    checkpointer.close();
+    ledger.close();
+
+    expect(log.pageBytes).toBe(LEDGER_PAGE_BYTES);
+    expect(log.commits).toBe(3 * files);
+    // With SQLite's 4 KB pages and an index of every ride's state: 56 KB per file at this size.
+    expect(log.bytes / files).toBeLessThan(24 * 1024);
+  });
+
+  it('keeps its log near 1 MB however many files go through it', () => {
+    const path = join(data.path, 'ledger.sqlite');
+    const ledger = new Ledger(path);
+    collectOne(ledger);
+    let largestBytes = 0;
+    for (let index = 0; index < 600; index++) {
+      syncFile(ledger, index);
+      largestBytes = Math.max(largestBytes, statSync(`${path}-wal`).size);
+    }
+    ledger.close();
+    // Checkpointed every 1,000 pages; one transaction more may be in it when it is.
+    expect(largestBytes).toBeLessThan(LEDGER_LOG_LIMIT_BYTES + 64 * 1024);
+  });
+
+  it('rewrites a ledger made with 4 KB pages once, keeping every ride', () => {
+    const path = join(data.path, 'ledger.sqlite');
+    const first = new Ledger(path);
+    collectOne(first);
+    first.close();
+    // The ledger as it was before issue 22: SQLite's 4 KB pages, in WAL mode.
+    const before = new Database(path);
+    before.exec('PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096; VACUUM; PRAGMA journal_mode = WAL');
+    expect(before.pragma('page_size', { simple: true })).toBe(4096);
+    before.close();
+
+    const reopened = new Ledger(path);
+    expect(reopened.ride(SHA)).toMatchObject({ state: 'queued', filename: 'cut.fit' });
+    reopened.close();
+    const check = new Database(path);
+    expect(check.pragma('page_size', { simple: true })).toBe(LEDGER_PAGE_BYTES);
+    expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
+    check.close();
   });
 });

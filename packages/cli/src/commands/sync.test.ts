@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildServer, type Store } from '@rideport/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnRideport } from '../test-support/child.js';
 import { REPOSITORY_ROOT, rideport, temporaryDirectory } from '../test-support/run.js';
 
 let directory: ReturnType<typeof temporaryDirectory>;
@@ -304,6 +305,25 @@ describe('rideport sync: credentials as printed (issue 20)', () => {
       { RIDEPORT_AUTH_TOKEN: 'not-a-token', RIDEPORT_API_KEY: 'not-a-key' },
     );
     expect(run.stdout).toContain('3 synced, 1 failed');
+  });
+});
+
+describe('rideport sync, running', () => {
+  it('waits for a folder that is not there yet (a device not plugged in) until told to stop', async () => {
+    const child = spawnRideport([
+      ...syncArgs('--auth-token', credentials.authToken, '--import', 'all'),
+      join(directory.path, 'not-plugged-in'),
+    ]);
+    for (let waited = 0; !child.output().includes('stop with Ctrl-C'); waited += 50) {
+      if (waited > 30_000) throw new Error(`rideport sync did not start: ${child.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Several turns of its timers: it must still be there, waiting.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(child.process.exitCode).toBeNull();
+    child.process.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(child.output()).toContain('SIGTERM: stopping');
   });
 });
 

@@ -123,7 +123,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
         }
         engine.start();
         announce(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
-        const signal = await untilStopSignal();
+        // Signal handlers do not keep the process alive, and nothing else may: the engine's timers and
+        // folder watches never do (issue 22), and a device not plugged in yet has no watch at all.
+        const alive = setInterval(() => undefined, 2 ** 31 - 1);
+        let signal: NodeJS.Signals;
+        try {
+          signal = await untilStopSignal();
+        } finally {
+          clearInterval(alive);
+        }
         announce(io, logFormat, `${signal}: stopping`, { signal });
         return ExitCode.OK;
       } finally {

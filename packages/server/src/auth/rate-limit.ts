@@ -37,7 +37,10 @@ declare module 'fastify' {
 /** The endpoint families limited per IP; each IP has its own budget in each family. */
 export type RateLimitGroup = 'sign_in' | 'oauth_token' | 'auth_tokens';
 
-/** Windows kept at most; beyond this, expired windows are swept and then the oldest dropped. */
+/**
+ * Windows kept at most; beyond this, expired windows are swept and then the oldest dropped. A key is an
+ * address or an account and a count: about 1 MB in all (issue 22).
+ */
 const MAX_TRACKED_KEYS = 10_000;
 
 interface Window {

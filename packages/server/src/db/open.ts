@@ -53,6 +53,7 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
   sqlite.pragma('busy_timeout = 5000');
   // WAL makes NORMAL durable against application crashes; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const generation = new DatabaseGeneration(sqlite);
   const connection = withStatementCache(sqlite, () => {
     generation.noteWrite();
@@ -77,8 +78,17 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
   };
 }
 
-/** Prepared statements kept at most; queries with a varying `IN (…)` list make new SQL each time. */
+/**
+ * Prepared statements kept at most; queries with a varying `IN (…)` list make new SQL each time. A
+ * statement is its SQL and SQLite's compiled program, a few KB: a few MB in all (issue 22).
+ */
 const STATEMENT_CACHE_SIZE = 512;
+/**
+ * Database pages SQLite keeps in memory per connection, in KiB (a negative cache_size): its default,
+ * said here because it is one of the server's bounded caches (issue 22). It fills as the database is
+ * read and stays full; it never grows past this with the database.
+ */
+const PAGE_CACHE_KIB = 2000;
 
 /**
  * The connection as Kysely sees it, with its prepared statements kept by SQL text. Kysely prepares

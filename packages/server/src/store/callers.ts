@@ -21,7 +21,11 @@ export interface ResolvedCaller {
   readonly client: Readonly<ApiClient>;
 }
 
-/** Callers kept per kind of credential: far more than a local server's users ever present at once. */
+/**
+ * Callers kept per kind of credential: far more than a local server's users ever present at once. An
+ * entry is a user and an API client row with bounded text (store/text-limits), a few KB at most: under
+ * 4 MB per kind whatever the database holds (issue 22).
+ */
 const CACHED_CALLERS = 1000;
 
 interface ResolvedAuthToken {

@@ -85,8 +85,21 @@ export class WebhookPoster {
     const refusal = refusalOfUrl(target, this.#options);
     if (refusal !== null) return failed(refusedWords(refusal), true);
 
-    const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs);
-    const signal = AbortSignal.any([stop, timeout]);
+    // One controller for the timeout and `stop`, linked by a listener removed when the post ends, not
+    // AbortSignal.any: in Node 20 that leaves a reference on `stop`, which lives as long as the server,
+    // for every delivery, for good (issue 22).
+    const controller = new AbortController();
+    const deadline = { passed: false };
+    const timer = setTimeout(() => {
+      deadline.passed = true;
+      controller.abort(new Error(`timed out after ${this.#options.requestTimeoutMs} ms`));
+    }, this.#options.requestTimeoutMs);
+    const stopped = (): void => {
+      controller.abort(stop.reason);
+    };
+    if (stop.aborted) stopped();
+    else stop.addEventListener('abort', stopped, { once: true });
+    const signal = controller.signal;
     try {
       const response = await request(target, {
         method: 'POST',
@@ -108,9 +121,12 @@ export class WebhookPoster {
       };
     } catch (error) {
       if (stop.aborted) return failed('interrupted: the server is stopping');
-      if (timeout.aborted) return failed(`timed out after ${this.#options.requestTimeoutMs} ms`);
+      if (deadline.passed) return failed(`timed out after ${this.#options.requestTimeoutMs} ms`);
       const refused = refusalIn(error);
       return refused === null ? failed(describeError(error)) : failed(refusedWords(refused), true);
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', stopped);
     }
   }
 

@@ -39,8 +39,15 @@ const KINDS = {
 } as const;
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** Rendered index pages kept per asset type and server: a few hundred pages of 200 records. */
-const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Rendered index pages kept per asset type, by bytes (issue 22: every cache bounded by its size, not by
+ * what the database holds): 8 MB, 16 MB for routes and trips together. That is about forty pages of
+ * 200 records, or hundreds of the default 20; the pages read again and again stay. A page of an older
+ * version is never served again, yet it stays until newer pages push it out, so the cache fills to this
+ * bound as a library is read and changes: a part of the server's memory that rises after start and
+ * then stays level (README, "Memory over weeks").
+ */
+const PAGE_CACHE_BYTES = 8 * 1024 * 1024;
 const CLOSE_RECORD_AND_ROOT = Buffer.from('}}');
 
 interface IdParams {
