@@ -38,12 +38,25 @@ describe('activityInWords', () => {
     expect(activityInWords(null)).toBeNull();
   });
 
+  it("never finds Object.prototype's names in its tables (found by the property below in CI)", () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(activityInWords(key)).toBe(
+        key === '__proto__' ? 'Proto' : key.charAt(0).toUpperCase() + key.slice(1),
+      );
+      expect(activityInWords(`cycling:${key}`)).toMatch(/ cycling$/);
+      expect(madeUpRideName({ activityType: key, startTime: null, timeZone: null }, 'UTC')).toBe('Activity');
+      expect(madeUpRideName({ activityType: `${key}:virtual`, startTime: null, timeZone: null }, 'UTC')).toBe(
+        'Virtual Activity',
+      );
+    }
+  });
+
   it('never shows the colon or an underscore of the stored value', () => {
     const word = fc.stringMatching(/^[a-z]+(_[a-z]+){0,2}$/);
     fc.assert(
       fc.property(word, word, (sport, kind) => {
         const words = activityInWords(`${sport}:${kind}`)!;
-        expect(words).not.toMatch(/[:_]/);
+        expect(words).not.toMatch(/[:_]|^ | $| {2}/);
         expect(words.charAt(0)).toBe(words.charAt(0).toUpperCase());
       }),
     );

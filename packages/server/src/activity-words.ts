@@ -37,13 +37,22 @@ const ACTIVITY_PHRASES: Readonly<Record<string, string>> = {
   'rowing:indoor_rowing': 'Indoor rowing',
 };
 
+/** `table[key]` when the table itself has it: a key such as `__proto__` must not find Object.prototype. */
+function own(table: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** The first letter upper case, the rest as it is. */
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** `sea_kayaking` → "sea kayaking"; underscores at the ends or in a row leave no spaces behind. */
 function spaced(snakeCase: string): string {
-  return snakeCase.replaceAll('_', ' ');
+  return snakeCase
+    .split('_')
+    .filter((word) => word !== '')
+    .join(' ');
 }
 
 /** `cycling:road` → sport `cycling`, kind `road`; a type without a kind is `generic`. */
@@ -61,11 +70,11 @@ function sportAndKind(activityType: string): { sport: string; kind: string } {
  */
 export function activityInWords(activityType: string | null): string | null {
   if (activityType === null) return null;
-  const phrase = ACTIVITY_PHRASES[activityType];
+  const phrase = own(ACTIVITY_PHRASES, activityType);
   if (phrase !== undefined) return phrase;
   const { sport, kind } = sportAndKind(activityType);
-  const noun = SPORT_NOUNS[sport] ?? spaced(sport);
-  if (kind === 'generic') return capitalized(noun);
+  const noun = own(SPORT_NOUNS, sport) ?? (spaced(sport) || 'activity');
+  if (kind === 'generic' || spaced(kind) === '') return capitalized(noun);
   // A kind that names the sport itself (`kayaking:sea_kayaking`) is said alone.
   const kindWords = spaced(kind);
   return kindWords.includes(noun) ? capitalized(kindWords) : `${capitalized(kindWords)} ${noun}`;
@@ -126,7 +135,7 @@ export function madeUpRideName(
 ): string {
   const { activityType, startTime, timeZone } = ride;
   const { sport, kind } = sportAndKind(activityType ?? 'generic');
-  const noun = ACTIVITY_NOUNS[sport] ?? 'Activity';
+  const noun = own(ACTIVITY_NOUNS, sport) ?? 'Activity';
   if (kind === 'virtual') return `Virtual ${noun}`;
   const activity = kind === 'e_bike' || kind === 'e_mountain' ? 'E-Bike Ride' : noun;
   if (startTime === null) return activity;

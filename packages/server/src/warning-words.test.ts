@@ -115,6 +115,12 @@ describe('warningWords', () => {
     });
   });
 
+  it('says neither a message that reads like a code nor a code named like Object.prototype (found by the property below in CI)', () => {
+    const words = warningWords({ code: RideFileWarningCode.TEXT_SHORTENED, message: 'A_' }, ride());
+    expect(words.consequence).toBe('only its start was kept');
+    expect(warningWords({ code: '__proto__', message: 'a sentence.' }, ride()).sentence).toBe('A sentence.');
+  });
+
   it('property: a sentence for people, never an internal code, for every code, message and ride', () => {
     fc.assert(
       fc.property(fc.constantFrom(...KNOWN_CODES), fc.string(), tracks, (code, message, track) => {

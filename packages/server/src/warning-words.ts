@@ -91,19 +91,31 @@ const WORDS: Readonly<Record<string, Entry>> = {
   [RideFileWarningCode.TEXT_SHORTENED]: {
     what: 'A text in this file is too long',
     file: 'a file with a text too long',
-    consequence: (_track, warning) => warning.message.trim().replace(/[.;:,\s]+$/, ''),
+    consequence: (_track, warning) => libraryWords(warning.message, 'only its start was kept'),
   },
 };
+
+/** Text that begins like a code (`RIDEFILE_X`, `A_`): never shown to people as if it were words. */
+const CODE_LIKE = /^\W*[A-Z][A-Z0-9]*_[A-Z0-9_]*/;
+
+/**
+ * The library's own message as words in a sentence, without its final stop; `fallback` when it is
+ * empty or reads like a code (the library writes sentences, but a newer or a foreign one may not).
+ */
+function libraryWords(message: string, fallback: string): string {
+  const said = message.trim().replace(/[.;:,\s]+$/, '');
+  return said === '' || CODE_LIKE.test(said) ? fallback : said;
+}
 
 /**
  * The words for one warning about `track`. A code this table does not know (a newer library's) is
  * said with the library's own message, which is plain text too, only more technical.
  */
 export function warningWords(warning: Warning, track: WarnedTrack): WarningWords {
-  const entry = WORDS[warning.code];
+  // Own keys only: a code such as `__proto__` must not find Object.prototype.
+  const entry = Object.hasOwn(WORDS, warning.code) ? WORDS[warning.code] : undefined;
   if (entry === undefined) {
-    const message = warning.message.trim().replace(/[.;:,\s]+$/, '');
-    const said = message === '' ? 'something in this file could not be read as expected' : message;
+    const said = libraryWords(warning.message, 'something in this file could not be read as expected');
     return {
       sentence: `${said.charAt(0).toUpperCase()}${said.slice(1)}.`,
       file: 'a file with a problem',

@@ -166,7 +166,11 @@ export function activityType(track: Pick<Track, 'sport' | 'subSport' | 'summary'
   ) {
     return 'cycling:virtual';
   }
-  const kind = subSport === null ? 'generic' : (SUB_SPORT_WORDS[subSport] ?? subSport);
+  // Own keys only: a sub-sport named `__proto__` in a file must not find Object.prototype.
+  const kind =
+    subSport === null
+      ? 'generic'
+      : ((Object.hasOwn(SUB_SPORT_WORDS, subSport) ? SUB_SPORT_WORDS[subSport] : undefined) ?? subSport);
   return `${sport}:${kind}`;
 }
 
