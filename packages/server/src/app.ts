@@ -11,14 +11,12 @@ import { legacyApi } from './legacy/index.js';
 import { registerRateLimiting } from './auth/rate-limit.js';
 import type { ServerContext } from './context.js';
 import { limitConnections } from './connection-limits.js';
-import { openDatabase } from './db/open.js';
 import { isoTime } from './iso-time.js';
-import { loadMasterKey } from './master-key.js';
 import { oauthApi } from './oauth/index.js';
 import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { issueSignInLink } from './pages/sign-in-link.js';
-import { Store } from './store/index.js';
+import { openStore } from './platform.js';
 import { refuseUnboundedNumbers } from './whole-numbers.js';
 import { registerUploadQueue } from './queue/index.js';
 import { WebhookDispatcher } from './webhooks/index.js';
@@ -32,9 +30,9 @@ declare module 'fastify' {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const resolved = resolveOptions(options);
-  const database = await openDatabase(resolved.databasePath, { backgroundCheckpoints: true });
-  const masterKey = options.masterKey ?? loadMasterKey(resolved.databasePath);
-  const store = new Store(database, resolved, masterKey);
+  const { store, masterKey, database } = await openStore(resolved, options.masterKey, {
+    backgroundCheckpoints: true,
+  });
   const context: ServerContext = {
     store,
     options: resolved,

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions } from 'fastify';
 import type { LocalSync } from './api/v1/local-sync.js';
 import { openFileLimit } from './connection-limits.js';
+import { databaseTargetOf, type DatabaseTarget } from './db/target.js';
 
 export interface ServerLimits {
   /** request body of an upload, bytes (decisions.md §7: 64 MB compressed) */
@@ -169,13 +170,20 @@ export interface QueueOptions {
 export interface ServerOptions {
   /** SQLite file; ':memory:' for a private in-memory database */
   databasePath: string;
+  /**
+   * a `postgres://` URL: PostgreSQL instead of the SQLite file, for several servers on one database
+   * (issue 18; `--database`, RIDEPORT_DATABASE_URL). `masterKey` is then required: every node must
+   * have the same one, so it is never made beside one node.
+   */
+  databaseUrl?: string;
   /** the public base URL, e.g. http://127.0.0.1:4242: absolute URLs in responses are built from it */
   baseUrl: string;
   /** Unix milliseconds now; injected so tests control expiry */
   clock?: () => number;
   /**
    * 32-byte key from which API client secrets are derived (security/secrets.ts). Default: the file
-   * `master.key` beside the database (created on first start), or a random key for ':memory:'.
+   * `master.key` beside the SQLite database (created on first start), or a random key for ':memory:';
+   * no default on PostgreSQL.
    */
   masterKey?: Buffer;
   /** auth tokens expire this long after their last use (decisions.md §1: 30 days) */
@@ -195,6 +203,8 @@ export interface ServerOptions {
 
 export interface ResolvedOptions {
   databasePath: string;
+  /** the database the server opens: the SQLite file at databasePath, or PostgreSQL */
+  database: DatabaseTarget;
   baseUrl: URL;
   clock: () => number;
   authTokenLifetimeMs: number;
@@ -283,6 +293,10 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   }
   return {
     databasePath: options.databasePath,
+    database:
+      options.databaseUrl === undefined
+        ? { engine: 'sqlite', path: options.databasePath }
+        : databaseTargetOf(options.databaseUrl),
     baseUrl,
     clock: options.clock ?? Date.now,
     authTokenLifetimeMs: (options.authTokenLifetimeSeconds ?? 30 * DAY_SECONDS) * 1000,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mountSmallDisk, smallDiskUnavailable } from '../test-support/small-disk.js';
 import { startCheckpointer } from './checkpointer.js';
-import { openDatabase, type OpenDatabase } from './open.js';
+import { openSqlite as openDatabase, type OpenSqliteDatabase as OpenDatabase } from './sqlite.js';
 
 const noSmallDisk = smallDiskUnavailable();
 if (noSmallDisk !== null) console.warn(`[checkpoints on a full disk] SKIPPED, ${noSmallDisk}`);

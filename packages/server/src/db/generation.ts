@@ -11,7 +11,12 @@
  */
 import type SqliteDatabase from 'better-sqlite3';
 
-export class DatabaseGeneration {
+export interface Generation {
+  stamp(): number;
+}
+
+/** SQLite's generation: this connection's writes, and other processes' commits through data_version. */
+export class DatabaseGeneration implements Generation {
   readonly #connection: SqliteDatabase.Database;
   readonly #dataVersion: SqliteDatabase.Statement<[], number>;
   #stamp = 0;
@@ -39,5 +44,18 @@ export class DatabaseGeneration {
       this.#stamp += 1;
     }
     return this.#stamp;
+  }
+}
+
+/**
+ * PostgreSQL's generation (issue 18): other nodes' commits cannot be seen without asking the database,
+ * so every stamp is new and nothing is kept between requests. A revoked token then fails on its next
+ * use on every node (decisions.md §3), at the cost of one credential query per request.
+ */
+export class AlwaysNew implements Generation {
+  #stamp = 0;
+
+  stamp(): number {
+    return ++this.#stamp;
   }
 }

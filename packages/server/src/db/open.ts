@@ -1,170 +1,33 @@
 /**
- * Opens the SQLite database behind the server (design.md, "Storage"): better-sqlite3 under Kysely,
- * WAL mode, foreign keys on, migrations applied. Nothing outside src/db and src/store touches SQL.
+ * Opens the database behind the server (design.md, "Storage"; issue 18): SQLite in the data directory
+ * by default, or PostgreSQL when a `postgres://` URL names one (`--database`, RIDEPORT_DATABASE_URL).
+ * The PostgreSQL driver is loaded only then, so the desktop app and `rideport up` never load it.
  */
-import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import {
-  Kysely,
-  Migrator,
-  SqliteDialect,
-  type SqliteDatabase as KyselySqliteDatabase,
-  type SqliteStatement,
-} from 'kysely';
-import { createOwnerOnlyFile, makeOwnerOnlyFolder } from '../data-directory/owner-only.js';
-import { inspectDatabase } from './database-state.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
-import { DatabaseGeneration } from './generation.js';
-import { migrationProvider } from './migrations/index.js';
+import type { Kysely } from 'kysely';
+import type { Engine } from './engine.js';
+import type { Generation } from './generation.js';
 import type { Database } from './schema.js';
+import { openSqlite, type OpenOptions } from './sqlite.js';
+import type { DatabaseTarget } from './target.js';
+
+export type { OpenOptions } from './sqlite.js';
 
 export interface OpenDatabase {
   db: Kysely<Database>;
+  /** what the engine does its own way (db/engine.ts) */
+  engine: Engine;
   /** tells whether the database may have changed since a moment, for results kept between requests */
-  generation: DatabaseGeneration;
-  /** the raw connection, for the few things Kysely does not do (backups, checkpoints) */
-  sqlite: SqliteDatabase.Database;
+  generation: Generation;
   close(): Promise<void>;
 }
 
-export interface OpenOptions {
-  /**
-   * Checkpoint the write-ahead log in a thread of its own (db/checkpointer.ts): for the server, whose
-   * requests should not wait for checkpoints; short-lived users (`rideport admin`) leave it to SQLite.
-   */
-  backgroundCheckpoints?: boolean;
-}
-
-/**
- * `path` ':memory:' gives a private in-memory database (tests). A file is created only in a new data
- * directory: a missing, empty or unreadable one beside other state is refused (db/database-state.ts).
- */
-export async function openDatabase(path: string, options: OpenOptions = {}): Promise<OpenDatabase> {
-  if (path !== ':memory:') {
-    inspectDatabase(path);
-    // Issue 20: the database (and so its -wal and -shm, which SQLite makes with its mode) is 0600.
-    makeOwnerOnlyFolder(dirname(path));
-    createOwnerOnlyFile(path);
-  }
-  const sqlite = new SqliteDatabase(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  // Readers and the writer of another process (a worker, the CLI) wait instead of failing at once.
-  sqlite.pragma('busy_timeout = 5000');
-  // WAL makes NORMAL durable against application crashes; only an OS crash can lose the last commits.
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-  const generation = new DatabaseGeneration(sqlite);
-  const connection = withStatementCache(sqlite, () => {
-    generation.noteWrite();
-  });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  try {
-    await migrate(db);
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
-  const checkpointer: Checkpointer | null =
-    options.backgroundCheckpoints === true && path !== ':memory:' ? startCheckpointer(path, sqlite) : null;
-  return {
-    db,
-    generation,
-    sqlite,
-    close: async () => {
-      await checkpointer?.stop();
-      await db.destroy();
-    },
-  };
-}
-
-/**
- * Prepared statements kept at most; queries with a varying `IN (…)` list make new SQL each time. A
- * statement is its SQL and SQLite's compiled program, a few KB: a few MB in all (issue 22).
- */
-const STATEMENT_CACHE_SIZE = 512;
-/**
- * Database pages SQLite keeps in memory per connection, in KiB (a negative cache_size): its default,
- * said here because it is one of the server's bounded caches (issue 22). It fills as the database is
- * read and stays full; it never grows past this with the database.
- */
-const PAGE_CACHE_KIB = 2000;
-
-/**
- * The connection as Kysely sees it, with its prepared statements kept by SQL text. Kysely prepares
- * every query anew, and preparing was a third of the time of a simple authenticated v1 request
- * (issue 4's bench/api): the same few queries run on every request. A statement is bound afresh on
- * each run, and Kysely runs one query at a time on this single connection, so sharing one is safe.
- * Statements that may write call `onWrite` when they run (db/generation.ts).
- */
-function withStatementCache(sqlite: SqliteDatabase.Database, onWrite: () => void): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(sql) {
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        const prepared = sqlite.prepare(sql);
-        statement =
-          sql === 'rollback'
-            ? rollbackIfOpen(sqlite, prepared)
-            : prepared.readonly
-              ? prepared
-              : noticingWrites(prepared, onWrite);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
-
-/**
- * A statement that calls `onWrite` whenever it runs. Kysely calls `all` for statements that return rows
- * (an INSERT … RETURNING too) and `run` for the others.
- */
-function noticingWrites(statement: SqliteDatabase.Statement, onWrite: () => void): SqliteStatement {
-  return {
-    reader: statement.reader,
-    all(parameters) {
-      onWrite();
-      return statement.all(parameters);
-    },
-    run(parameters) {
-      onWrite();
-      return statement.run(parameters);
-    },
-    iterate(parameters) {
-      onWrite();
-      return statement.iterate(parameters);
-    },
-  };
-}
-
-/**
- * Kysely's ROLLBACK after a failed transaction, sent only when a transaction is still open. After some
- * errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, SQLITE_BUSY) SQLite has already rolled the
- * transaction back by itself (https://sqlite.org/lang_transaction.html, "Response To Errors Within A
- * Transaction"); the ROLLBACK then failed with "cannot rollback - no transaction is active", and that
- * error replaced the one that said why (issue 17: a full disk answered 500, not 507).
- */
-function rollbackIfOpen(
-  sqlite: SqliteDatabase.Database,
-  rollback: SqliteDatabase.Statement,
-): SqliteStatement {
-  return {
-    reader: false,
-    all: () => [],
-    run: () => (sqlite.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
-    iterate: () => [][Symbol.iterator](),
-  };
-}
-
-async function migrate(db: Kysely<Database>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    const reason = error instanceof Error ? error.message : JSON.stringify(error);
-    throw new Error(`database migration ${failed} failed: ${reason}`, { cause: error });
-  }
+/** `target` a path (or ':memory:') is a SQLite database; see db/target.ts for the URL form. */
+export async function openDatabase(
+  target: DatabaseTarget | string,
+  options: OpenOptions = {},
+): Promise<OpenDatabase> {
+  if (typeof target === 'string') return openSqlite(target, options);
+  if (target.engine === 'sqlite') return openSqlite(target.path, options);
+  const { openPostgres } = await import('./postgres.js');
+  return openPostgres(target.url);
 }

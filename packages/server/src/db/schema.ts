@@ -272,6 +272,8 @@ export interface TaskObjectsTable {
   task_id: number;
   asset_type: AssetType;
   asset_id: number;
+  /** the order of the task's objects (migration 012) */
+  position: number;
 }
 
 export interface ClubRoutesTable {

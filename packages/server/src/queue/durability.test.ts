@@ -5,11 +5,9 @@
  * `inject` cannot: abort mid-body, and stream a body with no Content-Length past the limit.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -22,6 +20,8 @@ import { openPlatform, type Platform } from '../platform.js';
 import { tracksOf } from '../test-support/assets.js';
 import { DistinctRecordings } from '../test-support/recordings.js';
 import { startChildServer, type ChildServer } from '../test-support/child-server.js';
+import { databaseOptions } from '../test-support/database-options.js';
+import { reopenableDatabase } from '../test-support/test-database.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
 import {
   multipartBody,
@@ -29,14 +29,6 @@ import {
   type LegacyCredentials,
   type QueuedTask,
 } from '../test-support/uploads.js';
-
-let directory: string;
-beforeEach(() => {
-  directory = mkdtempSync(join(tmpdir(), 'rideport-durability-'));
-});
-afterEach(() => {
-  rmSync(directory, { recursive: true, force: true });
-});
 
 interface Upload {
   name: string;
@@ -100,8 +92,11 @@ async function statuses(
   return ((await response.body.json()) as { queued_tasks: QueuedTask[] }).queued_tasks;
 }
 
-async function accountIn(databasePath: string): Promise<{ userId: number; credentials: LegacyCredentials }> {
-  const platform: Platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
+async function accountIn(database: string): Promise<{ userId: number; credentials: LegacyCredentials }> {
+  const platform: Platform = await openPlatform({
+    ...databaseOptions(database),
+    baseUrl: 'http://127.0.0.1',
+  });
   try {
     const user = await platform.store.users.createPerson({
       email: 'durable@example.com',
@@ -118,14 +113,17 @@ async function accountIn(databasePath: string): Promise<{ userId: number; creden
 
 describe.skipIf(!corpusAvailable)('a server killed while it processes uploads', () => {
   it('loses none and doubles none: every upload ends exactly once as its rides', async () => {
-    const databasePath = join(directory, 'rideport.sqlite');
-    const { userId, credentials } = await accountIn(databasePath);
+    const database = await reopenableDatabase();
+    onTestFinished(() => {
+      database.remove();
+    });
+    const { userId, credentials } = await accountIn(database.location);
     const uploads = corpusUploads();
     expect(uploads.length).toBeGreaterThan(20);
     // One worker and a short lease: the batch takes a while, and the killed server's leases run out soon.
     const queue = { workers: 1, leaseMs: 1000 };
 
-    const first = await startChildServer(databasePath, queue);
+    const first = await startChildServer(database.location, queue);
     let taskIds: number[];
     let pendingAtKill: number;
     try {
@@ -139,7 +137,7 @@ describe.skipIf(!corpusAvailable)('a server killed while it processes uploads', 
     // Killed with work left: some tasks were still waiting or being read.
     expect(pendingAtKill).toBeGreaterThan(0);
 
-    const second = await startChildServer(databasePath, queue);
+    const second = await startChildServer(database.location, queue);
     let ended: QueuedTask[];
     try {
       for (;;) {
@@ -157,7 +155,10 @@ describe.skipIf(!corpusAvailable)('a server killed while it processes uploads', 
       expect(task.associated_objects, uploads[i]!.name).toHaveLength(uploads[i]!.tracks);
     });
     // None doubled: the user's rides and routes are exactly the tasks' objects.
-    const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
+    const platform = await openPlatform({
+      ...databaseOptions(database.location),
+      baseUrl: 'http://127.0.0.1',
+    });
     try {
       const all = { offset: 0, limit: 10_000 };
       const trips = (await platform.store.assets.listByOwner('trip', userId, all)).rows;

@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { RideFileErrorCode, RideFileWarningCode } from '@rideport/ridefile';
 import fc from 'fast-check';
@@ -12,7 +9,9 @@ import { openPlatform } from '../platform.js';
 import type { TaskObject } from '../store/index.js';
 import { warningWords, type WarnedTrack } from '../warning-words.js';
 import { succeeded, unreadable } from './queue.js';
+import { databaseOptions } from '../test-support/database-options.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
+import { reopenableDatabase } from '../test-support/test-database.js';
 import {
   taskEnded,
   taskIdOf,
@@ -128,10 +127,13 @@ describe('leases and attempts', () => {
 
 describe('stopping', () => {
   it('gives a running task back, attempt not counted, and the next start finishes it', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'rideport-queue-'));
+    const database = await reopenableDatabase();
     try {
-      const databasePath = join(directory, 'rideport.sqlite');
-      const options = { databasePath, baseUrl: 'http://127.0.0.1', queue: { workers: 1, stopGraceMs: 0 } };
+      const options = {
+        ...databaseOptions(database.location),
+        baseUrl: 'http://127.0.0.1',
+        queue: { workers: 1, stopGraceMs: 0 },
+      };
       const first = await buildServer(options);
       const person = await first.rideport.store.users.createPerson({
         email: 'stop@example.com',
@@ -176,7 +178,7 @@ describe('stopping', () => {
       expect(task).toMatchObject({ status: -1, response_code: 'failed', error_code: 'RIDEFILE_TOO_LARGE' });
       expect(task.message).toMatch(/^Could not read the file: the file is larger than/);
     } finally {
-      rmSync(directory, { recursive: true, force: true });
+      database.remove();
     }
   });
 });

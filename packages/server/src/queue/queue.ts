@@ -411,7 +411,9 @@ export class UploadQueue {
     };
     try {
       await store.transaction(async (trx) => {
-        // The same bytes may have been stored since the check before parsing (two uploads at once).
+        // The same bytes may have been stored since the check before parsing (two uploads at once, on
+        // this node or another): wait for any other transaction storing this rider's rides first.
+        await store.tasks.serializeRidesOf(task.userId, trx);
         const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256, trx);
         if (existing.length > 0) return store.tasks.finish(task.id, owner, duplicate(existing), trx);
         const objects: TaskObject[] = [];

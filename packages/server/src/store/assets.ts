@@ -1,7 +1,7 @@
 /**
  * Routes and trips (decisions.md §2 and §5): created from a parsed track, listed per owner, updated and
  * deleted. Every write logs its change in asset_changes in the same transaction (store/changes.ts), and
- * ids are drawn from id_sequences so a deleted asset's id is never handed out again (migration 002).
+ * ids are drawn by the engine so a deleted asset's id is never handed out again (db/engine.ts).
  * Each row keeps its v1 record rendered as JSON (store/asset-records.ts) and its points as the JSON
  * text the API sends (store/track-points.ts); points are written once, when the asset is created.
  */
@@ -127,7 +127,7 @@ export class Assets {
       // The clock is read inside the transaction, so a change's time never precedes a reader that
       // already holds the connection (sync.json's "since" boundary, decisions.md §2).
       const now = this.#context.clock();
-      const id = await nextId(db, TABLES[type].assets);
+      const id = await this.#context.engine.nextId(db, TABLES[type].assets);
       const common: RouteRecordSource = {
         user_id: userId,
         name,
@@ -359,7 +359,7 @@ export class Assets {
       .select(
         sql<string | null>`CASE WHEN a.record_format = ${RECORD_FORMAT} THEN a.record_json END`.as('json'),
       )
-      .select(sql<Buffer | null>`CAST(p.points AS BLOB)`.as('points'))
+      .select(this.#context.engine.textAsBytes(sql.ref('p.points')).as('points'))
       .select('p.packed')
       .where('a.id', '=', id)
       .executeTakeFirst();
@@ -576,20 +576,6 @@ function spliceUrl(recordJson: string, url: RecordUrl): string {
 /** The URL's parts as they appear inside a JSON string. */
 function escapedUrl(url: RecordUrl): RecordUrl {
   return { prefix: JSON.stringify(url.prefix).slice(1, -1), suffix: JSON.stringify(url.suffix).slice(1, -1) };
-}
-
-/**
- * The next id of `table`, inside the caller's transaction; the UPDATE takes the write lock at once, so
- * two writers (the server and an upload worker) cannot draw the same id.
- */
-export async function nextId(db: Kysely<Database>, table: 'routes' | 'trips' | 'events'): Promise<number> {
-  const row = await db
-    .updateTable('id_sequences')
-    .set((eb) => ({ last_id: eb('last_id', '+', 1) }))
-    .where('name', '=', table)
-    .returning('last_id')
-    .executeTakeFirstOrThrow();
-  return row.last_id;
 }
 
 /** The record_json and record_format columns for a row with these values. */

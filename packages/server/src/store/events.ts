@@ -3,7 +3,6 @@
  * Dates are calendar dates, YYYY-MM-DD, as the client sent them; ids are never reused (migration 002).
  */
 import type { EventRow, Visibility } from '../db/schema.js';
-import { nextId } from './assets.js';
 import type { StoreContext } from './context.js';
 import type { Page } from './assets.js';
 import { assertFits, TEXT_MAX_CHARS } from './text-limits.js';
@@ -31,7 +30,7 @@ export class Events {
     assertEventFits(fields);
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
-      const id = await nextId(db, 'events');
+      const id = await this.#context.engine.nextId(db, 'events');
       return db
         .insertInto('events')
         .values({ id, user_id: userId, ...fields, created_at: now, updated_at: now })

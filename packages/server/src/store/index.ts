@@ -48,12 +48,12 @@ export class Store {
   readonly webhooks: Webhooks;
 
   constructor(
-    { db, generation }: Pick<OpenDatabase, 'db' | 'generation'>,
+    { db, engine, generation }: Pick<OpenDatabase, 'db' | 'engine' | 'generation'>,
     options: ResolvedOptions,
     masterKey: Buffer,
   ) {
     this.#db = db;
-    const context = { db, generation, clock: options.clock };
+    const context = { db, engine, generation, clock: options.clock };
     this.users = new Users(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);

@@ -138,7 +138,7 @@ export class Tasks {
           'updated_at',
         ])
         .where('user_id', '=', userId)
-        .where(sql<boolean>`id IN (SELECT value FROM json_each(${idsJson}))`),
+        .where('id', 'in', context.engine.integersOfJsonArray(idsJson)),
     );
   }
 
@@ -189,15 +189,17 @@ export class Tasks {
         updated_at: now,
       }))
       .where('id', '=', (eb) =>
-        eb
-          .selectFrom('queued_tasks')
-          .select('id')
-          .where('status', '=', 0)
-          .where((where) =>
-            where.or([where('lease_expires_at', 'is', null), where('lease_expires_at', '<=', now)]),
-          )
-          .orderBy('id')
-          .limit(1),
+        this.#context.engine.lockedForClaim(
+          eb
+            .selectFrom('queued_tasks')
+            .select('id')
+            .where('status', '=', 0)
+            .where((where) =>
+              where.or([where('lease_expires_at', 'is', null), where('lease_expires_at', '<=', now)]),
+            )
+            .orderBy('id')
+            .limit(1),
+        ),
       )
       .returning(['id', 'user_id', 'sha256', 'filename', 'metadata', 'attempts'])
       .executeTakeFirst();
@@ -325,10 +327,11 @@ export class Tasks {
         await db
           .insertInto('task_objects')
           .values(
-            outcome.objects.map((object) => ({
+            outcome.objects.map((object, position) => ({
               task_id: taskId,
               asset_type: object.type,
               asset_id: object.id,
+              position,
             })),
           )
           .execute();
@@ -337,6 +340,14 @@ export class Tasks {
     };
     if (transaction !== undefined) return work(transaction);
     return this.#context.db.transaction().execute(work);
+  }
+
+  /**
+   * Makes `transaction` the only one storing `userId`'s rides until it ends, so the duplicate checks
+   * made in it cannot miss rides another transaction stores at the same moment (db/engine.ts).
+   */
+  serializeRidesOf(userId: number, transaction: Kysely<Database>): Promise<void> {
+    return this.#context.engine.serializeRidesOf(transaction, userId);
   }
 
   /** The tasks of `userId` among `ids`; others' tasks, unknown and purged ids are left out. */
@@ -366,7 +377,8 @@ export class Tasks {
         END`.as('record_json'),
       )
       .where('o.task_id', 'in', taskIds)
-      .orderBy(sql`o.rowid`)
+      .orderBy('o.task_id')
+      .orderBy('o.position')
       .execute();
     return rows
       .filter((row) => row.found !== null)

@@ -1,7 +1,7 @@
 import { trackFromPoints } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LONG_TRIP_MS } from '../db/migrations/008-recordings.js';
-import { openDatabase, type OpenDatabase } from '../db/open.js';
+import { openSqlite, type OpenSqliteDatabase } from '../db/sqlite.js';
 import { Assets } from './assets.js';
 import { rangeQuery, TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
@@ -14,14 +14,14 @@ import { Users } from './users.js';
 const HOUR = 3600;
 const T0 = 1_714_809_600;
 
-let database: OpenDatabase;
+let database: OpenSqliteDatabase;
 let assets: Assets;
 let recordings: TripRecordings;
 let userId: number;
 
 beforeEach(async () => {
-  database = await openDatabase(':memory:');
-  const context = { db: database.db, generation: database.generation, clock: () => Date.now() };
+  database = await openSqlite(':memory:');
+  const context = { ...database, clock: () => Date.now() };
   assets = new Assets(context);
   recordings = new TripRecordings(context);
   userId = (await new Users(context).createPerson({ email: 'r@example.com', password: 'long enough' })).id;
@@ -71,11 +71,10 @@ describe('TripRecordings.inRange', () => {
   it('leaves out the trip asked about, and other riders’ trips', async () => {
     const morning = await trip('Morning', T0, T0 + HOUR);
     await trip('Watch', T0 + 60, T0 + HOUR + 60);
-    const other = await new Users({
-      db: database.db,
-      generation: database.generation,
-      clock: () => Date.now(),
-    }).createPerson({ email: 'o@example.com', password: 'long enough' });
+    const other = await new Users({ ...database, clock: () => Date.now() }).createPerson({
+      email: 'o@example.com',
+      password: 'long enough',
+    });
     await trip('Someone else', T0, T0 + HOUR, other.id);
     expect(await names(T0, T0 + HOUR, 'overlapping', morning)).toEqual(['Watch']);
   });

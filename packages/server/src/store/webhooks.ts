@@ -85,7 +85,7 @@ export async function queueWebhookNotifications(db: Kysely<Database>, change: Ne
         )
         .where('c.webhook_url', 'is not', null)
         // webhook_assets is a comma-separated list of kinds (schema.ts)
-        .where(sql<boolean>`instr(',' || c.webhook_assets || ',', ${`,${change.itemType},`}) > 0`)
+        .where(sql<boolean>`',' || c.webhook_assets || ',' LIKE ${`%,${change.itemType},%`}`)
         .orderBy('c.id'),
     )
     .execute();

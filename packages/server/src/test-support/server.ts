@@ -1,9 +1,11 @@
 /**
- * A server for tests: in-memory database, a clock the test moves, and helpers to make accounts and
+ * A server for tests: a fresh database (SQLite in memory, or PostgreSQL: test-database.ts), a clock the test moves, and helpers to make accounts and
  * credentials through the data-access layer (the same calls `rideport admin` makes).
  */
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../app.js';
+import { newMasterKey } from '../security/secrets.js';
+import { testDatabaseUrl } from './test-database.js';
 import type { ServerOptions } from '../options.js';
 import type { ApiClient, Store } from '../store/index.js';
 
@@ -23,7 +25,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Builds a server on a fresh in-memory database. */
+/** Builds a server on a fresh database: SQLite in memory, or PostgreSQL in that run (test-database.ts). */
 export async function testServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const clock: TestClock = {
     now: START_TIME,
@@ -31,8 +33,10 @@ export async function testServer(options: Partial<ServerOptions> = {}): Promise<
       this.now += milliseconds;
     },
   };
+  const databaseUrl = await testDatabaseUrl();
   const app = await buildServer({
     databasePath: ':memory:',
+    ...(databaseUrl === undefined ? {} : { databaseUrl, masterKey: newMasterKey() }),
     baseUrl: BASE_URL,
     clock: () => clock.now,
     ...options,

@@ -4,17 +4,16 @@
  * targets and giving up. Waits poll generously; nothing asserts how long anything took.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Track } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import type { WebhookOptions } from '../options.js';
 import type { ApiClient, DeliveryLogRow } from '../store/index.js';
 import { onlyTrack } from '../test-support/assets.js';
+import { databaseOptions } from '../test-support/database-options.js';
 import { BASE_URL, createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
+import { reopenableDatabase } from '../test-support/test-database.js';
 import {
   notificationsOf,
   waitUntil,
@@ -52,10 +51,10 @@ afterEach(async () => {
  */
 async function startServer(
   webhooks: Partial<WebhookOptions> = {},
-  { manualClock = false, databasePath = ':memory:' } = {},
+  { manualClock = false, database }: { manualClock?: boolean; database?: string } = {},
 ): Promise<TestServer> {
   const server = await testServer({
-    databasePath,
+    ...(database === undefined ? {} : databaseOptions(database)),
     webhooks: { ...FAST, ...webhooks },
     ...(manualClock ? {} : { clock: Date.now }),
   });
@@ -442,10 +441,9 @@ describe('targets the server refuses', () => {
 
 describe('stopping', () => {
   it('stops at once with a delivery in flight, which goes again, with the same id, after a restart', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'rideport-webhooks-'));
+    const database = await reopenableDatabase();
     try {
-      const databasePath = join(directory, 'rideport.sqlite');
-      const first = await startServer({ requestTimeoutMs: 60_000 }, { databasePath });
+      const first = await startServer({ requestTimeoutMs: 60_000 }, { database: database.location });
       const rider = await createPerson(first);
       const client = await hookedClient(first, rider, receiver.url());
       receiver.respond = (_request, index) =>
@@ -455,7 +453,7 @@ describe('stopping', () => {
       await first.close();
       servers = servers.filter((each) => each !== first);
       // Interrupted, not failed: nothing is logged and the notification is still waiting.
-      const second = await startServer({}, { databasePath });
+      const second = await startServer({}, { database: database.location });
       expect(await second.store.webhooks.recentAttempts(client.id, 10)).toEqual([]);
 
       await waitUntil(() => outboxSettled(second, client), 'the outbox to settle');
@@ -467,7 +465,7 @@ describe('stopping', () => {
     } finally {
       for (const server of servers) await server.close();
       servers = [];
-      rmSync(directory, { recursive: true, force: true });
+      database.remove();
     }
   });
 });

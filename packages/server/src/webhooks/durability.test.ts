@@ -5,17 +5,16 @@
  * in order, in the same deliveries (the same x-service-delivery) the first one had begun.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Track } from '@rideport/ridefile';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import type { WebhookOptions } from '../options.js';
-import { databasePathIn, openPlatform, type Platform } from '../platform.js';
+import { openPlatform, type Platform } from '../platform.js';
 import { onlyTrack } from '../test-support/assets.js';
+import { databaseOptions } from '../test-support/database-options.js';
+import { reopenableDatabase } from '../test-support/test-database.js';
 import {
   notificationsOf,
   waitUntil,
@@ -37,12 +36,12 @@ const WEBHOOKS: Partial<WebhookOptions> = {
 
 type ServerProcess = ChildProcessByStdio<null, Readable, Readable>;
 
-let directory: string;
+let database: { location: string; remove(): void };
 let receiver: WebhookReceiver;
 const children: ServerProcess[] = [];
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'rideport-durability-'));
+  database = await reopenableDatabase();
   receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
@@ -51,10 +50,10 @@ afterEach(async () => {
   }
   children.length = 0;
   await receiver.down();
-  rmSync(directory, { recursive: true, force: true });
+  database.remove();
 });
 
-/** Starts the server script on `databasePath`; resolves with its URL once it listens. */
+/** Starts the server script on `databasePath` (a file or a postgres:// URL); resolves with its URL once it listens. */
 async function startServerProcess(databasePath: string): Promise<{ child: ServerProcess; url: string }> {
   const child = spawn(
     process.execPath,
@@ -99,10 +98,10 @@ it(
   'delivers after a restart what a killed server left undelivered, in order, in the same deliveries',
   { timeout: 120_000 },
   async () => {
-    const databasePath = databasePathIn(directory);
+    const databasePath = database.location;
     const ride = (): Track => onlyTrack(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
     // Arranged through the data-access layer on the same file (WAL: the servers run beside it).
-    const platform: Platform = await openPlatform({ databasePath, baseUrl: BASE_URL });
+    const platform: Platform = await openPlatform({ ...databaseOptions(databasePath), baseUrl: BASE_URL });
     try {
       const { store } = platform;
       const rider = await store.users.createPerson({

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../../test/support/corpus.js';
 import { storeFile } from '../../test-support/assets.js';
 import { Browser } from '../../test-support/browser.js';
+import { UNDO_MIGRATIONS_AFTER_009 } from '../../test-support/later-migrations.js';
 import { createPerson, credentialsFor, testServer } from '../../test-support/server.js';
 
 let directory: string;
@@ -53,6 +54,7 @@ describe('migration 009: text stored before the maxima', () => {
       UPDATE queued_tasks SET status = 1, response_code = 'success', progress = 100,
         message = 'Already on the platform as ' || printf('%.*c', ${MEGABYTES_40}, 'x') WHERE id = ${taskId};
       UPDATE users SET name = printf('%.*c', 100000, 'n') WHERE id = ${rider.id};
+      ${UNDO_MIGRATIONS_AFTER_009}
       DELETE FROM kysely_migration WHERE name = '009-bounded-text';`);
     sqlite.close();
 

@@ -1,0 +1,40 @@
+/**
+ * The seam between the store and the database engine (issue 18; design.md, "Storage"): what SQLite
+ * (one machine, the default) and PostgreSQL (several server processes on one database) do differently,
+ * said once here, so repositories and route handlers never ask which engine runs.
+ */
+import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Tables whose ids are drawn before the row is inserted, and never used twice. */
+export type SequencedTable = 'routes' | 'trips' | 'events';
+
+export interface Engine {
+  readonly name: 'sqlite' | 'postgres';
+  /**
+   * The next id of `table`, inside the caller's transaction. Never one used before, even by a row
+   * since deleted (an old URL, a sync.json entry or a webhook must never point at another ride).
+   */
+  nextId(db: Kysely<Database>, table: SequencedTable): Promise<number>;
+  /** A sub-select, in parentheses, of the integers in a JSON array bound as one value: `id IN <this>`. */
+  integersOfJsonArray(json: unknown): RawBuilder<number>;
+  /**
+   * The select that picks a row to claim, locked for the claiming transaction so that other
+   * sessions' claims pass it by (PostgreSQL's FOR UPDATE SKIP LOCKED, as pg-boss and graphile-worker
+   * claim jobs). SQLite runs one writer at a time, so the select is left as it is.
+   */
+  lockedForClaim<DB, TB extends keyof DB, O>(
+    query: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Waits until no other transaction stores rides of `userId`, and keeps them waiting until this one
+   * ends, so that the duplicate checks of two uploads stored at once (on two nodes) see each other's
+   * rides: the same bytes, or the same recording in other bytes, become one set of trips. SQLite
+   * commits one writer at a time, so there is nothing to wait for.
+   */
+  serializeRidesOf(db: Kysely<Database>, userId: number): Promise<void>;
+  /** The UTF-8 bytes of a text column, read without decoding it into a JavaScript string. */
+  textAsBytes(column: RawBuilder<unknown>): RawBuilder<Buffer | null>;
+  /** Whether `error` is the database refusing a row that breaks a unique key. */
+  isUniqueViolation(error: unknown): boolean;
+}

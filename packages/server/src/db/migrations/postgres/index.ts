@@ -1,0 +1,16 @@
+/**
+ * PostgreSQL's migrations (issue 18), named as SQLite's are: each later migration has one of each
+ * engine under the same name, and migrations/schema-parity.test.ts keeps the two schemas equal.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as baseline from './009-baseline.js';
+import * as taskObjectOrder from './012-task-object-order.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '009-baseline': baseline,
+  '012-task-object-order': taskObjectOrder,
+};
+
+export const postgresMigrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(MIGRATIONS),
+};

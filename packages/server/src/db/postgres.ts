@@ -1,0 +1,82 @@
+/**
+ * The PostgreSQL engine (issue 18): several server processes on one database, for clubs and teams that
+ * outgrow one machine. Kysely's PostgresDialect over a `pg` pool; its migrations are in
+ * migrations/postgres, in parity with SQLite's (migrations/schema-parity.test.ts).
+ *
+ * Loaded only when a `postgres://` URL is given (db/open.ts), so SQLite users never load `pg`.
+ */
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Engine } from './engine.js';
+import { AlwaysNew } from './generation.js';
+import { migrate } from './migrate.js';
+import { postgresMigrationProvider } from './migrations/postgres/index.js';
+import type { OpenDatabase } from './open.js';
+import type { Database } from './schema.js';
+
+/** Connections per process: requests, upload workers and the webhook dispatcher share them. */
+const POOL_SIZE = 10;
+
+/**
+ * Times are Unix milliseconds and ids count rows: both fit a JavaScript number, which the rest of the
+ * server expects (SQLite gives numbers), where `pg` gives 64-bit integers as strings. Set for this
+ * pool only, not for every `pg` user in the process.
+ */
+function integerTypes(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, parseSafeInteger);
+  return types;
+}
+
+export async function openPostgres(url: string): Promise<OpenDatabase> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    types: integerTypes(),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrate(db, postgresMigrationProvider);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, engine: POSTGRES_ENGINE, generation: new AlwaysNew(), close: () => db.destroy() };
+}
+
+function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`the database returned ${text}, beyond 2^53`);
+  return value;
+}
+
+/**
+ * The first key of PostgreSQL's two-key advisory locks, one per purpose; the second is the id the lock
+ * is about. Arbitrary numbers, chosen to be unlikely in another application's locks on the database.
+ */
+const ADVISORY_LOCKS = { ridesOfUser: 0x52_49_44_45 } as const;
+
+/** PostgreSQL's unique_violation (SQLSTATE 23505). */
+const UNIQUE_VIOLATION = '23505';
+
+/** PostgreSQL's side of the engine seam (db/engine.ts). */
+const POSTGRES_ENGINE: Engine = {
+  name: 'postgres',
+  /**
+   * The identity column's own sequence: nextval never hands out a value twice, and it does not wait
+   * for other transactions (one counter row would serialise every upload of every node).
+   */
+  async nextId(db, table) {
+    const { rows } = await sql<{
+      id: number;
+    }>`SELECT nextval(pg_get_serial_sequence(${table}, 'id')) AS id`.execute(db);
+    return rows[0]!.id;
+  },
+  integersOfJsonArray: (json) => sql<number>`(SELECT (json_array_elements_text(${json}::json))::bigint)`,
+  lockedForClaim: (query) => query.forUpdate().skipLocked(),
+  async serializeRidesOf(db, userId) {
+    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.ridesOfUser}, ${userId}::int4)`.execute(db);
+  },
+  textAsBytes: (column) => sql<Buffer | null>`convert_to(${column}, 'UTF8')`,
+  isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION,
+};

@@ -1,0 +1,108 @@
+/**
+ * A throwaway PostgreSQL cluster for tests (issue 18): Debian's `initdb` and `pg_ctl` run as the
+ * `postgres` user in a temporary directory, on a free port, listening on loopback and a private socket
+ * folder; stopped and removed by `stop()`. About two seconds here. Tests that need it call
+ * `postgresBinaries()` first and say that they skipped when it gives null (no PostgreSQL installed;
+ * `.ci/run` installs it, so CI runs them).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const DEBIAN_ROOT = '/usr/lib/postgresql';
+/** The operating-system user that owns and runs the cluster: PostgreSQL refuses to run as root. */
+const CLUSTER_USER = 'postgres';
+
+export interface PostgresBinaries {
+  initdb: string;
+  pgCtl: string;
+}
+
+/** The newest installed PostgreSQL's tools, or null with the reason when there is none. */
+export function postgresBinaries(): PostgresBinaries | { missing: string } {
+  const versions = existsSync(DEBIAN_ROOT)
+    ? readdirSync(DEBIAN_ROOT)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  for (const version of versions) {
+    const bin = join(DEBIAN_ROOT, version, 'bin');
+    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) {
+      if (spawnSync('id', ['-u', CLUSTER_USER]).status !== 0) {
+        return { missing: `the operating-system user "${CLUSTER_USER}" does not exist` };
+      }
+      return { initdb: join(bin, 'initdb'), pgCtl: join(bin, 'pg_ctl') };
+    }
+  }
+  return { missing: `PostgreSQL's initdb and pg_ctl were not found under ${DEBIAN_ROOT}` };
+}
+
+export interface PostgresCluster {
+  /** `postgres://postgres@127.0.0.1:<port>/<database>` */
+  url(database: string): string;
+  stop(): void;
+}
+
+export async function startPostgresCluster(binaries: PostgresBinaries): Promise<PostgresCluster> {
+  const directory = mkdtempSync(join(tmpdir(), 'rideport-pg-'));
+  // The cluster runs as another user, who must be able to enter and write the directory.
+  chmodSync(directory, 0o777);
+  const data = join(directory, 'data');
+  const port = await freePort();
+  const asClusterUser = (command: string, args: string[]): void => {
+    execFileSync('runuser', ['-u', CLUSTER_USER, '--', command, ...args], { stdio: 'pipe' });
+  };
+  try {
+    asClusterUser(binaries.initdb, [
+      '--pgdata',
+      data,
+      '--username',
+      CLUSTER_USER,
+      '--auth',
+      'trust',
+      '--encoding',
+      'UTF8',
+      '--no-sync',
+    ]);
+    asClusterUser(binaries.pgCtl, [
+      '--pgdata',
+      data,
+      '--log',
+      join(directory, 'server.log'),
+      '--wait',
+      '--options',
+      // Throwaway data: durability settings off, which makes the tests several times faster.
+      `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      'start',
+    ]);
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: (database) => `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`,
+    stop() {
+      try {
+        asClusterUser(binaries.pgCtl, ['--pgdata', data, '--mode', 'immediate', '--wait', 'stop']);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address === null || typeof address === 'string') reject(new Error('no port was given'));
+        else resolve(address.port);
+      });
+    });
+  });
+}
