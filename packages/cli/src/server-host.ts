@@ -12,17 +12,21 @@ import {
   databasePathIn,
   type DataDirectoryLock,
   type LocalSync,
+  type ServerOptions,
 } from '@rideport/server';
 import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
 import type { CliIo, CliWritable } from './io.js';
+import type { SharedDatabase } from './shared-database.js';
 
 export type LogFormat = 'text' | 'json';
 
 export interface ServeSettings {
   host: string;
   port: number;
-  /** the data directory, claimed by this process (claimForCommand) */
-  lock: DataDirectoryLock;
+  /** the data directory, claimed by this process (claimForCommand); null on a shared database */
+  lock: DataDirectoryLock | null;
+  /** PostgreSQL, shared with other servers (`serve --database`); absent: SQLite in the data directory */
+  shared?: SharedDatabase;
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
@@ -75,7 +79,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
     const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
     const url = `http://${displayHost}:${port}`;
     const app = await buildServer({
-      databasePath: databasePathIn(settings.lock.directory),
+      ...databaseOf(settings),
       baseUrl: settings.baseUrl ?? url,
       // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).
       logger: settings.logFormat === 'json' ? { level: 'info', stream: settings.logOutput } : false,
@@ -93,9 +97,23 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
         cause: error,
       });
     }
-    await settings.lock.listening(url);
+    await settings.lock?.listening(url);
     return { app, url, close: () => app.close() };
   }
+}
+
+function databaseOf(
+  settings: ServeSettings,
+): Pick<ServerOptions, 'databasePath' | 'databaseUrl' | 'masterKey'> {
+  if (settings.shared !== undefined) {
+    return {
+      databasePath: '',
+      databaseUrl: settings.shared.databaseUrl,
+      masterKey: settings.shared.masterKey,
+    };
+  }
+  if (settings.lock === null) throw new Error('a server on SQLite needs its data directory claimed');
+  return { databasePath: databasePathIn(settings.lock.directory) };
 }
 
 /** A port nothing listens on right now, as the system hands them out for port 0. */

@@ -65,6 +65,14 @@ export class DataDirectoryError extends Error {
   }
 }
 
+/**
+ * A record the store would not write because one like it exists already (an email taken), said in
+ * words; whichever engine refused it (issue 18: no engine's error codes outside the data layer).
+ */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+}
+
 const STATUS: Record<ApiErrorCode, number> = {
   bad_request: 400,
   not_authorized: 401,

@@ -4,6 +4,7 @@ export type { ConnectionLimits, RateLimits, ServerLimits, ServerOptions } from '
 export {
   ApiError,
   ApiErrorCode,
+  ConflictError,
   DataDirectoryError,
   DataDirectoryErrorCode,
   UploadErrorCode,
@@ -15,6 +16,8 @@ export { saidWarnings, warningWords } from './warning-words.js';
 export { lastPointTime } from './store/track-points.js';
 export type { WarnedTrack, WarningWords } from './warning-words.js';
 export { databasePathIn, openPlatform } from './platform.js';
+export { databaseTargetOf } from './db/target.js';
+export { parseMasterKey } from './master-key.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
 export type { LocalSync, LocalSyncStatus } from './api/v1/local-sync.js';

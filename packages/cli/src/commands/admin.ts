@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  ConflictError,
   issueSignInLink,
   LOCAL_ACCOUNT_EMAIL,
   openPlatform,
@@ -17,6 +18,7 @@ import { parseCommandArgs } from '../args.js';
 import { databasePath, dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
+import { SHARED_DATABASE_FLAGS, SHARED_DATABASE_HELP, sharedDatabaseOption } from '../shared-database.js';
 import type { CliIo } from '../io.js';
 import type { Command } from './command.js';
 
@@ -88,10 +90,9 @@ async function userOption(
 /** The shortest password `create-user` and `set-password` take. */
 const MINIMUM_PASSWORD_CHARS = 8;
 
-/** SQLite's unique-constraint failure, as our CONFLICT. */
+/** The store's conflict (a record like it exists), as our CONFLICT. */
 function conflictOr(error: unknown, message: string): unknown {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')
+  return error instanceof ConflictError
     ? new CliError(CliErrorCode.CONFLICT, message, { cause: error })
     : error;
 }
@@ -318,9 +319,10 @@ Subcommands:
 ${SUBCOMMANDS.map((subcommand) => `  ${subcommand.name} ${subcommand.synopsis}`).join('\n')}
 
 Options:
-  --data <dir>    the data directory (default: the per-user data directory)
-  --json          print the result as one JSON object
-  -h, --help      show this help
+  --data <dir>          the data directory (default: the per-user data directory)
+${SHARED_DATABASE_HELP}
+  --json                print the result as one JSON object
+  -h, --help            show this help
 
 sign-in-link and set-password act on the account of \`rideport up\` unless --user names another.
 sign-in-link makes a one-time link (2 minutes) to the server running on the data directory.
@@ -345,6 +347,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     data: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    ...SHARED_DATABASE_FLAGS,
   });
   if (values['help'] === true) {
     io.stdout.write(
@@ -358,13 +361,18 @@ async function run(args: string[], io: CliIo): Promise<number> {
   for (const option of subcommand.requires) required(values, option, name);
   subcommand.check?.(values);
   const data = typeof values['data'] === 'string' ? values['data'] : undefined;
+  const shared = sharedDatabaseOption(values, io.env ?? {}, io.cwd, `admin ${name}`);
   let outcome: Outcome;
   let platform: Platform | undefined;
   const directory = dataDirectory(data, io.cwd);
   try {
-    platform = await openPlatform({ databasePath: databasePath(data, io.cwd), baseUrl: 'http://127.0.0.1' });
+    platform = await openPlatform({
+      databasePath: databasePath(data, io.cwd),
+      ...(shared === undefined ? {} : shared),
+      baseUrl: 'http://127.0.0.1',
+    });
     // Issue 20: as serve and up do at start, though admin claims no lock.
-    ownerOnlyDirectory(directory);
+    if (shared === undefined) ownerOnlyDirectory(directory);
     outcome = await subcommand.run(platform, values, { directory, env: io.env ?? {} });
   } catch (error) {
     if (error instanceof UsageError) throw error;

@@ -11,6 +11,13 @@ import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
 import {
+  SHARED_DATABASE_FLAGS,
+  SHARED_DATABASE_HELP,
+  sharedDatabaseOption,
+  shownDatabaseUrl,
+  type SharedDatabase,
+} from '../shared-database.js';
+import {
   announce,
   claimForCommand,
   type LogFormat,
@@ -24,11 +31,12 @@ import type { Command } from './command.js';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4242;
 
-const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--base-url <url>] [--log-format text|json] [connection limits]
+const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir> | --database <url>] [--base-url <url>] [--log-format text|json] [connection limits]
 
 Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
 database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
-with status 1 and says which process holds it.
+with status 1 and says which process holds it. With --database, on PostgreSQL instead: any number of
+servers may share one database (README, "Running on PostgreSQL").
 
 Options:
   --host <host>         address to listen on (default ${DEFAULT_HOST})
@@ -39,6 +47,7 @@ Options:
   --allow-private-webhooks
                         deliver webhooks to loopback and private-network addresses too (127.0.0.1,
                         10.x, 192.168.x, fc00::/7, …); link-local and cloud-metadata addresses stay refused
+${SHARED_DATABASE_HELP}
   -h, --help            show this help
 
 Connection limits:
@@ -53,6 +62,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     'log-format': { type: 'string', default: 'text' },
     'allow-private-webhooks': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    ...SHARED_DATABASE_FLAGS,
     ...CONNECTION_FLAGS,
   });
   if (values.help === true) {
@@ -67,7 +77,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`serve: --base-url must be an http or https URL, got '${baseUrl}'`);
   }
   const connections = connectionLimitsOption(values, 'serve');
+  const shared = sharedDatabaseOption(values, io.env ?? {}, io.cwd, 'serve');
   return serve(withLogDestination(io), {
+    shared,
     host: values.host,
     port,
     data: values.data,
@@ -81,6 +93,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
 async function serve(
   io: CliIo,
   options: {
+    /** PostgreSQL, shared with other servers; undefined: SQLite in the data directory */
+    shared: SharedDatabase | undefined;
     host: string;
     port: number;
     data: string | undefined;
@@ -92,7 +106,8 @@ async function serve(
 ): Promise<number> {
   const stopped = untilStopSignal();
   const directory = dataDirectory(options.data, io.cwd);
-  const lock = await claimForCommand(directory, 'serve');
+  // Issue 17's one server per data directory; on PostgreSQL, servers share the database by design.
+  const lock = options.shared === undefined ? await claimForCommand(directory, 'serve') : null;
   try {
     let server;
     try {
@@ -100,6 +115,7 @@ async function serve(
         host: options.host,
         port: options.port,
         lock,
+        ...(options.shared === undefined ? {} : { shared: options.shared }),
         baseUrl: options.baseUrl,
         logFormat: options.logFormat,
         logOutput: io.stdout,
@@ -109,15 +125,20 @@ async function serve(
     } catch (error) {
       throw new OperationError('serve', error);
     }
-    announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
-      url: server.url,
-      data: directory,
-    });
+    const where =
+      options.shared === undefined
+        ? { data: directory }
+        : { database: shownDatabaseUrl(options.shared.databaseUrl) };
+    announce(io, options.logFormat, `Rideport is listening on ${server.url}`, { url: server.url, ...where });
     if ((await server.app.rideport.store.users.countPeople()) === 0) {
+      const on =
+        options.shared === undefined
+          ? `--data ${JSON.stringify(directory)}`
+          : '--database <the same URL> --master-key-file <the same key file>';
       announce(
         io,
         options.logFormat,
-        `No accounts yet. Create the first one with:\n  rideport admin create-user --data ${JSON.stringify(directory)} --email you@example.com --password '<a password>'`,
+        `No accounts yet. Create the first one with:\n  rideport admin create-user ${on} --email you@example.com --password '<a password>'`,
       );
     }
     const signal = await stopped;
@@ -125,15 +146,15 @@ async function serve(
     await server.close();
     return ExitCode.OK;
   } finally {
-    await lock.release();
+    await lock?.release();
   }
 }
 
 export const serveCommand: Command = {
   name: 'serve',
   synopsis:
-    '[--host <h>] [--port <p>] [--data <dir>] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
-  summary: 'serve the platform API and pages on the local database',
+    '[--host <h>] [--port <p>] [--data <dir> | --database <url>] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
+  summary: 'serve the platform API and pages on the local database, or on a shared PostgreSQL',
   help,
   run,
 };

@@ -4,6 +4,7 @@
  */
 import type { MembershipRole, UserRow } from '../db/schema.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
+import { ConflictError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { assertFits, TEXT_MAX_CHARS } from './text-limits.js';
 
@@ -33,21 +34,28 @@ export class Users {
     assertFits('name', name, TEXT_MAX_CHARS.userName);
     assertFits('first name', person.firstName, TEXT_MAX_CHARS.userName);
     assertFits('last name', person.lastName, TEXT_MAX_CHARS.userName);
-    return this.#context.db
-      .insertInto('users')
-      .values({
-        kind: 'person',
-        email,
-        name,
-        first_name: person.firstName ?? null,
-        last_name: person.lastName ?? null,
-        description: null,
-        password_hash: await hashPassword(person.password),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    try {
+      return await this.#context.db
+        .insertInto('users')
+        .values({
+          kind: 'person',
+          email,
+          name,
+          first_name: person.firstName ?? null,
+          last_name: person.lastName ?? null,
+          description: null,
+          password_hash: await hashPassword(person.password),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } catch (error) {
+      if (this.#context.engine.isUniqueViolation(error)) {
+        throw new ConflictError(`a user with the email ${email} exists already`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   /** A new organization with `adminId` as its first administrator, in one transaction. */

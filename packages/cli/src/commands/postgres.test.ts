@@ -1,0 +1,186 @@
+/**
+ * An operator's path on PostgreSQL (issue 18), end to end: `rideport admin` and two `rideport serve`
+ * processes on one database URL with one shared master key; a revocation made through one server is
+ * refused at once by the other. On a throwaway cluster (skipped, and said, without PostgreSQL).
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { request } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  postgresBinaries,
+  startPostgresCluster,
+  type PostgresCluster,
+} from '../../../server/src/test-support/postgres-cluster.js';
+import { spawnRideport, type RideportChild } from '../test-support/child.js';
+import { buildCli, rideport, temporaryDirectory } from '../test-support/run.js';
+
+const binaries = postgresBinaries();
+const skipped = 'missing' in binaries ? binaries.missing : null;
+if (skipped !== null) console.warn(`rideport on PostgreSQL: skipped (${skipped})`);
+
+let cluster: PostgresCluster | undefined;
+let keyFile: string;
+let directory: { path: string; remove: () => void } | undefined;
+const children: RideportChild[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.process.kill('SIGKILL');
+});
+
+let databases = 0;
+async function newDatabaseUrl(): Promise<string> {
+  databases += 1;
+  const admin = new pg.Client({ connectionString: cluster!.url('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE cli_${databases}`);
+  await admin.end();
+  return cluster!.url(`cli_${databases}`);
+}
+
+function serve(url: string): RideportChild {
+  const child = spawnRideport(['serve', '--port', '0', '--database', url, '--master-key-file', keyFile]);
+  children.push(child);
+  return child;
+}
+
+/** Cookies and CSRF as a browser keeps them, over a real socket (the developer pages' forms). */
+class Visitor {
+  readonly #cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+
+  async get(path: string): Promise<string> {
+    const response = await request(`${this.base}${path}`, { headers: this.#headers() });
+    this.#keep(response.headers['set-cookie']);
+    return response.body.text();
+  }
+
+  async post(path: string, form: Record<string, string>): Promise<number> {
+    const response = await request(`${this.base}${path}`, {
+      method: 'POST',
+      headers: { ...this.#headers(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    this.#keep(response.headers['set-cookie']);
+    await response.body.dump();
+    return response.statusCode;
+  }
+
+  async csrf(path: string): Promise<string> {
+    const match = /name="_csrf" value="([^"]+)"/.exec(await this.get(path));
+    if (match === null) throw new Error(`no form on ${path}`);
+    return match[1]!;
+  }
+
+  #headers(): Record<string, string> {
+    return { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+  }
+
+  #keep(header: string | string[] | undefined): void {
+    for (const line of header === undefined ? [] : Array.isArray(header) ? header : [header]) {
+      const [pair = ''] = line.split(';', 1);
+      const equals = pair.indexOf('=');
+      this.#cookies.set(pair.slice(0, equals).trim(), pair.slice(equals + 1).trim());
+    }
+  }
+}
+
+async function currentUser(base: string, apiKey: string, authToken: string): Promise<number> {
+  const response = await request(`${base}/api/v1/users/current.json`, {
+    headers: { 'x-service-api-key': apiKey, 'x-service-auth-token': authToken },
+  });
+  await response.body.dump();
+  return response.statusCode;
+}
+
+describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
+  beforeAll(async () => {
+    await buildCli();
+    if ('missing' in binaries) return;
+    cluster = await startPostgresCluster(binaries);
+    directory = temporaryDirectory();
+    keyFile = join(directory.path, 'master.key');
+    writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+  }, 120_000);
+  afterAll(() => {
+    cluster?.stop();
+    directory?.remove();
+  });
+
+  it('admin and two servers on one URL: a client deleted on one is refused at once on the other', async () => {
+    const url = await newDatabaseUrl();
+    const on = ['--database', url, '--master-key-file', keyFile, '--json'];
+    const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
+      const run = await rideport(['admin', ...args, ...on]);
+      expect(run.stderr).toBe('');
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    await admin('create-user', '--email', 'ops@example.com', '--password', 'long enough');
+    const client = await admin('create-client', '--owner', 'ops@example.com', '--name', 'Club app');
+    const token = await admin(
+      'create-token',
+      '--user',
+      'ops@example.com',
+      '--api-key',
+      String(client.api_key),
+    );
+    const [apiKey, authToken] = [String(token.api_key), String(token.auth_token)];
+
+    const [a, b] = [serve(url), serve(url)];
+    const [urlA, urlB] = await Promise.all([a.listening(), b.listening()]);
+    expect(await currentUser(urlA, apiKey, authToken)).toBe(200);
+    expect(await currentUser(urlB, apiKey, authToken)).toBe(200);
+
+    // The owner deletes the client on the developer page of server A.
+    const visitor = new Visitor(urlA);
+    const signIn = await visitor.post('/sign_in', {
+      _csrf: await visitor.csrf('/sign_in'),
+      email: 'ops@example.com',
+      password: 'long enough',
+      return_to: '/developer',
+    });
+    expect(signIn).toBe(303);
+    const clientPage = `/developer/api_clients/${String(client.id)}`;
+    const deleted = await visitor.post(`${clientPage}/delete`, { _csrf: await visitor.csrf(clientPage) });
+    expect(deleted).toBe(303);
+
+    // Server B never saw the request, yet the token fails on its very next use there.
+    expect(await currentUser(urlB, apiKey, authToken)).toBe(401);
+    expect(await currentUser(urlA, apiKey, authToken)).toBe(401);
+  });
+
+  it('refuses in words to serve PostgreSQL without the shared master key, or with a wrong URL', async () => {
+    const url = await newDatabaseUrl();
+    const noKey = await rideport(['serve', '--database', url], undefined, {});
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toContain(
+      'serve: a server on PostgreSQL needs the master key every node shares: give --master-key-file <file> or RIDEPORT_MASTER_KEY',
+    );
+    const notPostgres = await rideport(['admin', 'purge-tasks', '--database', 'mysql://db/x'], undefined, {});
+    expect(notPostgres.status).toBe(2);
+    expect(notPostgres.stderr).toContain('takes a postgres:// URL; mysql: is not one');
+    const short = await rideport(['admin', 'purge-tasks', '--database', url], undefined, {
+      RIDEPORT_MASTER_KEY: 'c2hvcnQ=',
+    });
+    expect(short.status).toBe(2);
+    expect(short.stderr).toContain('RIDEPORT_MASTER_KEY does not hold a 32-byte key in base64');
+  });
+
+  it('takes the URL and key from the environment, and says a taken email in words', async () => {
+    const url = await newDatabaseUrl();
+    const env = { RIDEPORT_DATABASE_URL: url, RIDEPORT_MASTER_KEY: randomBytes(32).toString('base64') };
+    const args = ['admin', 'create-user', '--email', 'a@example.com', '--password', 'long enough'];
+    expect((await rideport(args, undefined, env)).status).toBe(0);
+    const taken = await rideport(
+      ['admin', 'create-user', '--email', 'A@EXAMPLE.com', '--password', 'long enough'],
+      undefined,
+      env,
+    );
+    expect(taken.status).toBe(1);
+    expect(taken.stderrLines).toEqual([
+      'rideport: admin create-user: RIDEPORT_CONFLICT: a user with the email A@EXAMPLE.com exists already',
+    ]);
+  });
+});
