@@ -9,6 +9,17 @@ import type { Database } from './schema.js';
 /** Tables whose ids are drawn before the row is inserted, and never used twice. */
 export type SequencedTable = 'routes' | 'trips' | 'events';
 
+/** What only one server process on a database may do at a time. */
+export type ExclusiveRoleName = 'webhook dispatcher';
+
+/** A role only one process on the database plays at a time, taken over when that process dies. */
+export interface ExclusiveRole {
+  /** Whether this process plays the role now, taking it when no other process does. */
+  held(): Promise<boolean>;
+  /** Gives the role up (the server stops). */
+  release(): Promise<void>;
+}
+
 export interface Engine {
   readonly name: 'sqlite' | 'postgres';
   /**
@@ -35,6 +46,12 @@ export interface Engine {
   serializeRidesOf(db: Kysely<Database>, userId: number): Promise<void>;
   /** The UTF-8 bytes of a text column, read without decoding it into a JavaScript string. */
   textAsBytes(column: RawBuilder<unknown>): RawBuilder<Buffer | null>;
+  /**
+   * The role `name` for this process. On SQLite it is always held: one server runs on a data directory
+   * at a time (data-directory/claim.ts). On PostgreSQL an advisory lock held by a connection of its
+   * own: when the process dies, its connection closes and another server's next `held()` takes it.
+   */
+  exclusiveRole(name: ExclusiveRoleName): ExclusiveRole;
   /** Whether `error` is the database refusing a row that breaks a unique key. */
   isUniqueViolation(error: unknown): boolean;
 }

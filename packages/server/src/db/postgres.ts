@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import type { Engine } from './engine.js';
+import type { Engine, ExclusiveRole, ExclusiveRoleName } from './engine.js';
 import { AlwaysNew } from './generation.js';
 import { migrate } from './migrate.js';
 import { postgresMigrationProvider } from './migrations/postgres/index.js';
@@ -41,7 +41,7 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
     await db.destroy();
     throw error;
   }
-  return { db, engine: POSTGRES_ENGINE, generation: new AlwaysNew(), close: () => db.destroy() };
+  return { db, engine: postgresEngine(url), generation: new AlwaysNew(), close: () => db.destroy() };
 }
 
 function parseSafeInteger(text: string): number {
@@ -54,13 +54,16 @@ function parseSafeInteger(text: string): number {
  * The first key of PostgreSQL's two-key advisory locks, one per purpose; the second is the id the lock
  * is about. Arbitrary numbers, chosen to be unlikely in another application's locks on the database.
  */
-const ADVISORY_LOCKS = { ridesOfUser: 0x52_49_44_45 } as const;
+const ADVISORY_LOCKS = { ridesOfUser: 0x52_49_44_45, role: 0x52_4f_4c_45 } as const;
+
+/** The second key of each role's advisory lock. */
+const ROLE_KEYS: Record<ExclusiveRoleName, number> = { 'webhook dispatcher': 1 };
 
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const UNIQUE_VIOLATION = '23505';
 
-/** PostgreSQL's side of the engine seam (db/engine.ts). */
-const POSTGRES_ENGINE: Engine = {
+/** PostgreSQL's side of the engine seam (db/engine.ts), for the database at `url`. */
+const postgresEngine = (url: string): Engine => ({
   name: 'postgres',
   /**
    * The identity column's own sequence: nextval never hands out a value twice, and it does not wait
@@ -79,4 +82,50 @@ const POSTGRES_ENGINE: Engine = {
   },
   textAsBytes: (column) => sql<Buffer | null>`convert_to(${column}, 'UTF8')`,
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION,
-};
+  exclusiveRole: (name) => advisoryRole(url, ROLE_KEYS[name]),
+});
+
+/**
+ * A role held as a session advisory lock on a connection of its own. Every `held()` asks that
+ * connection (one small query), so a connection that died, and with it the lock, is noticed at once
+ * and never taken for a role still held; a lock lasts as long as its session.
+ */
+function advisoryRole(url: string, key: number): ExclusiveRole {
+  let client: pg.Client | null = null;
+  let holding = false;
+  const drop = (): void => {
+    const dropped = client;
+    client = null;
+    holding = false;
+    dropped?.end().catch(() => undefined);
+  };
+  return {
+    async held() {
+      try {
+        if (client === null) {
+          const connecting = new pg.Client({ connectionString: url, keepAlive: true });
+          connecting.on('error', drop);
+          await connecting.connect();
+          client = connecting;
+        }
+        if (holding) {
+          await client.query('SELECT 1');
+          return true;
+        }
+        const { rows } = await client.query<{ held: boolean }>(
+          'SELECT pg_try_advisory_lock($1, $2) AS held',
+          [ADVISORY_LOCKS.role, key],
+        );
+        holding = rows[0]?.held === true;
+        return holding;
+      } catch {
+        drop();
+        return false;
+      }
+    },
+    release() {
+      drop();
+      return Promise.resolve();
+    },
+  };
+}

@@ -4,6 +4,7 @@
  * runs in one transaction inside its repository.
  */
 import type { Kysely } from 'kysely';
+import type { Engine, ExclusiveRole, ExclusiveRoleName } from '../db/engine.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
@@ -24,6 +25,7 @@ import { Webhooks } from './webhooks.js';
 
 export class Store {
   readonly #db: Kysely<Database>;
+  readonly #engine: Engine;
   readonly users: Users;
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
@@ -53,6 +55,7 @@ export class Store {
     masterKey: Buffer,
   ) {
     this.#db = db;
+    this.#engine = engine;
     const context = { db, engine, generation, clock: options.clock };
     this.users = new Users(context);
     this.apiClients = new ApiClients(context, masterKey);
@@ -68,6 +71,11 @@ export class Store {
     this.clubs = new Clubs(context);
     this.tasks = new Tasks(context, options.queue.failedRetentionMs);
     this.webhooks = new Webhooks(context);
+  }
+
+  /** A role only one server on the database plays at a time (db/engine.ts). */
+  exclusiveRole(name: ExclusiveRoleName): ExclusiveRole {
+    return this.#engine.exclusiveRole(name);
   }
 
   /**

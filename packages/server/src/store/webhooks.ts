@@ -129,16 +129,16 @@ export class Webhooks {
   }
 
   /**
-   * Per API client, the id of its oldest notification neither delivered nor failed, among ids up to
-   * `upToId` (the dispatcher's start). Index-only, on webhook_outbox_due.
+   * Per API client, the id of its oldest notification neither delivered nor failed (a dispatcher
+   * starting, or looking for rows committed after rows with higher ids: dispatcher.ts). Index-only, on
+   * webhook_outbox_due.
    */
-  async pendingClients(upToId: number): Promise<Array<{ apiClientId: number; firstId: number }>> {
+  async pendingClients(): Promise<Array<{ apiClientId: number; firstId: number }>> {
     const rows = await this.#context.db
       .selectFrom('webhook_outbox')
       .select(['api_client_id', (eb) => eb.fn.min('id').as('first_id')])
       .where('delivered_at', 'is', null)
       .where('failed_at', 'is', null)
-      .where('id', '<=', upToId)
       .groupBy('api_client_id')
       .execute();
     return rows.map((row) => ({ apiClientId: row.api_client_id, firstId: row.first_id }));
@@ -146,8 +146,9 @@ export class Webhooks {
 
   /**
    * Per API client, the first id of the notifications written after `afterId` (a range of the primary
-   * key: only the new rows are read), and the newest id overall. SQLite has one writer at a time, so
-   * ids become visible in increasing order and nothing below the newest id seen can appear later.
+   * key: only the new rows are read), and the newest id overall. On SQLite ids become visible in
+   * increasing order (one writer at a time); on PostgreSQL a lower id can appear later, which the
+   * dispatcher's reads of pendingClients find.
    */
   async newSince(
     afterId: number,

@@ -13,7 +13,7 @@ import type { ApiClient, DeliveryLogRow } from '../store/index.js';
 import { onlyTrack } from '../test-support/assets.js';
 import { databaseOptions } from '../test-support/database-options.js';
 import { BASE_URL, createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
-import { reopenableDatabase } from '../test-support/test-database.js';
+import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
 import {
   notificationsOf,
   waitUntil,
@@ -467,5 +467,61 @@ describe('stopping', () => {
       servers = [];
       database.remove();
     }
+  });
+});
+
+// Issue 18: several servers on one PostgreSQL database (on SQLite one server runs on a data directory).
+describe.skipIf(!onPostgres)('several servers on one PostgreSQL database', () => {
+  it('one dispatcher delivers; when its server stops, another takes over with the same delivery id', async () => {
+    const database = await reopenableDatabase();
+    try {
+      const first = await startServer({ requestTimeoutMs: 60_000 }, { database: database.location });
+      // The first server's first poll takes the dispatcher's role; the second's then finds it taken.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = await startServer({}, { database: database.location });
+      const rider = await createPerson(first);
+      const client = await hookedClient(first, rider, receiver.url());
+      receiver.respond = (_request, index) =>
+        index === 0 ? { status: 200, delayMs: 60_000 } : { status: 200 };
+      await second.store.assets.createFromTrack(rider.id, ride());
+      await receiver.waitFor(() => receiver.requests.length === 1, 'the first request');
+      // Only one dispatcher delivers: nothing else arrives while the first request hangs.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.requests).toHaveLength(1);
+
+      await first.close();
+      servers = servers.filter((each) => each !== first);
+      await waitUntil(() => outboxSettled(second, client), 'the outbox to settle');
+      expect(receiver.requests).toHaveLength(2);
+      expect(receiver.requests[1]!.headers['x-service-delivery']).toBe(
+        receiver.requests[0]!.headers['x-service-delivery'],
+      );
+      expect(receiver.requests[1]!.body.equals(receiver.requests[0]!.body)).toBe(true);
+    } finally {
+      database.remove();
+    }
+  });
+
+  it('delivers a notification committed after a newer one, without a restart', async () => {
+    const server = await startServer();
+    const rider = await createPerson(server);
+    await hookedClient(server, rider, receiver.url());
+    // The first change draws its ids, then waits to commit; the second commits meanwhile.
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let lateId = 0;
+    const late = server.store.transaction(async (trx) => {
+      lateId = (await server.store.assets.createFromTrack(rider.id, ride(), {}, trx)).row.id;
+      await held;
+    });
+    await waitUntil(() => lateId !== 0, 'the first change to draw its id');
+    const early = (await server.store.assets.createFromTrack(rider.id, ride())).row.id;
+    expect(early).toBeGreaterThan(lateId);
+    const delivered = (): string[] => receiver.requests.flatMap(notificationsOf).map(key);
+    await waitUntil(() => delivered().includes(`trip ${early}`), 'the newer change');
+    commit();
+    await late;
+    await waitUntil(() => delivered().includes(`trip ${lateId}`), 'the change committed late');
+    expect(delivered().filter((each) => each === `trip ${lateId}`)).toHaveLength(1);
   });
 });

@@ -10,7 +10,10 @@
  * Finding work — polling, not a signal from the writer: changes are also written by the upload
  * queue's workers, on connections of their own, which the dispatcher cannot hear. Every
  * `pollIntervalMs` (250 ms) it reads the outbox rows written since the last look (a primary-key range,
- * so an idle server reads nothing). SQLite has one writer at a time, so rows become visible in id order.
+ * so an idle server reads nothing). On SQLite rows become visible in id order (one writer at a time);
+ * on PostgreSQL a row can commit after a row with a higher id (issue 18), so every
+ * PENDING_RESCAN_POLLS polls (5 s) the dispatcher also reads which clients have anything pending at all
+ * (an index-only read of the pending rows), and a late row is delivered then, never left for a restart.
  *
  * Batching: a client's notifications go out up to 100 a request. A batch is sent when 100 are waiting,
  * or when its oldest notification is `batchWindowMs` (1 s) old; with the poll interval that is within
@@ -35,12 +38,16 @@
  * Delivered and failed notifications are deleted after `outboxRetentionMs` (7 days), log entries after
  * `deliveryLogRetentionMs` (30 days).
  *
- * One dispatcher per database (one server) is the supported setup. A second one on the same file
- * would lose nothing (a batch is claimed with a conditional update) but could send a delivery twice.
+ * One dispatcher per database: on SQLite one server runs on a data directory; on PostgreSQL, where
+ * several servers share the database, the dispatcher delivers only while it holds the role "webhook
+ * dispatcher" (an advisory lock, db/engine.ts), asked at every poll; another server's dispatcher takes
+ * over within a poll of its death and resumes each open delivery with its delivery id. (Were two to
+ * run, they would lose nothing: a batch is claimed with a conditional update.)
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../context.js';
+import type { ExclusiveRole } from '../db/engine.js';
 import type { ApiClient, AttemptOutcome, OutboxRow } from '../store/index.js';
 import { nextAttemptAt } from './backoff.js';
 import { deliveryHeaders, MAX_NOTIFICATIONS_PER_REQUEST, notificationsBody } from './payload.js';
@@ -48,6 +55,9 @@ import { WebhookPoster, type PostResult } from './post.js';
 
 /** Delivered and failed notifications and old log entries are deleted at most this often. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Polls between two reads of every client with pending notifications (rows committed late). */
+const PENDING_RESCAN_POLLS = 20;
 
 /** What the dispatcher knows of one API client with notifications to deliver. */
 interface ClientQueue {
@@ -71,13 +81,16 @@ export class WebhookDispatcher {
   readonly #context: ServerContext;
   readonly #log: FastifyBaseLogger;
   #state: State = 'idle';
-  #starting: Promise<void> | null = null;
   #stopped: Promise<void> | null = null;
   #poster: WebhookPoster | null = null;
   readonly #stopping = new AbortController();
   readonly #queues = new Map<number, ClientQueue>();
   /** the newest outbox id seen */
   #lastSeenId = 0;
+  /** whether this server delivers (holds the role); the queues are read afresh when it starts to */
+  #leading = false;
+  #pollsToRescan = 0;
+  #role: ExclusiveRole | null = null;
   #timer: NodeJS.Timeout | null = null;
   #tickRunning: Promise<void> | null = null;
   readonly #steps = new Set<Promise<void>>();
@@ -89,32 +102,22 @@ export class WebhookDispatcher {
     this.#log = log;
   }
 
-  /** Picks up what a previous run left (any undelivered notification) and starts polling. */
+  /**
+   * Starts polling; the first poll picks up what a previous run left (any undelivered notification),
+   * once this server holds the dispatcher's role.
+   */
   start(): Promise<void> {
-    if (this.#state !== 'idle') return this.#starting ?? Promise.resolve();
+    if (this.#state !== 'idle') return Promise.resolve();
     this.#state = 'running';
-    this.#starting = this.#start();
-    return this.#starting;
-  }
-
-  async #start(): Promise<void> {
     const { options, store } = this.#context;
     this.#poster = new WebhookPoster({
       allowPrivateTargets: options.webhooks.allowPrivateTargets,
       requestTimeoutMs: options.webhooks.requestTimeoutMs,
       resolveHost: options.webhooks.resolveHost,
     });
-    this.#lastSeenId = await store.webhooks.latestOutboxId();
-    for (const { apiClientId, firstId } of await store.webhooks.pendingClients(this.#lastSeenId)) {
-      this.#queues.set(apiClientId, {
-        apiClientId,
-        headId: firstId,
-        notBefore: 0,
-        busy: false,
-        discoveries: 0,
-      });
-    }
-    if (this.#state === 'running') this.#schedule(0);
+    this.#role = store.exclusiveRole('webhook dispatcher');
+    this.#schedule(0);
+    return Promise.resolve();
   }
 
   /** Stops polling, aborts requests in flight (not recorded) and waits for the database work to end. */
@@ -130,11 +133,11 @@ export class WebhookDispatcher {
     }
     this.#state = 'stopping';
     this.#stopping.abort();
-    await this.#starting?.catch(() => undefined);
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#tickRunning;
     await Promise.all(this.#steps);
+    await this.#role?.release();
     await this.#poster?.close();
     this.#state = 'stopped';
   }
@@ -154,22 +157,21 @@ export class WebhookDispatcher {
   async #tick(): Promise<void> {
     const { store, clock } = { store: this.#context.store, clock: this.#context.options.clock };
     try {
+      if (!(await this.#role!.held())) {
+        // Another server delivers; what this one knew goes stale, and is read afresh if it takes over.
+        this.#leading = false;
+        for (const [id, queue] of this.#queues) if (!queue.busy) this.#queues.delete(id);
+        return;
+      }
+      if (!this.#leading || --this.#pollsToRescan <= 0) {
+        if (!this.#leading) this.#lastSeenId = await store.webhooks.latestOutboxId();
+        this.#leading = true;
+        this.#pollsToRescan = PENDING_RESCAN_POLLS;
+        this.#noteWaiting(await store.webhooks.pendingClients());
+      }
       const seen = await store.webhooks.newSince(this.#lastSeenId);
       this.#lastSeenId = seen.latestId;
-      for (const { apiClientId, firstId } of seen.clients) {
-        const queue = this.#queues.get(apiClientId);
-        if (queue === undefined) {
-          this.#queues.set(apiClientId, {
-            apiClientId,
-            headId: firstId,
-            notBefore: 0,
-            busy: false,
-            discoveries: 0,
-          });
-        } else {
-          queue.discoveries += 1;
-        }
-      }
+      this.#noteWaiting(seen.clients);
       const now = clock();
       if (now >= this.#nextPruneAt) {
         this.#nextPruneAt = now + PRUNE_INTERVAL_MS;
@@ -184,6 +186,25 @@ export class WebhookDispatcher {
       if (queue.busy || clock() < queue.notBefore) continue;
       const step: Promise<void> = this.#step(queue).finally(() => this.#steps.delete(step));
       this.#steps.add(step);
+    }
+  }
+
+  /** Clients with notifications from `firstId` on: a new queue, or an earlier head for a known one. */
+  #noteWaiting(clients: ReadonlyArray<{ apiClientId: number; firstId: number }>): void {
+    for (const { apiClientId, firstId } of clients) {
+      const queue = this.#queues.get(apiClientId);
+      if (queue === undefined) {
+        this.#queues.set(apiClientId, {
+          apiClientId,
+          headId: firstId,
+          notBefore: 0,
+          busy: false,
+          discoveries: 0,
+        });
+      } else {
+        queue.headId = Math.min(queue.headId, firstId);
+        queue.discoveries += 1;
+      }
     }
   }
 
