@@ -86,6 +86,13 @@ async function outboxSettled(server: TestServer, client: ApiClient): Promise<boo
   return (await server.store.webhooks.pendingCount(client.id)) === 0;
 }
 
+/** Two requests: one delivery sent again, with its id and body unchanged. */
+function expectOneDeliveryTwice(requests: readonly ReceivedRequest[]): void {
+  expect(requests).toHaveLength(2);
+  expect(requests[1]!.headers['x-service-delivery']).toBe(requests[0]!.headers['x-service-delivery']);
+  expect(requests[1]!.body.equals(requests[0]!.body)).toBe(true);
+}
+
 const key = (notification: Notification): string => `${notification.item_type} ${notification.item_id}`;
 
 /** Each request once, by x-service-delivery (what a receiver that drops repeats keeps). */
@@ -457,11 +464,7 @@ describe('stopping', () => {
       expect(await second.store.webhooks.recentAttempts(client.id, 10)).toEqual([]);
 
       await waitUntil(() => outboxSettled(second, client), 'the outbox to settle');
-      expect(receiver.requests).toHaveLength(2);
-      expect(receiver.requests[1]!.headers['x-service-delivery']).toBe(
-        receiver.requests[0]!.headers['x-service-delivery'],
-      );
-      expect(receiver.requests[1]!.body.equals(receiver.requests[0]!.body)).toBe(true);
+      expectOneDeliveryTwice(receiver.requests);
     } finally {
       for (const server of servers) await server.close();
       servers = [];
@@ -492,11 +495,7 @@ describe.skipIf(!onPostgres)('several servers on one PostgreSQL database', () =>
       await first.close();
       servers = servers.filter((each) => each !== first);
       await waitUntil(() => outboxSettled(second, client), 'the outbox to settle');
-      expect(receiver.requests).toHaveLength(2);
-      expect(receiver.requests[1]!.headers['x-service-delivery']).toBe(
-        receiver.requests[0]!.headers['x-service-delivery'],
-      );
-      expect(receiver.requests[1]!.body.equals(receiver.requests[0]!.body)).toBe(true);
+      expectOneDeliveryTwice(receiver.requests);
     } finally {
       database.remove();
     }
