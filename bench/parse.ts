@@ -6,6 +6,9 @@
  *   FIT: ≥ 20× fit-file-parser, and ≥ 60 MB/s on the 1 MB Fenix 2 file;
  *   GPX/TCX/KML: ≥ 15× togeojson+xmldom;
  *   memory: our peak ≤ about 3× the file size + the points.
+ * And the columnar reader against the object one and the points+CRC bound (issue 21): parseRideFileColumns
+ * at most half the bound's time on FIT files of 1 MB and more, the XML readers gaining in proportion, and
+ * its peak memory at most 1.5× the file + the columns.
  * Every parser runs in processes of its own (bench/timing-child.js, bench/parse-memory.js), so none is
  * charged for another's garbage; the processes of a file's parsers take turns, so machine noise falls
  * on all of them alike. Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never
@@ -30,6 +33,11 @@ const FIT_TARGET_RATIO = 20;
 const FIT_TARGET_MBPS = 60;
 const XML_TARGET_RATIO = 15;
 const MEMORY_FILE_MULTIPLE = 3;
+/** issue 21: the columnar reader's peak, in file sizes, beside the columns it returns */
+const COLUMNS_MEMORY_FILE_MULTIPLE = 1.5;
+/** issue 21: the columnar reader's time on FIT files of 1 MB and more, as a share of the points+CRC bound */
+const COLUMNS_TARGET_SHARE = 0.5;
+const COLUMNS_TARGET_MIN_BYTES = 1e6;
 /** The issue's headline file: the 1 MB Garmin Fenix 2 multisport recording. */
 const HEADLINE_FIT = 'fitparse__activity-large-fenxi2-multisport.fit';
 
@@ -193,6 +201,60 @@ function xmlTable(results: SpeedResult[]): string {
   );
 }
 
+/** ms of one run of `id` on the file, from its speed; a string when it failed. */
+function runMs(result: SpeedResult, id: string): number | string | undefined {
+  const speed = result.speed.get(id);
+  return typeof speed === 'number' ? (result.size / MB / speed) * 1000 : speed;
+}
+
+function msCell(value: number | string | undefined): string {
+  if (value === undefined) return '—';
+  return typeof value === 'string' ? 'fails' : value.toFixed(2);
+}
+
+/**
+ * parseRideFile, parseRideFileColumns and (FIT) the points+CRC bound, from the same runs as the tables
+ * above: the columnar reader's time against the bound's, and what it saves against the object reader.
+ */
+function columnsTable(results: SpeedResult[]): string {
+  const rows = results.map((result) => {
+    const objects = runMs(result, 'ours');
+    const columns = runMs(result, 'ours-columns');
+    const bound = runMs(result, POINTS_AND_CRC);
+    const share = typeof columns === 'number' && typeof bound === 'number' ? columns / bound : null;
+    const gain = typeof columns === 'number' && typeof objects === 'number' ? objects / columns : null;
+    const checked = result.file.format === 'fit' && result.size >= COLUMNS_TARGET_MIN_BYTES;
+    return [
+      `${shortName(result.file.name)}.${result.file.format}`,
+      megabytes(result.size),
+      String(result.points ?? ''),
+      msCell(objects),
+      msCell(columns),
+      ratioCell(gain),
+      msCell(bound),
+      share === null ? '—' : share.toFixed(2),
+      checked ? `≤ ${COLUMNS_TARGET_SHARE}` : '',
+      checked ? verdict([share === null ? null : share <= COLUMNS_TARGET_SHARE]) : '',
+    ];
+  });
+  return formatTable(
+    [
+      'file',
+      'size',
+      'points',
+      'objects ms',
+      'columns ms',
+      'objects÷columns',
+      'points+CRC ms',
+      'columns÷bound',
+      'target',
+      '',
+    ],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+  );
+}
+
 interface RssReport {
   peakGrowthBytes: number;
   retainedBytes: number;
@@ -264,8 +326,11 @@ function memoryTable(files: BenchFile[]): string {
       const report = measureMemory(parser, file);
       if (report !== null) sources.add(report.rss.source);
       const isOurs = parser.id === 'ours';
-      // The issue's budget: about 3× the file size, plus the points the result keeps.
-      const budget = report === null ? null : MEMORY_FILE_MULTIPLE * size + report.warmHeap.retainedBytes;
+      const isColumns = parser.id === 'ours-columns';
+      // The budgets: about 3× the file size plus the points the result keeps (issue 2); for the columnar
+      // reader 1.5× the file plus the columns (issue 21).
+      const multiple = isColumns ? COLUMNS_MEMORY_FILE_MULTIPLE : MEMORY_FILE_MULTIPLE;
+      const budget = report === null ? null : multiple * size + report.warmHeap.retainedBytes;
       const times = (bytes: number): string => `${(bytes / size).toFixed(1)}×`;
       rows.push([
         isOurs ? `${shortName(file.name)}.${file.format}` : '',
@@ -277,8 +342,8 @@ function memoryTable(files: BenchFile[]): string {
         report === null ? '' : megabytes(report.warmHeap.peakHeapBytes),
         report === null ? '' : times(report.warmHeap.peakHeapBytes),
         report === null ? '' : megabytes(report.warmHeap.retainedBytes),
-        isOurs && budget !== null ? megabytes(budget) : '',
-        isOurs && report !== null && budget !== null
+        (isOurs || isColumns) && budget !== null ? `${megabytes(budget)} (${multiple}×)` : '',
+        (isOurs || isColumns) && report !== null && budget !== null
           ? `${verdict([report.warmHeap.peakHeapBytes <= budget])} (1st ${verdict([report.heap.peakHeapBytes <= budget])}, RSS ${verdict([report.rss.peakGrowthBytes <= budget])})`
           : '',
       ]);
@@ -295,7 +360,7 @@ function memoryTable(files: BenchFile[]): string {
       '2nd parse heap',
       '× file',
       'retained',
-      `budget ${MEMORY_FILE_MULTIPLE}×file+points`,
+      'budget n×file+retained',
       '2nd heap vs budget',
     ],
     rows,
@@ -360,6 +425,15 @@ async function benchmark(): Promise<void> {
     'togeojson = @tmcw/togeojson 7.1.3 on @xmldom/xmldom 0.9.12, bytes decoded to a string included',
   );
 
+  console.log(`\n${columnsTable([...fitResults, ...xmlResults])}`);
+  console.log(
+    [
+      'objects = parseRideFile, columns = parseRideFileColumns (issue 21), times per run from the tables above',
+      `(the same processes, taking turns). Target: columns ≤ ${COLUMNS_TARGET_SHARE}× the points+CRC bound on FIT files`,
+      `of ${megabytes(COLUMNS_TARGET_MIN_BYTES)} and more; the XML readers have no such bound (objects÷columns shows their gain).`,
+    ].join('\n'),
+  );
+
   console.log(
     [
       '\nMemory: one parse in a fresh process, after loading the parser and reading the file.',
@@ -382,6 +456,10 @@ async function benchmark(): Promise<void> {
     ].join('\n'),
   );
   console.log(`\n${memoryTable([...fitFiles, ...xmlFiles])}`);
+  console.log(
+    `budget: ${MEMORY_FILE_MULTIPLE}× the file + the points for parseRideFile (issue 2), ` +
+      `${COLUMNS_MEMORY_FILE_MULTIPLE}× the file + the columns for parseRideFileColumns (issue 21)`,
+  );
 }
 
 await benchmark();

@@ -14,10 +14,12 @@ export interface BenchParser {
   formats: readonly BenchFormat[];
 }
 
-export type ParserId = 'ours' | 'fit-file-parser' | 'fitsdk' | 'togeojson';
+export type ParserId = 'ours' | 'ours-columns' | 'fit-file-parser' | 'fitsdk' | 'togeojson';
 
 export const PARSERS: readonly BenchParser[] = [
   { id: 'ours', label: '@rideport/ridefile', formats: ['fit', 'gpx', 'tcx', 'kml'] },
+  // parseRideFileColumns (issue 21): timed and measured beside parseRideFile, in its own table.
+  { id: 'ours-columns', label: 'ridefile columns', formats: ['fit', 'gpx', 'tcx', 'kml'] },
   { id: 'fit-file-parser', label: 'fit-file-parser', formats: ['fit'] },
   { id: 'fitsdk', label: '@garmin/fitsdk', formats: ['fit'] },
   { id: 'togeojson', label: 'togeojson+xmldom', formats: ['gpx', 'tcx', 'kml'] },

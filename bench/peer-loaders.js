@@ -15,6 +15,11 @@ export const LOADERS = {
     const { parseRideFile } = await import('@rideport/ridefile');
     return (bytes) => parseRideFile(bytes);
   },
+  async 'ours-columns'() {
+    // The columnar reader of the same package (issue 21): typed arrays per channel, no point objects.
+    const { parseRideFileColumns } = await import('@rideport/ridefile');
+    return (bytes) => parseRideFileColumns(bytes);
+  },
   async 'fit-file-parser'() {
     const { default: FitParser } = await import('fit-file-parser');
     return (bytes) => {

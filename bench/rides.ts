@@ -5,10 +5,14 @@
  * as the same ride).
  */
 
-/** Rides of about an hour (SOURCES.md: 0.88 to 1.20 h): Garmin, Karoo and Zwift recordings. */
+/**
+ * Rides of about an hour (SOURCES.md: 0.88 to 1.26 h): Garmin, Stages, Karoo and Zwift recordings, each
+ * with a serial number field that fitVariant can change (a Garmin Edge 1030 file without one read as
+ * one recording in every copy, issue 16).
+ */
 export const HOUR_FITS = [
   'FITfileR__garmin-fenix6-turbo.fit',
-  'muktihari-fit__activity_lowbattery.fit',
+  'fitfilefaker__activity_multiple_developer_index.fit',
   'goldencheetah__Karoo-Botley_BW_Swanmore_Wickham-2025-05-09-1238.fit',
   'fitfilefaker__zwift_20250401.fit',
   'fitfilefaker__tpv_20251120.fit',
@@ -29,15 +33,81 @@ function fitCrc(bytes: Uint8Array, start: number, end: number): number {
 }
 
 /**
- * The file with its header's profile version moved by `variant` (1..65535) and both CRCs written again:
- * a valid FIT file with other bytes, so the server's duplicate check does not recognise it.
+ * The file with its header's profile version moved by `variant` (1..65535), its recording device's
+ * serial number changed (file_id.serial_number, when the file has one) and both CRCs written again: a
+ * valid FIT file with other bytes, so the server's duplicate check does not recognise it, and another
+ * device's recording of the same ride, so its "one ride per ride" check (issue 16) does not either.
  */
 export function fitVariant(original: Uint8Array, variant: number): Uint8Array {
   const bytes = Uint8Array.from(original);
   const view = new DataView(bytes.buffer);
   const headerSize = bytes[0]!;
   view.setUint16(2, (view.getUint16(2, true) + variant) % 0x10000, true);
+  const serial = serialNumberOffset(bytes);
+  if (serial !== null) {
+    const { offset, littleEndian } = serial;
+    view.setUint32(offset, (view.getUint32(offset, littleEndian) + variant) % 0xffffffff || 1, littleEndian);
+  }
   if (headerSize >= 14 && view.getUint16(12, true) !== 0) view.setUint16(12, fitCrc(bytes, 0, 12), true);
   view.setUint16(bytes.length - 2, fitCrc(bytes, 0, bytes.length - 2), true);
   return bytes;
+}
+
+const FILE_ID = 0;
+const SERIAL_NUMBER = 3;
+
+/**
+ * Where the first file_id message's 4-byte serial number lies, or null when the file has none before
+ * its other messages (walks the record headers: definitions give each local type its field sizes).
+ */
+function serialNumberOffset(bytes: Uint8Array): { offset: number; littleEndian: boolean } | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const layouts = new Map<
+    number,
+    { global: number; littleEndian: boolean; fields: number[][]; size: number }
+  >();
+  const end = bytes[0]! + view.getUint32(4, true);
+  let at = bytes[0]!;
+  while (at < end) {
+    const header = bytes[at]!;
+    at += 1;
+    if ((header & 0x80) !== 0) {
+      // Compressed timestamp header: a data message of local type 0-3.
+      const layout = layouts.get((header >> 5) & 0x3);
+      if (layout === undefined) return null;
+      at += layout.size;
+      continue;
+    }
+    const local = header & 0xf;
+    if ((header & 0x40) !== 0) {
+      const littleEndian = bytes[at + 1] === 0;
+      const global = view.getUint16(at + 2, littleEndian);
+      const count = bytes[at + 4]!;
+      const fields = Array.from({ length: count }, (_, i) => [
+        bytes[at + 5 + i * 3]!,
+        bytes[at + 6 + i * 3]!,
+      ]);
+      at += 5 + count * 3;
+      let size = fields.reduce((sum, [, fieldSize]) => sum + fieldSize!, 0);
+      if ((header & 0x20) !== 0) {
+        const developerCount = bytes[at]!;
+        for (let i = 0; i < developerCount; i++) size += bytes[at + 2 + i * 3]!;
+        at += 1 + developerCount * 3;
+      }
+      layouts.set(local, { global, littleEndian, fields, size });
+      continue;
+    }
+    const layout = layouts.get(local);
+    if (layout === undefined) return null;
+    if (layout.global === FILE_ID) {
+      let offset = at;
+      for (const [field, size] of layout.fields) {
+        if (field === SERIAL_NUMBER && size === 4) return { offset, littleEndian: layout.littleEndian };
+        offset += size!;
+      }
+      return null;
+    }
+    at += layout.size;
+  }
+  return null;
 }

@@ -14,7 +14,7 @@
  *    bound, the same uploads against a reference server that only receives, hashes and parses them in
  *    the same worker pool (bench/api-server.js upload-reference, after ours has stopped); and parsing
  *    the file alone in this process (@rideport/ridefile, one thread).
- * 2. Sustained ingest: typical rides of about an hour (corpus FIT files of 0.9 to 1.2 h from Garmin,
+ * 2. Sustained ingest: typical rides of about an hour (corpus FIT files of 0.9 to 1.3 h from Garmin, Stages,
  *    Karoo and Zwift recordings, varied the same way), uploaded by 8 concurrent uploaders as fast as
  *    the server takes them, while a prober asks status.json for five recent tasks every 20 ms and times
  *    each answer. Rides per second = uploads ÷ (last task finished − first task created), from the task

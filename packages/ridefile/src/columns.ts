@@ -88,10 +88,7 @@ export class PointColumns {
     if (column instanceof Float64Array) return column;
     const wide = new Float64Array(column.length);
     wide.set(column);
-    if (slot === SLOT_C) this.c = wide;
-    else if (slot === SLOT_H) this.h = wide;
-    else if (slot === SLOT_P) this.p = wide;
-    else this.T = wide;
+    this.#setField(slot, wide);
     this.channels = this.#channelList();
     return wide;
   }
@@ -128,6 +125,63 @@ export class PointColumns {
       kept += 1;
     }
     this.length = kept;
+  }
+
+  /**
+   * Makes the rows what the output holds, in place, once the summary and the laps have read the
+   * recorded values (issue 21: the columnar and the object output share this step): `t` floored to
+   * whole seconds; `x` and `y` both or neither; `s` and `d` only on rows a wheel sensor measured, `d`
+   * as its running maximum (never backwards); and the rows left without any value removed (a recorded
+   * speed or distance without a wheel sensor says nothing of its own). `wheel` has no meaning after.
+   */
+  finishRows(): void {
+    const { x, y, t, s, d, wheel } = this;
+    let wheelDistance = -Infinity;
+    for (let row = 0; row < this.length; row++) {
+      if (Number.isNaN(x[row]!) || Number.isNaN(y[row]!)) x[row] = y[row] = NaN;
+      t[row] = Math.floor(t[row]!);
+      if (wheel[row] !== 1) {
+        s[row] = d[row] = NaN;
+      } else if (!Number.isNaN(d[row]!)) {
+        if (d[row]! > wheelDistance) wheelDistance = d[row]!;
+        d[row] = wheelDistance;
+      }
+    }
+    this.compactFrom(0);
+  }
+
+  /**
+   * Shortens every channel to the rows in use, one at a time (so at most one channel is held twice while
+   * copying), and returns them; a channel without any value is null.
+   */
+  trimmedChannels(): (Column | null)[] {
+    const { channels } = this;
+    const trimmed: (Column | null)[] = [];
+    for (let slot = 0; slot < channels.length; slot++) {
+      const column = channels[slot]!;
+      const used = column.length === this.length ? column : column.slice(0, this.length);
+      // The long column is garbage from here: no field or list entry holds it any more.
+      channels[slot] = used;
+      this.#setField(slot, used);
+      trimmed.push(hasValue(used) ? used : null);
+    }
+    return trimmed;
+  }
+
+  #setField(slot: number, column: Column): void {
+    if (slot === SLOT_C) this.c = column;
+    else if (slot === SLOT_H) this.h = column;
+    else if (slot === SLOT_P) this.p = column;
+    else if (slot === SLOT_TEMPERATURE) this.T = column;
+    else {
+      const wide = column as Float64Array;
+      if (slot === SLOT_X) this.x = wide;
+      else if (slot === SLOT_Y) this.y = wide;
+      else if (slot === SLOT_E) this.e = wide;
+      else if (slot === SLOT_T) this.t = wide;
+      else if (slot === SLOT_S) this.s = wide;
+      else this.d = wide;
+    }
   }
 
   #moveRow(from: number, to: number): void {
@@ -169,6 +223,11 @@ export class PointColumns {
     this.wheel = wheel;
     this.channels = this.#channelList();
   }
+}
+
+function hasValue(column: Column): boolean {
+  for (let i = 0; i < column.length; i++) if (!Number.isNaN(column[i]!)) return true;
+  return false;
 }
 
 function grown(source: Float64Array, length: number): Float64Array {

@@ -1,4 +1,4 @@
-export { parseFitFile, parseRideFile } from './parse.js';
+export { parseFitFile, parseRideFile, parseRideFileColumns } from './parse.js';
 export { checkRideFileComplete } from './complete.js';
 export type { Completeness } from './complete.js';
 export { trackFromPoints } from './from-points.js';
@@ -19,7 +19,10 @@ export { haversineMeters } from './geo.js';
 export type {
   Bounds,
   ClockJump,
+  ColumnarRideFile,
+  ColumnarTrack,
   Lap,
+  NumberColumn,
   Position,
   RecordedTotals,
   RecordingIdentity,
@@ -30,6 +33,8 @@ export type {
   Summary,
   Terrain,
   Track,
+  TrackColumns,
+  TrackDetails,
   TrackKind,
   TrackPoint,
   TrackPointKey,

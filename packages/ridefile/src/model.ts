@@ -57,8 +57,73 @@ export interface RideFile {
   warnings: Warning[];
 }
 
+/**
+ * What `parseRideFileColumns` reads from one file: as `RideFile`, with each track's samples as typed
+ * arrays (`ColumnarTrack`).
+ */
+export interface ColumnarRideFile {
+  format: RideFileFormat;
+  /** the recording device or program, e.g. "Garmin Edge 500" or a GPX `creator` */
+  creator: string | null;
+  tracks: ColumnarTrack[];
+  warnings: Warning[];
+}
+
 /** One ride or route of a file: its points, laps, sensors and summary. */
-export interface Track {
+export interface Track extends TrackDetails {
+  points: TrackPoint[];
+}
+
+/**
+ * One ride or route of a file as `parseRideFileColumns` reads it: everything a `Track` has, with its
+ * samples as one typed array per channel (`columns`) instead of point objects.
+ */
+export interface ColumnarTrack extends TrackDetails {
+  columns: TrackColumns;
+}
+
+/**
+ * A channel of `TrackColumns` that holds small whole numbers in most files: a `Float32Array` when every
+ * value of the track is exactly a 32-bit float (devices record cadence, heart rate, power and
+ * temperature as integers, which it holds exactly in half the memory), else a `Float64Array` (a GPX
+ * temperature of 21.3). Both read as plain numbers.
+ */
+export type NumberColumn = Float32Array | Float64Array;
+
+/**
+ * A track's samples as columns (issue 21): row `i` of every channel is the point `i` of the same track
+ * read by `parseRideFile`, value for value. A sample without a value is `NaN`; a channel the track
+ * never has a value in is absent. The rules of `TrackPoint` hold: `t` in whole seconds, `x` and `y`
+ * both or neither, `s` and `d` only where a wheel sensor measured them, `d` never decreasing, and no
+ * row without a value.
+ */
+export interface TrackColumns {
+  /** the number of rows (points); every channel present has this length */
+  length: number;
+  /** longitude, degrees (WGS 84) */
+  x?: Float64Array;
+  /** latitude, degrees (WGS 84) */
+  y?: Float64Array;
+  /** elevation, m */
+  e?: Float64Array;
+  /** time, whole Unix seconds (fractions floored); Float64 since Int32 has no NaN and ends in 2038 */
+  t?: Float64Array;
+  /** cadence, rpm */
+  c?: NumberColumn;
+  /** heart rate, bpm */
+  h?: NumberColumn;
+  /** power, W */
+  p?: NumberColumn;
+  /** wheel-sensor speed, m/s */
+  s?: Float64Array;
+  /** wheel-sensor distance from start, m; never decreases */
+  d?: Float64Array;
+  /** temperature, °C */
+  T?: NumberColumn;
+}
+
+/** What a track is beside its samples: shared by `Track` (points) and `ColumnarTrack` (columns). */
+export interface TrackDetails {
   kind: TrackKind;
   name: string | null;
   /** normalised snake_case sport, e.g. `cycling`, `running`, `multisport`; null when unknown */
@@ -69,7 +134,6 @@ export interface Track {
   startTime: number | null;
   /** what identifies the recording this track came from, beside `summary.device` and its first timed point */
   recording: RecordingIdentity;
-  points: TrackPoint[];
   laps: Lap[];
   sensors: TrackSensors;
   summary: Summary;

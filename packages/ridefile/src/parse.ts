@@ -1,17 +1,17 @@
 import { DEFAULT_MAX_POINTS } from './columns.js';
-import type { ReaderOptions, ReaderResult } from './draft.js';
+import type { ReaderOptions, ReaderResult, TrackDraft } from './draft.js';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
 import { readFit } from './fit/read.js';
 import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
-import type { RideFile, RideFileFormat, Warning } from './model.js';
+import type { ColumnarRideFile, ColumnarTrack, RideFile, RideFileFormat, Track, Warning } from './model.js';
 import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
 import { sniffFormat } from './sniff.js';
-import { finishTrack } from './track.js';
+import { finishColumnarTrack, finishTrack } from './track.js';
 import { readGpx } from './xml/gpx.js';
 import { readKml } from './xml/kml.js';
 import { readTcx } from './xml/tcx.js';
 
-/** How `parseRideFile` and `parseFitFile` read a file. */
+/** How `parseRideFile`, `parseRideFileColumns` and `parseFitFile` read a file. */
 export interface ParseOptions {
   /** skip sniffing and read the bytes as this format */
   format?: RideFileFormat;
@@ -66,7 +66,18 @@ const FIT_READERS: Readers = { fit: readFit };
  * Throws only `RideFileError`, whatever the bytes (design.md, `@rideport/ridefile`).
  */
 export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): RideFile {
-  return parseWith(READERS, bytes, options);
+  return parseWith(READERS, bytes, options, finishTrack);
+}
+
+/**
+ * Reads a file exactly as `parseRideFile` does (the same tracks, laps, sensors, summaries and
+ * warnings, the same errors), with each track's samples as one typed array per channel
+ * (`ColumnarTrack.columns`) instead of point objects: for analysis over whole channels (power curves,
+ * normalized power, map matching), and about twice as fast on large files since no point object is
+ * made (issue 21).
+ */
+export function parseRideFileColumns(bytes: Uint8Array, options: ParseOptions = {}): ColumnarRideFile {
+  return parseWith(READERS, bytes, options, finishColumnarTrack);
 }
 
 /**
@@ -76,12 +87,20 @@ export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): Ri
  * size benchmark's FIT-only import).
  */
 export function parseFitFile(bytes: Uint8Array, options: Omit<ParseOptions, 'format'> = {}): RideFile {
-  return parseWith(FIT_READERS, bytes, options);
+  return parseWith(FIT_READERS, bytes, options, finishTrack);
 }
 
-function parseWith(readers: Readers, bytes: Uint8Array, options: ParseOptions): RideFile {
+/** How a reader's draft becomes an output track: with points (`Track`) or columns (`ColumnarTrack`). */
+type Finish<T> = (draft: TrackDraft, warnings: Warning[]) => T;
+
+function parseWith<T extends Track | ColumnarTrack>(
+  readers: Readers,
+  bytes: Uint8Array,
+  options: ParseOptions,
+  finish: Finish<T>,
+): { format: RideFileFormat; creator: string | null; tracks: T[]; warnings: Warning[] } {
   try {
-    return parse(readers, bytes, options);
+    return parse(readers, bytes, options, finish);
   } catch (error) {
     if (error instanceof RideFileError) throw error;
     if (
@@ -107,7 +126,12 @@ function parseWith(readers: Readers, bytes: Uint8Array, options: ParseOptions): 
   }
 }
 
-function parse(readers: Readers, bytes: Uint8Array, options: ParseOptions): RideFile {
+function parse<T>(
+  readers: Readers,
+  bytes: Uint8Array,
+  options: ParseOptions,
+  finish: Finish<T>,
+): { format: RideFileFormat; creator: string | null; tracks: T[]; warnings: Warning[] } {
   if (!(bytes instanceof Uint8Array)) {
     throw new RideFileError(RideFileErrorCode.UNKNOWN_FORMAT, 'expected the file as a Uint8Array');
   }
@@ -143,7 +167,7 @@ function parse(readers: Readers, bytes: Uint8Array, options: ParseOptions): Ride
   const creator = boundedFileText('creator', result.creator, warnings);
   const drafts = result.drafts.filter((draft) => draft.columns.length > 0);
   const tracks = drafts.map((draft, index) =>
-    finishTrack(draft, trackWarnings(warnings, index === drafts.length - 1)),
+    finish(draft, trackWarnings(warnings, index === drafts.length - 1)),
   );
   if (tracks.length === 0) {
     // Nothing readable because the file is damaged is MALFORMED; a sound file without points is NO_TRACKS.

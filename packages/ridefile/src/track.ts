@@ -5,6 +5,9 @@ import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js
 import {
   TRACK_POINT_KEYS,
   type ClockJump,
+  type ColumnarTrack,
+  type TrackColumns,
+  type TrackDetails,
   type SensorDevice,
   type Track,
   type TrackPoint,
@@ -15,12 +18,37 @@ import { lapsFromPoints } from './laps.js';
 import { summarize } from './summary.js';
 
 /**
- * Turns a reader's draft into the public `Track`: summary from the columns, then the points.
+ * Turns a reader's draft into the public `Track`: summary from the columns, then the points, built from
+ * the same finished rows as `finishColumnarTrack`'s columns (issue 21: one code path for both outputs).
  * `warnings`: what was wrong with the file where this track was read (see `Track.warnings`). Every text
  * of the track is bounded and cleaned here, where it leaves the library (file-text.ts, issue 17); a
- * text shortened adds a warning to the track's own.
+ * text shortened adds a warning to the track's own. Consumes the draft: its columns become the output's
+ * rows (finish a draft once).
  */
 export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track {
+  const { head, tail } = finishDetails(draft, warnings);
+  return { ...head, points: buildPoints(draft.columns), ...tail };
+}
+
+/** As `finishTrack`, with the samples as typed columns: no point object is made. */
+export function finishColumnarTrack(draft: TrackDraft, warnings: Warning[] = []): ColumnarTrack {
+  const { head, tail } = finishDetails(draft, warnings);
+  return { ...head, columns: trackColumns(draft.columns), ...tail };
+}
+
+/**
+ * Everything of a track but its samples, split where the samples go (the keys keep the order they have
+ * always had). The summary and the laps read the recorded values first; then the rows become the
+ * output's (`PointColumns.finishRows`). The summary's working arrays (as long as the columns) can be
+ * collected before the output takes its memory (issue 2, peak memory).
+ */
+function finishDetails(
+  draft: TrackDraft,
+  warnings: Warning[],
+): {
+  head: Pick<TrackDetails, 'kind' | 'name' | 'sport' | 'subSport' | 'startTime' | 'recording'>;
+  tail: Pick<TrackDetails, 'laps' | 'sensors' | 'summary' | 'warnings'>;
+} {
   const { columns } = draft;
   const own = [...(draft.warnings ?? [])];
   const name = boundedFileText('name', draft.name, own);
@@ -29,27 +57,41 @@ export function finishTrack(draft: TrackDraft, warnings: Warning[] = []): Track 
   const device = boundedFileText('device', draft.device, own);
   const serialNumber = boundedFileText('serialNumber', draft.recording.serialNumber, own);
   const sensors = boundedSensors(draft.sensors, own);
-  // The summary first: its working arrays (as long as the columns) can be collected before the points
-  // take their memory, so the peak is the columns and the points only (issue 2, peak memory).
   const summary = summarize(columns, { ...draft, sport, device }, warnings);
-  const points = buildPoints(columns);
-  summary.pointCount = points.length;
+  // The file's laps only where its totals describe the points (issue 16); else computed from them.
+  const laps = summary.recordedDescribesPoints
+    ? draft.laps
+    : lapsFromPoints(columns, draft.laps, draft, warnings);
+  const startTime = draft.startTime ?? firstTime(columns);
+  columns.finishRows();
+  summary.pointCount = columns.length;
   const clockWarning = clockJumpWarning(summary.clockJumps);
   const trackWarnings = [...warnings, ...own, ...(clockWarning === null ? [] : [clockWarning])];
   return {
-    kind: draft.kind,
-    name,
-    sport,
-    subSport,
-    startTime: draft.startTime ?? firstTime(columns),
-    recording: { ...draft.recording, serialNumber },
-    points,
-    // The file's laps only where its totals describe the points (issue 16); else computed from them.
-    laps: summary.recordedDescribesPoints ? draft.laps : lapsFromPoints(columns, draft.laps, draft, warnings),
-    sensors,
-    summary,
-    warnings: boundedWarnings(trackWarnings),
+    head: {
+      kind: draft.kind,
+      name,
+      sport,
+      subSport,
+      startTime,
+      recording: { ...draft.recording, serialNumber },
+    },
+    tail: { laps, sensors, summary, warnings: boundedWarnings(trackWarnings) },
   };
+}
+
+/** The finished rows as the public columns: each trimmed to the rows, a channel without values left out. */
+function trackColumns(columns: PointColumns): TrackColumns {
+  const channels = columns.trimmedChannels();
+  const result: TrackColumns = { length: columns.length };
+  TRACK_POINT_KEYS.forEach((key, slot) => {
+    const column = channels[slot];
+    if (column === null || column === undefined) return;
+    // x y e t s d are always Float64 (PointColumns); c h p T are Float32 unless widened.
+    if (key === 'c' || key === 'h' || key === 'p' || key === 'T') result[key] = column;
+    else result[key] = column as Float64Array;
+  });
+  return result;
 }
 
 /** The sensors with every text bounded; their reason is our sentence, which may quote the file. */
@@ -102,10 +144,7 @@ function spanInWords(seconds: number): string {
   return `${seconds} seconds`;
 }
 
-/**
- * Builds the points of rows [from, to), which all carry exactly the keys of one mask, into `points`
- * from index `at` on; returns the running wheel distance (updated by the rows that carry `d`).
- */
+/** Builds the points of rows [from, to), which all carry exactly the keys of one mask, into `points` from index `at` on. */
 type RunBuilder = (
   x: Float64Array,
   y: Float64Array,
@@ -121,48 +160,40 @@ type RunBuilder = (
   to: number,
   points: TrackPoint[],
   at: number,
-  wheelDistance: number,
-) => number;
-
-const BIT_S = 1 << 7;
-const BIT_D = 1 << 8;
+) => void;
 
 /**
- * One `TrackPoint` per row, keys in the specification's order and only where known. `t` is floored to
- * whole seconds. `s` and `d` only on rows a wheel sensor measured, and `d` never goes backwards. A row
- * whose only values are a recorded speed or distance without a wheel sensor makes no point (`{}` says
- * nothing); those values still count in the summary.
+ * One `TrackPoint` per finished row (`PointColumns.finishRows`: whole seconds, the wheel-sensor rule,
+ * no empty row), keys in the specification's order and only where the row has a value.
  *
  * Rows are handed out in runs of the same key set (a recording keeps its channels for long stretches),
  * each built by a loop made for that key set: one call per run instead of one per point, and no
  * number passes through a call (a double argument is a heap allocation per value).
  */
 function buildPoints(columns: PointColumns): TrackPoint[] {
-  const { x, y, e, t, c, h, p, s, d, T, wheel } = columns;
+  const { x, y, e, t, c, h, p, s, d, T } = columns;
   const n = columns.length;
-  // First the runs (start row, end row, mask) and the number of points, so the array is allocated once.
+  // First the runs (start row, end row, mask), so each run is built by one call.
   let runs = new Int32Array(48);
   let runCount = 0;
-  let pointCount = 0;
   let runMask = 0;
   let runStart = 0;
   for (let i = 0; i <= n; i++) {
     let mask = -1; // past the last row: ends the last run
     if (i < n) {
-      const isWheel = wheel[i] === 1;
       mask =
-        (Number.isNaN(x[i]!) || Number.isNaN(y[i]!) ? 0 : 0b11) |
+        (Number.isNaN(x[i]!) ? 0 : 0b11) |
         (Number.isNaN(e[i]!) ? 0 : 1 << 2) |
         (Number.isNaN(t[i]!) ? 0 : 1 << 3) |
         (Number.isNaN(c[i]!) ? 0 : 1 << 4) |
         (Number.isNaN(h[i]!) ? 0 : 1 << 5) |
         (Number.isNaN(p[i]!) ? 0 : 1 << 6) |
-        (isWheel && !Number.isNaN(s[i]!) ? BIT_S : 0) |
-        (isWheel && !Number.isNaN(d[i]!) ? BIT_D : 0) |
+        (Number.isNaN(s[i]!) ? 0 : 1 << 7) |
+        (Number.isNaN(d[i]!) ? 0 : 1 << 8) |
         (Number.isNaN(T[i]!) ? 0 : 1 << 9);
       if (mask === runMask) continue;
     }
-    if (runMask !== 0) {
+    if (i > runStart) {
       if (runCount * 3 === runs.length) {
         const grown = new Int32Array(runs.length * 2);
         grown.set(runs);
@@ -172,22 +203,17 @@ function buildPoints(columns: PointColumns): TrackPoint[] {
       runs[runCount * 3 + 1] = i;
       runs[runCount * 3 + 2] = runMask;
       runCount += 1;
-      pointCount += i - runStart;
     }
     runMask = mask;
     runStart = i;
   }
 
   // Sized once and filled in order: no regrowth of a large array while it is built.
-  const points = new Array<TrackPoint>(pointCount);
-  let at = 0;
-  let wheelDistance = -Infinity;
+  const points = new Array<TrackPoint>(n);
   for (let run = 0; run < runCount; run++) {
     const from = runs[run * 3]!;
     const to = runs[run * 3 + 1]!;
-    const build = runBuilder(runs[run * 3 + 2]!);
-    wheelDistance = build(x, y, e, t, c, h, p, s, d, T, from, to, points, at, wheelDistance);
-    at += to - from;
+    runBuilder(runs[run * 3 + 2]!)(x, y, e, t, c, h, p, s, d, T, from, to, points, from);
   }
   return points;
 }
@@ -219,8 +245,6 @@ function generatedRunBuilder(mask: number): RunBuilder | null {
     .filter((key) => MOSTLY_INTEGER_KEYS.has(key))
     .map((key) => `  const ${key}v = ${key}[i];`);
   const entries = keys.map((key) => {
-    if (key === 't') return 't: Math.floor(t[i])';
-    if (key === 'd') return 'd: wheelDistance';
     // The same number, as a small integer where it is one (and not -0): see `integerOrSelf`.
     if (MOSTLY_INTEGER_KEYS.has(key))
       return `${key}: (${key}v | 0) === ${key}v && (${key}v !== 0 || 1 / ${key}v > 0) ? ${key}v | 0 : ${key}v`;
@@ -228,49 +252,34 @@ function generatedRunBuilder(mask: number): RunBuilder | null {
   });
   const body = [
     'for (let i = from; i < to; i++) {',
-    // d never goes backwards: the running maximum of the wheel distance.
-    (mask & BIT_D) !== 0 ? '  if (d[i] > wheelDistance) wheelDistance = d[i];' : '',
     ...reads,
     `  points[at++] = { ${entries.join(', ')} };`,
     '}',
-    'return wheelDistance;',
   ].join('\n');
   try {
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- fixed key names only; see runBuilder
-    return new Function(
-      ...TRACK_POINT_KEYS,
-      'from',
-      'to',
-      'points',
-      'at',
-      'wheelDistance',
-      body,
-    ) as RunBuilder;
+    return new Function(...TRACK_POINT_KEYS, 'from', 'to', 'points', 'at', body) as RunBuilder;
   } catch {
     return null;
   }
 }
 
 function incrementalRunBuilder(mask: number): RunBuilder {
-  return (x, y, e, t, c, h, p, s, d, T, from, to, points, at, wheelDistance) => {
+  return (x, y, e, t, c, h, p, s, d, T, from, to, points, at) => {
     for (let i = from; i < to; i++) {
       const point: TrackPoint = {};
       if (mask & (1 << 0)) point.x = x[i]!;
       if (mask & (1 << 1)) point.y = y[i]!;
       if (mask & (1 << 2)) point.e = e[i]!;
-      if (mask & (1 << 3)) point.t = Math.floor(t[i]!);
+      if (mask & (1 << 3)) point.t = t[i]!;
       if (mask & (1 << 4)) point.c = integerOrSelf(c[i]!);
       if (mask & (1 << 5)) point.h = integerOrSelf(h[i]!);
       if (mask & (1 << 6)) point.p = integerOrSelf(p[i]!);
-      if (mask & BIT_S) point.s = s[i]!;
-      if (mask & BIT_D) {
-        if (d[i]! > wheelDistance) wheelDistance = d[i]!;
-        point.d = wheelDistance;
-      }
+      if (mask & (1 << 7)) point.s = s[i]!;
+      if (mask & (1 << 8)) point.d = d[i]!;
       if (mask & (1 << 9)) point.T = integerOrSelf(T[i]!);
       points[at++] = point;
     }
-    return wheelDistance;
   };
 }
 

@@ -4,7 +4,7 @@
  * null. Units: metres, seconds, km/h for the speeds (the record's unit), Unix milliseconds for times.
  */
 import tzLookup from '@photostructure/tz-lookup';
-import type { Track, TrackPoint } from '@rideport/ridefile';
+import type { Track, TrackColumns, TrackPoint } from '@rideport/ridefile';
 import type { AssetColumns, TripsTable } from '../db/schema.js';
 
 /** The columns of decisions.md §2 that routes and trips share, without owner, name and times. */
@@ -70,6 +70,21 @@ export function timeRange(points: readonly TrackPoint[]): TimeRange | null {
     last = point.t;
   }
   return first === undefined || last === undefined ? null : { first, last: Math.max(first, last) };
+}
+
+/** `timeRange` of a track's columns (`parseRideFileColumns`): the same rule over its `t` channel. */
+export function columnTimeRange(track: TrackColumns): TimeRange | null {
+  const { t } = track;
+  if (t === undefined) return null;
+  let first = NaN;
+  let last = NaN;
+  for (let i = 0; i < track.length; i++) {
+    const time = t[i]!;
+    if (Number.isNaN(time)) continue;
+    if (Number.isNaN(first)) first = time;
+    last = time;
+  }
+  return Number.isNaN(first) ? null : { first, last: Math.max(first, last) };
 }
 
 /**

@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
+import { parseRideFileColumns, TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
 import { describe, expect, it } from 'vitest';
 import { corpusFiles, readFixture } from '../../../../test/support/corpus.js';
 import { tracksOf } from '../test-support/assets.js';
-import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
+import { columnTimeRange, timeRange } from './track-columns.js';
+import {
+  lastColumnTime,
+  lastPointTime,
+  packedPointsJson,
+  packTrackColumns,
+  packTrackPoints,
+  unpackTrackPoints,
+} from './track-points.js';
 
 /** The stored JSON by its definition: each point's finite values, keys in the specification's order. */
 function referenceJson(points: readonly TrackPoint[]): string {
@@ -112,12 +120,34 @@ describe('packed track points and their JSON', () => {
       } catch {
         continue;
       }
-      for (const track of read) {
+      // The upload queue packs the columns of the same file (issue 21): the same bytes, times and range.
+      const columnar = parseRideFileColumns(file.bytes, { filename: file.name }).tracks;
+      expect(columnar).toHaveLength(read.length);
+      read.forEach((track, index) => {
         tracks++;
         expect(storedJson(track.points), file.name).toBe(referenceJson(track.points));
-      }
+        const { columns } = columnar[index]!;
+        expect(packTrackColumns(columns), file.name).toEqual(packTrackPoints(track.points));
+        expect(lastColumnTime(columns), file.name).toBe(lastPointTime(track.points));
+        expect(columnTimeRange(columns), file.name).toEqual(timeRange(track.points));
+      });
     }
     expect(tracks).toBeGreaterThan(3);
+  });
+
+  it('packs columns with values that are not finite as points without them', () => {
+    const columns = {
+      length: 3,
+      x: Float64Array.of(7.1, Number.POSITIVE_INFINITY, 7.3),
+      t: Float64Array.of(1, Number.NaN, 3),
+      h: Float32Array.of(Number.NaN, 130, Number.NEGATIVE_INFINITY),
+    };
+    const points: TrackPoint[] = [{ x: 7.1, t: 1 }, { h: 130 }, { x: 7.3, t: 3 }];
+    expect(packTrackColumns(columns)).toEqual(packTrackPoints(points));
+    expect(lastColumnTime(columns)).toBe(3);
+    expect(columnTimeRange({ length: 2, t: Float64Array.of(Number.NaN, Number.NaN) })).toBeNull();
+    expect(columnTimeRange({ length: 2, t: Float64Array.of(5, 2) })).toEqual({ first: 5, last: 5 });
+    expect(lastColumnTime({ length: 0 })).toBeNull();
   });
 
   it('reads packed points from a view at any offset, as SQLite hands them back', () => {

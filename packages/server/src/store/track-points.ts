@@ -23,7 +23,7 @@
  *
  * Version 1 (float64 values only, no per-key width, scale and base) is still read: databases hold it.
  */
-import { TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
+import { TRACK_POINT_KEYS, type TrackColumns, type TrackPoint } from '@rideport/ridefile';
 
 const VERSION = 2;
 const HEADER_BYTES = 8;
@@ -139,8 +139,38 @@ function scaleOf(value: number, from: number): number {
 }
 
 export function packTrackPoints(points: readonly TrackPoint[]): Uint8Array<ArrayBuffer> {
-  const count = points.length;
   const { columns, present } = readColumns(points);
+  return packColumns(points.length, columns, present);
+}
+
+/**
+ * The same packed form from a track's columns as `parseRideFileColumns` reads them (issue 21: the
+ * upload queue packs what the parser hands over, without making point objects first).
+ */
+export function packTrackColumns(track: TrackColumns): Uint8Array<ArrayBuffer> {
+  const count = track.length;
+  const present = new Uint32Array(TRACK_POINT_KEYS.length);
+  const columns = TRACK_POINT_KEYS.map((key, k) => {
+    const source = track[key];
+    // A copy in any case: packing replaces a column's values by their steps (encodeColumn).
+    const column = new Float64Array(count);
+    if (source === undefined) return column.fill(NaN);
+    for (let i = 0; i < count; i++) {
+      const value = source[i]!;
+      if (Number.isFinite(value)) {
+        column[i] = value;
+        present[k]!++;
+      } else {
+        column[i] = NaN;
+      }
+    }
+    return column;
+  });
+  return packColumns(count, columns, present);
+}
+
+/** Packs `columns` (NaN where a point has no value; `present[k]` values in column k), replacing their values. */
+function packColumns(count: number, columns: Float64Array[], present: Uint32Array): Uint8Array<ArrayBuffer> {
   const bitmapBytes = padded(Math.ceil(count / 8));
   const scratch = new Float64Array(count);
   const encodings = columns.map((column, k) => (present[k] === 0 ? FLOAT64 : encodeColumn(column, scratch)));
@@ -319,5 +349,13 @@ export function lastPointTime(points: readonly TrackPoint[]): number | null {
     const t = points[i]!.t;
     if (t !== undefined) return t;
   }
+  return null;
+}
+
+/** `lastPointTime` of a track's columns (`parseRideFileColumns`). */
+export function lastColumnTime(track: TrackColumns): number | null {
+  const { t } = track;
+  if (t === undefined) return null;
+  for (let i = track.length - 1; i >= 0; i--) if (!Number.isNaN(t[i]!)) return t[i]!;
   return null;
 }
