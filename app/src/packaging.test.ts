@@ -283,4 +283,12 @@ describe('a --dir build with a stand-in Electron', () => {
     expect(forbidden).toEqual([]);
     expect(files.some((file) => file.startsWith('/scripts/') || file.startsWith('/build/'))).toBe(false);
   });
+
+  it('packs no PostgreSQL driver: the app runs on SQLite only (issue 18)', (context) => {
+    if (skipReason !== null) context.skip(skipReason);
+    expect(
+      files.filter((file) => /^\/node_modules\/(pg|pg-[^/]+|pgpass|postgres-[^/]+)\//.test(file)),
+    ).toEqual([]);
+    expect(files).toContain('/node_modules/@rideport/server/dist/db/postgres.js');
+  });
 });

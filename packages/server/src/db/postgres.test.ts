@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '../errors.js';
 import { DEFAULT_LIMITS, resolveOptions } from '../options.js';
 import { Store } from '../store/index.js';
 import {
@@ -172,7 +173,8 @@ describe.skipIf(skipped !== null)('the PostgreSQL engine', () => {
       const duplicate = await store.users
         .createPerson({ email: 'CASE@example.com', password: 'long enough' })
         .catch((error: unknown) => error);
-      expect(database.engine.isUniqueViolation(duplicate)).toBe(true);
+      expect(duplicate).toBeInstanceOf(ConflictError);
+      expect(database.engine.isUniqueViolation((duplicate as ConflictError).cause)).toBe(true);
     } finally {
       await database.close();
     }
