@@ -95,7 +95,7 @@ export { recordWithUrl } from './assets.js';
 export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
 export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
-export type { ClubRouteScope, ClubRow, ShareOutcome } from './clubs.js';
+export type { ClubRouteScope, ClubRow, ShareOutcome, SharedClub, UnshareOutcome } from './clubs.js';
 export { TASK_MESSAGES, TaskLeaseLostError } from './tasks.js';
 export {
   cutToWholeChars,
