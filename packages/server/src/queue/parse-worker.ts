@@ -8,7 +8,8 @@
  */
 import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
-import { isRideFileError, parseRideFile, type Track } from '@rideport/ridefile';
+import { gzipSync } from 'node:zlib';
+import { isGzip, isRideFileError, parseRideFile, type RideFileFormat, type Track } from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { timeRange, type TimeRange } from '../store/track-columns.js';
 import { lastPointTime, packTrackPoints } from '../store/track-points.js';
@@ -35,7 +36,19 @@ export interface ParsedTrack {
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
-export type ParseOutcome = { ok: true; tracks: ParsedTrack[] } | { ok: false; code: string; message: string };
+export type ParseOutcome =
+  | {
+      ok: true;
+      tracks: ParsedTrack[];
+      /** the format the file was read as */
+      format: RideFileFormat;
+      /**
+       * The upload gzip-compressed, to keep as its original (issue 20, "Original files"); null when
+       * the upload was gzip already and is kept as it came. Compressed here, off the main thread.
+       */
+      gzipped: Uint8Array | null;
+    }
+  | { ok: false; code: string; message: string };
 
 /**
  * Parsing is background work: this thread runs at a lower priority than the main thread, which answers
@@ -60,8 +73,9 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     ...(request.filename === null ? {} : { filename: request.filename }),
   };
   let tracks: Track[];
+  let format: RideFileFormat;
   try {
-    tracks = parseRideFile(request.bytes, options).tracks;
+    ({ tracks, format } = parseRideFile(request.bytes, options));
   } catch (error) {
     // parseRideFile throws nothing else (design.md); anything else is a bug, and fails the attempt.
     if (isRideFileError(error)) return { ok: false, code: error.code, message: error.message };
@@ -74,11 +88,25 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     lastTime: lastPointTime(track.points),
     timeRange: timeRange(track.points),
   }));
+  const gzipped = tracks.length === 0 || isGzip(request.bytes) ? null : ownBuffer(gzipSync(request.bytes));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).
   const answer = {
-    [transferableSymbol]: parsed.map((track) => track.packedPoints.buffer),
-    [valueSymbol]: { ok: true, tracks: parsed } satisfies ParseOutcome,
+    [transferableSymbol]: [
+      ...parsed.map((track) => track.packedPoints.buffer),
+      ...(gzipped === null ? [] : [gzipped.buffer]),
+    ],
+    [valueSymbol]: { ok: true, tracks: parsed, format, gzipped } satisfies ParseOutcome,
   };
   return move(answer) as unknown as ParseOutcome;
+}
+
+/**
+ * Bytes that own their whole ArrayBuffer, so it can be transferred: a small Buffer may be a slice of
+ * Node's shared pool, whose transfer would take the pool from everyone else; such a one is copied.
+ */
+function ownBuffer(bytes: Buffer): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? new Uint8Array(bytes.buffer)
+    : new Uint8Array(bytes);
 }

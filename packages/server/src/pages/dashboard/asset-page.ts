@@ -53,6 +53,7 @@ export async function assetPage<T extends AssetType>(
   const token = csrfToken(request, reply);
   // Issue 20, "Clubs": a route is shared with clubs from its page; rides are not club items.
   const clubs = trip === null ? await routeClubsSection(request, context, user, row.id, token) : '';
+  const original = row.original_file_id === null ? null : `${words.path}/${row.id}/original`;
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     ${changeNotice(request, type)}
     <h1>${row.name}</h1>
@@ -82,6 +83,10 @@ export async function assetPage<T extends AssetType>(
             </li>`,
         )}
       </ul>
+      ${
+        original !== null &&
+        html`<p><a href="${original}" download>Download original</a>: the file as it was uploaded.</p>`
+      }
     </section>
     <script type="application/json" id="asset-data">
       ${embeddedJson(data)}

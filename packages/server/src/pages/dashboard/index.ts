@@ -18,6 +18,8 @@ import { WRITE_FORMATS } from '@rideport/ridefile';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType, UserRow } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
+import { sendOriginal } from '../../original-download.js';
 import { idParameter } from '../../whole-numbers.js';
 import { redirectToSignIn } from '../access.js';
 import { signedInUser } from '../session.js';
@@ -93,6 +95,17 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       deletePath(type),
       hidden,
       page((request, reply, user) => deleteChosen(request, reply, context, user, type)),
+    );
+    // Issue 20, "Original files": the file as uploaded.
+    app.get(
+      `${path}/:id/original`,
+      hidden,
+      page(async (request, reply, user) => {
+        const row = await ownAsset(context, user, type, id(request));
+        const file = await context.store.originalFiles.ofAsset(type, row.id);
+        if (file === undefined) throw notFound(`This ${WORDS[type].one} was not made from an uploaded file.`);
+        return sendOriginal(reply, file, `${WORDS[type].one}-${row.id}`);
+      }),
     );
     for (const format of DOWNLOAD_FORMATS) {
       app.get(
