@@ -7,6 +7,7 @@
  * Retry button that works; Pause and Resume; every button is reachable with Tab and labelled.
  * Screenshots go to test-results/screenshots.
  */
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +157,36 @@ describe.skipIf(!chromiumAvailable)(
         headers: { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken },
       });
       expect(trip.status).toBe(200);
+
+      // Issue 20, "Original files": the ride page offers the file as uploaded, byte for byte.
+      await page.goto(`${url}${href}`);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download original' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('sample-ride.gpx');
+      const sent = readFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'));
+      const got = readFileSync(await download.path());
+      expect(createHash('sha256').update(got).digest('hex')).toBe(
+        createHash('sha256').update(sent).digest('hex'),
+      );
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.getByRole('link', { name: 'Download original' }).scrollIntoViewIfNeeded();
+        await screenshot(page, `ride-download-original-${width}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The same file again through the page is a duplicate of that ride, as through the API.
+      await page.goto(`${url}/dashboard/sync`);
+      await page.setInputFiles('#upload-file', join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'));
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/sync\?task=\d+$/),
+        page.getByRole('button', { name: 'Upload', exact: true }).click(),
+      ]);
+      await page.locator('#upload-task a[href^="/dashboard/rides/"]').waitFor({ timeout: 30_000 });
+      expect(await page.textContent('#upload-task')).toMatch(/Duplicate upload|Already on the platform/);
     });
 
     it('shows a file dropped into the watched folder as synced', async () => {

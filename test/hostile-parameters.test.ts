@@ -215,6 +215,7 @@ beforeAll(async () => {
     [/\/:clientId$/, clubClient.id],
     [/\/(trips|rides)\/:id$/, tripId],
     [/\/routes\/:id$/, routeId],
+    [/\/routes\/:routeId$/, routeId],
     [/\/events\/:id$/, event.id],
     [/\/(clubs|organizations)\/:id$/, club.id],
     [/\/users\/:id$/, owner.id],

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { RideportClient, undiciTransport, type Credentials } from '@rideport/client';
 import { buildServer, openPlatform } from '@rideport/server';
 import { SyncEngine, type SyncEngineOptions, type SyncStatus } from '@rideport/sync';
@@ -208,6 +209,19 @@ describe.skipIf(!corpusAvailable)('sync against a real server', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const again = await serverAssets(client);
     expect(again).toEqual(assets);
+
+    // Issue 20: each file went with the engine's own external_id, kept with the rides made from it.
+    const database = new SqliteDatabase(server.databasePath, { readonly: true });
+    try {
+      const ids = database
+        .prepare('SELECT external_id FROM trips UNION SELECT external_id FROM routes')
+        .pluck()
+        .all();
+      expect(ids).toHaveLength(50);
+      for (const id of ids) expect(id).toMatch(/^rideport-sync:v1:[0-9a-f]{64}$/);
+    } finally {
+      database.close();
+    }
   }, 180_000);
 
   it('a device unplugged while files are half-written: nothing lost, nothing corrupt, resumes on re-plug', async () => {

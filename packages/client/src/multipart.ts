@@ -1,6 +1,6 @@
 /**
  * Multipart bodies for the legacy file upload (decisions.md §5, "Create rides from a file": field
- * `file`, optional `trip[name]`, `trip[description]`, `trip[visibility]`). Built with the platform's
+ * `file`, optional `trip[name]`, `trip[description]`, `trip[visibility]`; and `external_id`, issue 20). Built with the platform's
  * FormData and Blob and serialised by `new Response(form)`, which gives the bytes and the content type
  * with its boundary: the encoding (quoting of names, CRLFs, the boundary) is the platform's, not ours.
  */
@@ -14,6 +14,11 @@ export interface RideUpload {
   name?: string;
   description?: string;
   visibility?: Visibility;
+  /**
+   * The uploader's own id of the ride, at most 255 characters (Strava's `external_id`; issue 20): the
+   * server treats a repeat from the same user and API client as a duplicate, whatever the bytes.
+   */
+  externalId?: string;
 }
 
 /** `trip[visibility]` takes the legacy numbers (decisions.md §5: 0 public, 1 private, 2 friends). */
@@ -42,6 +47,7 @@ export async function rideUploadBody(upload: RideUpload): Promise<MultipartBody>
   if (upload.visibility !== undefined) {
     form.append('trip[visibility]', String(LEGACY_VISIBILITY[upload.visibility]));
   }
+  if (upload.externalId !== undefined) form.append('external_id', upload.externalId);
   // A copy: the Blob must not see later changes to the caller's buffer, nor a SharedArrayBuffer.
   form.append('file', new Blob([Uint8Array.from(upload.bytes)]), upload.filename);
   const response = new Response(form);

@@ -244,6 +244,8 @@ export interface QueuedTask {
   created_at: string;
   updated_at: string;
   user_id: number;
+  /** the upload's `external_id` (issue 20); absent from servers that do not send it */
+  external_id?: string | null;
   /** filled only when asked for (include_objects) */
   associated_objects: AssociatedObject[];
 }

@@ -8,6 +8,7 @@ export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 /** Input is fed in slices this big, so a gzip bomb is stopped after at most ~1000× this much output. */
 const INPUT_SLICE_BYTES = 16 * 1024;
 
+/** Whether `bytes` begin as a gzip stream does (magic 1f 8b, deflate). */
 export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0x1f && bytes[1] === 0x8b && bytes[2] === 0x08;
 }

@@ -16,6 +16,7 @@ export {
 } from './file-text.js';
 export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
+export { isGzip } from './gzip.js';
 export type {
   Bounds,
   ClockJump,

@@ -11,6 +11,7 @@ import {
   type UploadedRide,
   type UploadRideOptions,
 } from '@rideport/client';
+import { rideExternalId } from './external-id.js';
 import type { Inbox } from './inbox.js';
 import type { Ledger, RideRow } from './ledger.js';
 
@@ -52,7 +53,10 @@ export async function uploadRide(
   }
   ledger.markUploading(ride.sha256, nowMs());
   try {
-    const uploaded = await uploader.uploadRide({ bytes, filename: ride.filename }, { signal });
+    const uploaded = await uploader.uploadRide(
+      { bytes, filename: ride.filename, externalId: rideExternalId(ride) },
+      { signal },
+    );
     ledger.markSynced(
       ride.sha256,
       {

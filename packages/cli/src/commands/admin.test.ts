@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { trackFromPoints } from '@rideport/ridefile';
 import { openPlatform, databasePathIn } from '@rideport/server';
 import { rideport, temporaryDirectory } from '../test-support/run.js';
 
@@ -86,6 +87,55 @@ describe('rideport admin', () => {
       user_id: 2,
       role: 'member',
     });
+  });
+
+  it('takes a shared route out of a club (issue 20, "Clubs"), and says when it is not there', async () => {
+    await admin('create-user', '--email', 'a@example.com', '--password', 'long enough');
+    await admin('create-org', '--name', 'Club', '--admin', 'a@example.com');
+    const platform = await openPlatform({
+      databasePath: databasePathIn(directory.path),
+      baseUrl: 'http://x',
+    });
+    let routeId: number;
+    try {
+      const points = Array.from({ length: 10 }, (_, i) => ({ x: 8.3 + i * 1e-3, y: 47.05 }));
+      routeId = (await platform.store.assets.createFromTrack(1, trackFromPoints(points, { name: 'Loop' })))
+        .row.id;
+      expect(await platform.store.clubs.shareRoute(2, routeId, 1)).toBe('shared');
+    } finally {
+      await platform.close();
+    }
+    expect(await admin('unshare-route', '--club', '2', '--route', String(routeId))).toEqual({
+      club_id: 2,
+      route_id: routeId,
+      removed: true,
+    });
+    const again = await rideport([
+      'admin',
+      'unshare-route',
+      '--data',
+      directory.path,
+      '--club',
+      '2',
+      '--route',
+      String(routeId),
+    ]);
+    expect(again.status).toBe(1);
+    expect(again.stderrLines).toEqual([
+      `rideport: admin unshare-route: RIDEPORT_NOT_FOUND: route ${routeId} is not shared with club 2`,
+    ]);
+    const badId = await rideport([
+      'admin',
+      'unshare-route',
+      '--data',
+      directory.path,
+      '--club',
+      'x',
+      '--route',
+      '1',
+    ]);
+    expect(badId.status).toBe(2);
+    expect(badId.stderr).toMatch(/--club must be an id/);
   });
 
   it('names what is missing or taken, with the exit status of a failed operation', async () => {

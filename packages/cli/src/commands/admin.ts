@@ -87,6 +87,16 @@ async function userOption(
   return local;
 }
 
+/** `--<name> <id>`: a record id (a whole number from 1), else a usage error. */
+function recordId(values: Values, name: string): number {
+  const raw = values[name];
+  const id = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(id) || id < 1) {
+    throw new UsageError(`admin: --${name} must be an id, a whole number from 1`);
+  }
+  return id;
+}
+
 /** The shortest password `create-user` and `set-password` take. */
 const MINIMUM_PASSWORD_CHARS = 8;
 
@@ -294,6 +304,32 @@ const SUBCOMMANDS: Subcommand[] = [
     },
   },
   {
+    // Issue 20, "Clubs": what a club's administrator does on the club's page, for whoever runs the
+    // server; the store's rules (store/clubs.ts) with no one to check (actor null).
+    name: 'unshare-route',
+    synopsis: '--club <id> --route <id>',
+    options: { club: { type: 'string' }, route: { type: 'string' } },
+    requires: ['club', 'route'],
+    check(values) {
+      recordId(values, 'club');
+      recordId(values, 'route');
+    },
+    async run(platform, values) {
+      const clubId = recordId(values, 'club');
+      const routeId = recordId(values, 'route');
+      const outcome = await platform.store.clubs.unshareRoute(clubId, routeId, null);
+      if (outcome === 'no_such_club')
+        throw new CliError(CliErrorCode.NOT_FOUND, `there is no club ${clubId}`);
+      if (outcome === 'not_shared') {
+        throw new CliError(CliErrorCode.NOT_FOUND, `route ${routeId} is not shared with club ${clubId}`);
+      }
+      return {
+        json: { club_id: clubId, route_id: routeId, removed: true },
+        text: `took route ${routeId} out of club ${clubId}`,
+      };
+    },
+  },
+  {
     // decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
     // older than 30 days.
     name: 'purge-tasks',
@@ -328,6 +364,7 @@ sign-in-link and set-password act on the account of \`rideport up\` unless --use
 sign-in-link makes a one-time link (2 minutes) to the server running on the data directory.
 set-password takes --password, else RIDEPORT_PASSWORD, else makes a new password and prints it once;
 it signs the account's browsers out, and its auth tokens keep working.
+unshare-route takes a route out of a club, as the club's administrators can on its dashboard page.
 `;
 
 async function run(args: string[], io: CliIo): Promise<number> {

@@ -154,6 +154,26 @@ export interface AssetColumns {
   warnings: string | null;
   /** Unix milliseconds of the last point that has a time (migration 7); null when none has */
   last_point_at: number | null;
+  /** the file the asset was read from (migration 10; issue 20); null for rows without one */
+  original_file_id: number | null;
+  /** the uploader's own id of the upload (Strava's external_id; migration 10), and its API client */
+  external_id: string | null;
+  external_client_id: number | null;
+}
+
+/** An upload's file as sent, gzip-compressed (migration 10; issue 20, "Original files"). */
+export interface OriginalFilesTable {
+  id: Generated<number>;
+  user_id: number;
+  filename: string | null;
+  /** the format the parser read (fit, tcx, gpx, kml) */
+  format: string;
+  /** 1: `bytes` is the upload itself, which was gzip; 0: the server gzipped the upload */
+  uploaded_gzip: number;
+  /** bytes of the upload as sent */
+  byte_length: number;
+  bytes: Buffer;
+  created_at: number;
 }
 
 export type RoutesTable = AssetColumns;
@@ -261,6 +281,8 @@ export interface QueuedTasksTable {
    * the queue's own (queue/queue.ts); `message` says it in words. Null for every other task
    */
   error_code: string | null;
+  /** the uploader's own id of the upload (Strava's external_id; migration 10; issue 20) */
+  external_id: string | null;
 }
 
 export interface TaskUploadsTable {
@@ -334,6 +356,7 @@ export interface Database {
   asset_changes: AssetChangesTable;
   id_sequences: IdSequencesTable;
   queued_tasks: QueuedTasksTable;
+  original_files: OriginalFilesTable;
   task_uploads: TaskUploadsTable;
   task_objects: TaskObjectsTable;
   club_routes: ClubRoutesTable;

@@ -14,10 +14,18 @@
  *   non-member is not refused, they are shown less. Most recently shared first; `offset`/`limit` as the
  *   other lists; version 2's `results_count` counts every route the caller may see, not the page.
  * - An unknown club, or the id of a person, is 404.
+ * - Sharing (issue 20, "Clubs"; the specification lists only the reading endpoints, so these follow
+ *   its path for the club's routes): `POST /clubs/{id}/routes.json` with `route_id` shares one of the
+ *   caller's own routes with a club they belong to: 201 `{"success": 1, "route": {...}}`, 200 when it
+ *   was shared already. `DELETE /clubs/{id}/routes/{route_id}.json` takes it out again: the member
+ *   who shared it or an administrator of the club, 200 `{"success": 1}`. Refusals are 403 in words
+ *   (club-sharing.ts); an unknown club or route, or one not shared, 404.
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../context.js';
+import { shareRefusal, unshareRefusal } from '../club-sharing.js';
 import { notFound } from '../errors.js';
+import { idParameter, wholeNumberOr400, ID_RANGE } from '../whole-numbers.js';
 import { legacyPage, pathId } from './inputs.js';
 import { legacyAssetUrl, legacyClubRecord, legacyUrlPrefix, parsedRecord } from './records.js';
 import { legacyRoute } from './route.js';
@@ -73,6 +81,37 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
       const { ids, total } = await store.clubs.listRouteIds(clubId, page, member ? 'members' : 'public');
       const records = await store.assets.recordsByIds('route', ids, routeUrl);
       return { body: legacyList(call.version, records.map(parsedRecord), total) };
+    },
+  });
+  legacyRoute(app, context, {
+    method: 'POST',
+    path: '/clubs/:id/routes',
+    auth: 'user',
+    handler: async (request, call) => {
+      const clubId = pathId(request, 'club');
+      const routeId = wholeNumberOr400(call.params.raw('route_id'), 'route_id', ID_RANGE);
+      const outcome = await store.clubs.shareRoute(clubId, routeId, call.user!.user.id);
+      const refusal = shareRefusal(outcome, clubId, routeId);
+      if (refusal !== null) throw refusal;
+      const [record] = await store.assets.recordsByIds('route', [routeId], routeUrl);
+      return {
+        status: outcome === 'shared' ? 201 : 200,
+        body: { success: 1, route: record === undefined ? null : parsedRecord(record) },
+      };
+    },
+  });
+
+  legacyRoute(app, context, {
+    method: 'DELETE',
+    path: '/clubs/:id/routes/:routeId',
+    auth: 'user',
+    handler: async (request, call) => {
+      const clubId = pathId(request, 'club');
+      const routeId = idParameter(request.params, 'routeId', 'the route id in the path');
+      const outcome = await store.clubs.unshareRoute(clubId, routeId, call.user!.user.id);
+      const refusal = unshareRefusal(outcome, clubId, routeId);
+      if (refusal !== null) throw refusal;
+      return { body: { success: 1 } };
     },
   });
   return Promise.resolve();

@@ -9,7 +9,7 @@
  * of the file is read, and an unauthenticated upload is never stored. Credentials therefore go in the
  * query string, in headers, or in fields sent before the file, which is the order browsers and curl
  * send a form's fields in; fields after the file may still carry the trip's name, description and
- * visibility. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
+ * visibility. `external_id` (issue 20) is the uploader's own id of the ride. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
  * the moment it passes the upload limit (decisions.md §7), or at once when Content-Length says it will.
  */
 import { createHash } from 'node:crypto';
@@ -188,7 +188,7 @@ export async function storeUpload(
   const { bytes, sha256 } = await receiveFile(file, context).catch(asBadForm);
   // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
   await readRestOfForm(upload).catch(asBadForm);
-  const metadata = uploadMetadata(new LegacyParams(request.query, upload.fields));
+  const { metadata, externalId } = uploadMetadata(new LegacyParams(request.query, upload.fields));
   const taskId = await context.store.tasks.create({
     userId,
     apiClientId,
@@ -196,6 +196,7 @@ export async function storeUpload(
     filename: uploadFilename(file.filename),
     bytes,
     metadata,
+    externalId,
   });
   upload.stored = true;
   request.server.uploadQueue.accepted(taskId, bytes);
@@ -254,9 +255,20 @@ function tooLarge(context: ServerContext): ApiError {
   return new ApiError(ApiErrorCode.PAYLOAD_TOO_LARGE, `the file is larger than the upload limit of ${size}`);
 }
 
-/** `trip[name]`, `trip[description]`, `trip[visibility]`; 400 naming every bad one. */
-function uploadMetadata(params: LegacyParams): TaskMetadata {
+/**
+ * `trip[name]`, `trip[description]`, `trip[visibility]`, and `external_id` (issue 20; Strava's upload
+ * field: the uploader's own id of the ride, at most 255 characters, refused rather than cut since a cut
+ * id would name another ride; blank is none); 400 naming every bad one.
+ */
+function uploadMetadata(params: LegacyParams): { metadata: TaskMetadata; externalId: string | null } {
   const problems: string[] = [];
+  const externalText = params.text('external_id');
+  let externalId: string | null = null;
+  if (externalText !== undefined && isTooLong(externalText, TEXT_MAX_CHARS.externalId)) {
+    problems.push(tooLongWords('external_id', TEXT_MAX_CHARS.externalId));
+  } else if (externalText !== undefined && externalText.trim() !== '') {
+    externalId = externalText.trim();
+  }
   const metadata: TaskMetadata = {};
   const name = params.text('trip[name]');
   if (name !== undefined && isTooLong(name, TEXT_MAX_CHARS.assetName)) {
@@ -272,13 +284,13 @@ function uploadMetadata(params: LegacyParams): TaskMetadata {
   }
   const visibilityText = params.text('trip[visibility]');
   if (visibilityText !== undefined) {
-    const visibility = VISIBILITIES[visibilityText];
+    const visibility = Object.hasOwn(VISIBILITIES, visibilityText) ? VISIBILITIES[visibilityText] : undefined;
     if (visibility === undefined)
       problems.push('trip[visibility] must be 0 (public), 1 (private) or 2 (friends)');
     else metadata.visibility = visibility;
   }
   if (problems.length > 0) throw badRequest(problems);
-  return metadata;
+  return { metadata, externalId };
 }
 
 /** The name the client gave the file, without any folder, as a hint for the format. */

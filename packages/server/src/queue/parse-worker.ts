@@ -8,7 +8,15 @@
  */
 import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
-import { isRideFileError, parseRideFileColumns, type ColumnarTrack, type Track } from '@rideport/ridefile';
+import { gzipSync } from 'node:zlib';
+import {
+  isGzip,
+  isRideFileError,
+  parseRideFileColumns,
+  type ColumnarTrack,
+  type RideFileFormat,
+  type Track,
+} from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { columnTimeRange, type TimeRange } from '../store/track-columns.js';
 import { lastColumnTime, packTrackColumns } from '../store/track-points.js';
@@ -35,7 +43,19 @@ export interface ParsedTrack {
 }
 
 /** A file that was read, or the parser's verdict on one that could not be (a RideFileError). */
-export type ParseOutcome = { ok: true; tracks: ParsedTrack[] } | { ok: false; code: string; message: string };
+export type ParseOutcome =
+  | {
+      ok: true;
+      tracks: ParsedTrack[];
+      /** the format the file was read as */
+      format: RideFileFormat;
+      /**
+       * The upload gzip-compressed, to keep as its original (issue 20, "Original files"); null when
+       * the upload was gzip already and is kept as it came. Compressed here, off the main thread.
+       */
+      gzipped: Uint8Array | null;
+    }
+  | { ok: false; code: string; message: string };
 
 /**
  * Parsing is background work: this thread runs at a lower priority than the main thread, which answers
@@ -60,10 +80,10 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     ...(request.filename === null ? {} : { filename: request.filename }),
   };
   let tracks: ColumnarTrack[];
+  let format: RideFileFormat;
   try {
-    // Columns, not point objects (issue 21): they are what the packed form stores, and making them
-    // costs about half the parse of a large file.
-    tracks = parseRideFileColumns(request.bytes, options).tracks;
+    // Columns, not point objects (issue 21): they are what the packed form stores.
+    ({ tracks, format } = parseRideFileColumns(request.bytes, options));
   } catch (error) {
     // parseRideFileColumns throws nothing else (design.md); anything else is a bug, and fails the attempt.
     if (isRideFileError(error)) return { ok: false, code: error.code, message: error.message };
@@ -76,11 +96,25 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     lastTime: lastColumnTime(columns),
     timeRange: columnTimeRange(columns),
   }));
+  const gzipped = tracks.length === 0 || isGzip(request.bytes) ? null : ownBuffer(gzipSync(request.bytes));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).
   const answer = {
-    [transferableSymbol]: parsed.map((track) => track.packedPoints.buffer),
-    [valueSymbol]: { ok: true, tracks: parsed } satisfies ParseOutcome,
+    [transferableSymbol]: [
+      ...parsed.map((track) => track.packedPoints.buffer),
+      ...(gzipped === null ? [] : [gzipped.buffer]),
+    ],
+    [valueSymbol]: { ok: true, tracks: parsed, format, gzipped } satisfies ParseOutcome,
   };
   return move(answer) as unknown as ParseOutcome;
+}
+
+/**
+ * Bytes that own their whole ArrayBuffer, so it can be transferred: a small Buffer may be a slice of
+ * Node's shared pool, whose transfer would take the pool from everyone else; such a one is copied.
+ */
+function ownBuffer(bytes: Buffer): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? new Uint8Array(bytes.buffer)
+    : new Uint8Array(bytes);
 }

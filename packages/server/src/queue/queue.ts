@@ -22,15 +22,17 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
+import type { Database } from '../db/schema.js';
 import { isDiskFull } from '../disk-full.js';
 import { UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
-import type { AssetMetadata, ClaimedTask, TaskObject, TaskOutcome } from '../store/index.js';
+import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
-import type { ParsedTrack, ParseOutcome } from './parse-worker.js';
-import { findSameRide, foundWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
+import type { ParseOutcome } from './parse-worker.js';
+import { findSameRide, foundWords, inWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
@@ -60,9 +62,12 @@ interface DiskFull {
 type StopReason = 'timeout' | 'stopping' | 'lease lost';
 
 /** What reading a task came to. */
+/** A file the parser read. */
+type ParsedFile = Extract<ParseOutcome, { ok: true }>;
+
 type Reading =
   | { kind: 'ended'; outcome: TaskOutcome }
-  | { kind: 'parsed'; outcome: ParseOutcome }
+  | { kind: 'parsed'; outcome: ParseOutcome; bytes: Uint8Array }
   | { kind: 'parser stopped'; error: unknown };
 
 interface RunningTask {
@@ -301,7 +306,7 @@ export class UploadQueue {
       else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
       else if (!reading.outcome.ok)
         await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
-      else await this.#store(run, reading.outcome.tracks);
+      else await this.#store(run, reading.outcome, reading.bytes);
     } catch (error) {
       if (!isDiskFull(error)) throw error;
       await this.#giveBack(run);
@@ -319,8 +324,10 @@ export class UploadQueue {
     }
     const fresh = this.#takeFreshUpload(task.id);
     // decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
-    const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256);
-    if (existing.length > 0) return { kind: 'ended', outcome: duplicate(existing) };
+    const existing = await this.#storedAlready(task);
+    if (existing.objects.length > 0) {
+      return { kind: 'ended', outcome: withDetailsNote(duplicate(existing), task.metadata) };
+    }
     const bytes = fresh ?? (await store.tasks.uploadBytes(task.id));
     if (bytes === undefined) {
       return {
@@ -357,7 +364,7 @@ export class UploadQueue {
         maxBytes: options.limits.gunzipBytes,
         maxPoints: options.limits.trackPoints,
       };
-      return { kind: 'parsed', outcome: await this.#pool.parse(request, run.abort.signal) };
+      return { kind: 'parsed', outcome: await this.#pool.parse(request, run.abort.signal), bytes };
     } catch (error) {
       return { kind: 'parser stopped', error };
     } finally {
@@ -396,26 +403,58 @@ export class UploadQueue {
   }
 
   /**
+   * What the user has stored already from this upload (decisions.md §5; issue 20): the routes and
+   * trips of the same bytes, else of the same external_id through the same API client.
+   */
+  async #storedAlready(task: ClaimedTask, trx?: Kysely<Database>): Promise<StoredAlready> {
+    const { tasks } = this.#context.store;
+    const sameBytes = await tasks.assetsFromUpload(task.userId, task.sha256, trx);
+    if (sameBytes.length > 0) return { objects: sameBytes, by: 'bytes' };
+    if (task.externalId === null) return { objects: [], by: 'bytes' };
+    const sameId = await tasks.assetsWithExternalId(task.userId, task.apiClientId, task.externalId, trx);
+    return { objects: sameId, by: 'external_id' };
+  }
+
+  /**
    * Every ride and route of the file, their objects and the task's outcome, in one transaction. A ride
    * that is the same recording as a stored trip (issue 16, one-ride.ts) makes no new trip: the stored
    * one is the task's object, completed from this file when the stored copy was cut off.
    */
-  async #store(run: RunningTask, tracks: ParsedTrack[]): Promise<void> {
+  async #store(run: RunningTask, file: ParsedFile, upload: Uint8Array): Promise<void> {
     const { task, owner } = run;
     const { store } = this.#context;
+    const { tracks } = file;
     const metadata: AssetMetadata = {
       ...(task.metadata.name === undefined ? {} : { name: task.metadata.name }),
       ...(task.metadata.description === undefined ? {} : { description: task.metadata.description }),
       ...(task.metadata.visibility === undefined ? {} : { visibility: task.metadata.visibility }),
       sourceSha256: task.sha256,
+      externalId: task.externalId,
+      externalClientId: task.externalId === null ? null : task.apiClientId,
     };
     try {
       await store.transaction(async (trx) => {
-        // The same bytes may have been stored since the check before parsing (two uploads at once, on
-        // this node or another): wait for any other transaction storing this rider's rides first.
+        // The same bytes or external_id may have been stored since the check before parsing (two uploads
+        // at once, on this node or another): wait for any other transaction storing this rider's rides.
         await store.tasks.serializeRidesOf(task.userId, trx);
-        const existing = await store.tasks.assetsFromUpload(task.userId, task.sha256, trx);
-        if (existing.length > 0) return store.tasks.finish(task.id, owner, duplicate(existing), trx);
+        const existing = await this.#storedAlready(task, trx);
+        if (existing.objects.length > 0) {
+          return store.tasks.finish(task.id, owner, withDetailsNote(duplicate(existing), task.metadata), trx);
+        }
+        // Issue 20, "Original files": the file is kept once the first ride or route is made from it.
+        let originalFileId: number | null = null;
+        const original = async (): Promise<number> =>
+          (originalFileId ??= await store.originalFiles.save(
+            {
+              userId: task.userId,
+              filename: task.filename,
+              format: file.format,
+              bytes: file.gzipped ?? upload,
+              uploadedGzip: file.gzipped === null,
+              byteLength: upload.byteLength,
+            },
+            trx,
+          ));
         const objects: TaskObject[] = [];
         const said = new Map<string, WarningWords>();
         const found: SameRide[] = [];
@@ -445,7 +484,7 @@ export class UploadQueue {
           const created = await store.assets.createFromTrack(
             task.userId,
             parsed.track,
-            { ...metadata, packedPoints },
+            { ...metadata, packedPoints, originalFileId: await original() },
             trx,
           );
           objects.push({ type: created.type, id: created.row.id });
@@ -458,7 +497,7 @@ export class UploadQueue {
         }
         const outcome =
           objects.length === 0 && found.length > 0
-            ? sameRecordingOutcome(found)
+            ? withDetailsNote(sameRecordingOutcome(found), task.metadata)
             : succeeded(objects, [...said.values()], found);
         return store.tasks.finish(task.id, owner, outcome, trx);
       });
@@ -532,15 +571,40 @@ export function unreadable(code: string, message: string): TaskOutcome {
   return failed(code, `Could not read the file: ${message}`);
 }
 
-function duplicate(objects: TaskObject[]): TaskOutcome {
+/** What the user stored already from an upload, and what told it: the same bytes or external_id. */
+interface StoredAlready {
+  objects: TaskObject[];
+  by: 'bytes' | 'external_id';
+}
+
+function duplicate({ objects, by }: StoredAlready): TaskOutcome {
   const verb = objects.length === 1 ? 'exists' : 'exist';
+  const same = by === 'bytes' ? 'from the same file' : 'with the same external_id';
   return {
     status: 1,
     responseCode: 'duplicate',
-    message: `Duplicate upload: ${count(objects)} from the same file ${verb} already`,
+    message: `Duplicate upload: ${count(objects)} ${same} ${verb} already`,
     errorCode: null,
     objects,
   };
+}
+
+/**
+ * A duplicate changes nothing (issue 20, "Duplicate with new details"; as Strava answers "duplicate
+ * of <activity>" and leaves it be): when the upload carried a name, description or visibility, the
+ * task says they were not applied, in every upload path alike (they all end here).
+ */
+function withDetailsNote(outcome: TaskOutcome, metadata: TaskMetadata): TaskOutcome {
+  const sent = [
+    metadata.name === undefined ? null : 'name',
+    metadata.description === undefined ? null : 'description',
+    metadata.visibility === undefined ? null : 'visibility',
+  ].filter((field) => field !== null);
+  if (sent.length === 0) return outcome;
+  const message = `${outcome.message}; the ${inWords(sent)} sent with this upload ${
+    sent.length === 1 ? 'was' : 'were'
+  } not applied: edit the ride to change ${sent.length === 1 ? 'it' : 'them'}`;
+  return { ...outcome, message };
 }
 
 /**

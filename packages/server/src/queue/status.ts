@@ -29,6 +29,8 @@ export interface QueuedTaskRecord {
   created_at: string;
   updated_at: string;
   user_id: number;
+  /** the upload's `external_id` (issue 20), as Strava's upload status echoes it; null without one */
+  external_id: string | null;
   associated_objects: { type: 'trip' | 'route'; trip?: unknown; route?: unknown }[];
 }
 
@@ -92,6 +94,7 @@ function record(row: TaskStatusRow): QueuedTaskRecord {
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
     user_id: row.user_id,
+    external_id: row.external_id,
     associated_objects: [],
   };
 }

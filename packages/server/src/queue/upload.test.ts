@@ -483,6 +483,7 @@ describe('GET /queued_tasks/status.json', () => {
       'created_at',
       'updated_at',
       'user_id',
+      'external_id',
       'associated_objects',
     ]);
     // Without include_objects the list is there, but empty.

@@ -37,6 +37,11 @@ export interface AssetMetadata {
   visibility?: Visibility;
   /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
   sourceSha256?: string | null;
+  /** the stored original of the upload (original-files.ts; issue 20) */
+  originalFileId?: number | null;
+  /** the uploader's own id of the upload and the API client it came through (issue 20, external_id) */
+  externalId?: string | null;
+  externalClientId?: number | null;
   /**
    * The track's points already packed (packTrackPoints), how many there are and their time range
    * (timeRange); when given, `track.points` is not read. The upload queue packs them in its worker
@@ -136,6 +141,9 @@ export class Assets {
         created_at: now,
         updated_at: now,
         source_sha256: metadata.sourceSha256 ?? null,
+        original_file_id: metadata.originalFileId ?? null,
+        external_id: metadata.externalId ?? null,
+        external_client_id: metadata.externalClientId ?? null,
         laps: JSON.stringify(track.laps),
         warnings: JSON.stringify(track.warnings),
         last_point_at: lastTimeMs(

@@ -11,7 +11,12 @@
  * - Members see every route shared with the club, whatever its visibility (that is what sharing is
  *   for); anyone else sees only the public ones (decisions.md §5, lists: "others see only public items").
  *   The club's own account counts as a member of itself.
+ * - A shared route leaves the club when the member who shared it unshares it, or when an
+ *   administrator of the club (or the club's own account, or `rideport admin unshare-route`) removes
+ *   it (issue 20, "Clubs"); nobody else may take it out.
  */
+import type { Kysely } from 'kysely';
+import type { Database, MembershipRole } from '../db/schema.js';
 import type { Page } from './assets.js';
 import type { StoreContext } from './context.js';
 
@@ -31,6 +36,14 @@ export type ClubRouteScope = 'members' | 'public';
 
 export type ShareOutcome =
   'shared' | 'already_shared' | 'no_such_club' | 'no_such_route' | 'not_member' | 'not_owner';
+
+export type UnshareOutcome = 'removed' | 'not_shared' | 'no_such_club' | 'not_allowed';
+
+/** A club a route is shared with, as the route's page names it. */
+export interface SharedClub {
+  id: number;
+  name: string;
+}
 
 export class Clubs {
   readonly #context: StoreContext;
@@ -84,26 +97,14 @@ export class Clubs {
   /** Shares `routeId` with the club, as `userId` (see the rules above), in one transaction. */
   shareRoute(clubId: number, routeId: number, userId: number): Promise<ShareOutcome> {
     return this.#context.db.transaction().execute(async (trx) => {
-      const club = await trx
-        .selectFrom('users')
-        .select('id')
-        .where('id', '=', clubId)
-        .where('kind', '=', 'organization')
-        .executeTakeFirst();
-      if (club === undefined) return 'no_such_club';
+      if (!(await isClub(trx, clubId))) return 'no_such_club';
       const route = await trx
         .selectFrom('routes')
         .select('user_id')
         .where('id', '=', routeId)
         .executeTakeFirst();
       if (route === undefined) return 'no_such_route';
-      const membership = await trx
-        .selectFrom('memberships')
-        .select('role')
-        .where('organization_id', '=', clubId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      if (membership === undefined) return 'not_member';
+      if ((await roleIn(trx, clubId, userId)) === undefined) return 'not_member';
       if (route.user_id !== userId) return 'not_owner';
       const inserted = await trx
         .insertInto('club_routes')
@@ -117,6 +118,52 @@ export class Clubs {
         .executeTakeFirst();
       return inserted.numInsertedOrUpdatedRows === 0n ? 'already_shared' : 'shared';
     });
+  }
+
+  /**
+   * Takes `routeId` out of the club. `actorId` is who asks: the member who shared it, an administrator
+   * of the club or the club's own account may (see the rules above); null is `rideport admin`, which
+   * may always. One transaction, so a check and the removal see the same rows.
+   */
+  unshareRoute(clubId: number, routeId: number, actorId: number | null): Promise<UnshareOutcome> {
+    return this.#context.db.transaction().execute(async (trx) => {
+      if (!(await isClub(trx, clubId))) return 'no_such_club';
+      const shared = await trx
+        .selectFrom('club_routes')
+        .select('shared_by')
+        .where('organization_id', '=', clubId)
+        .where('route_id', '=', routeId)
+        .executeTakeFirst();
+      if (shared === undefined) return 'not_shared';
+      const mayRemove =
+        actorId === null ||
+        actorId === clubId ||
+        actorId === shared.shared_by ||
+        (await roleIn(trx, clubId, actorId)) === 'admin';
+      if (!mayRemove) return 'not_allowed';
+      await trx
+        .deleteFrom('club_routes')
+        .where('organization_id', '=', clubId)
+        .where('route_id', '=', routeId)
+        .execute();
+      return 'removed';
+    });
+  }
+
+  /** The clubs `routeId` counts in (shared by a current member, see the rules above), by name. */
+  async sharedWith(routeId: number): Promise<SharedClub[]> {
+    return this.#countingShares()
+      .innerJoin('users as u', 'u.id', 'cr.organization_id')
+      .select(['u.id', 'u.name'])
+      .where('cr.route_id', '=', routeId)
+      .orderBy('u.name')
+      .orderBy('u.id')
+      .execute();
+  }
+
+  /** Whether `userId` administers the club: an admin member, or the club's own account. */
+  async administers(clubId: number, userId: number): Promise<boolean> {
+    return clubId === userId || (await roleIn(this.#context.db, clubId, userId)) === 'admin';
   }
 
   /**
@@ -144,24 +191,30 @@ export class Clubs {
   }
 
   /**
+   * The first `limit` of the club's routes as members see them (the club's dashboard page), with who
+   * owns each, in the order of listRouteIds.
+   */
+  async routesForMembers(
+    clubId: number,
+    limit: number,
+  ): Promise<Array<{ id: number; name: string; user_id: number }>> {
+    return this.#sharedRoutes(clubId, 'members')
+      .select(['r.id', 'r.name', 'r.user_id'])
+      .orderBy('cr.created_at', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
    * Whether `userId` sees `routeId` through a club: it is shared (by a current member) with a club that
    * `userId` belongs to, or with `userId`'s own club account. A route listed to a member must also open
    * for them.
    */
   async routeSharedWith(routeId: number, userId: number): Promise<boolean> {
-    const row = await this.#context.db
-      .selectFrom('club_routes as cr')
+    const row = await this.#countingShares()
       .select('cr.route_id')
       .where('cr.route_id', '=', routeId)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('memberships as sharer')
-            .select('sharer.user_id')
-            .whereRef('sharer.organization_id', '=', 'cr.organization_id')
-            .whereRef('sharer.user_id', '=', 'cr.shared_by'),
-        ),
-      )
       .where((eb) =>
         eb.or([
           eb('cr.organization_id', '=', userId),
@@ -193,12 +246,10 @@ export class Clubs {
       .where('u.kind', '=', 'organization');
   }
 
-  /** The routes shared with the club by its current members, visible in `scope`. */
-  #sharedRoutes(clubId: number, scope: ClubRouteScope) {
-    let query = this.#context.db
+  /** The shares that count: those made by someone still in the club (see the rules above). */
+  #countingShares() {
+    return this.#context.db
       .selectFrom('club_routes as cr')
-      .innerJoin('routes as r', 'r.id', 'cr.route_id')
-      .where('cr.organization_id', '=', clubId)
       .where((eb) =>
         eb.exists(
           eb
@@ -208,9 +259,42 @@ export class Clubs {
             .whereRef('sharer.user_id', '=', 'cr.shared_by'),
         ),
       );
+  }
+
+  /** The routes shared with the club by its current members, visible in `scope`. */
+  #sharedRoutes(clubId: number, scope: ClubRouteScope) {
+    let query = this.#countingShares()
+      .innerJoin('routes as r', 'r.id', 'cr.route_id')
+      .where('cr.organization_id', '=', clubId);
     if (scope === 'public') query = query.where('r.visibility', '=', 'public');
     return query;
   }
+}
+
+/** Whether `id` is an organization account (a club). */
+async function isClub(db: Kysely<Database>, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', id)
+    .where('kind', '=', 'organization')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** `userId`'s role in the club; undefined when they do not belong to it. */
+async function roleIn(
+  db: Kysely<Database>,
+  clubId: number,
+  userId: number,
+): Promise<MembershipRole | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('organization_id', '=', clubId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role;
 }
 
 function withCount(row: Omit<ClubRow, 'member_count'> & { member_count: number | null }): ClubRow {

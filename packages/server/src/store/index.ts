@@ -16,6 +16,7 @@ import { Clubs } from './clubs.js';
 import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
+import { OriginalFiles } from './original-files.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
@@ -37,6 +38,8 @@ export class Store {
   readonly signInLinks: SignInLinks;
   /** routes and trips (issue 4, v1 resources) */
   readonly assets: Assets;
+  /** the files routes and trips were read from, as uploaded (issue 20) */
+  readonly originalFiles: OriginalFiles;
   /** trips by their time range and recording: the same recording, overlapping rides (issue 16) */
   readonly tripRecordings: TripRecordings;
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
@@ -65,6 +68,7 @@ export class Store {
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context);
+    this.originalFiles = new OriginalFiles(context);
     this.tripRecordings = new TripRecordings(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);
@@ -103,7 +107,7 @@ export { recordWithUrl } from './assets.js';
 export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
 export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
-export type { ClubRouteScope, ClubRow, ShareOutcome } from './clubs.js';
+export type { ClubRouteScope, ClubRow, ShareOutcome, SharedClub, UnshareOutcome } from './clubs.js';
 export { TASK_MESSAGES, TaskLeaseLostError } from './tasks.js';
 export {
   cutToWholeChars,

@@ -9,7 +9,7 @@
  * The bytes are written with the task, in one transaction (the upload is durable before it is
  * answered), and dropped when the task ends.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type {
   AssetType,
   Database,
@@ -40,12 +40,16 @@ export interface NewTask {
   filename: string | null;
   bytes: Buffer;
   metadata: TaskMetadata;
+  /** the uploader's own id of the upload (Strava's external_id; issue 20), at most 255 characters */
+  externalId?: string | null;
 }
 
 /** A task a worker has just claimed. */
 export interface ClaimedTask {
   id: number;
   userId: number;
+  apiClientId: number | null;
+  externalId: string | null;
   sha256: string;
   filename: string | null;
   metadata: TaskMetadata;
@@ -81,6 +85,7 @@ export type TaskStatusRow = Pick<
   | 'progress'
   | 'created_at'
   | 'updated_at'
+  | 'external_id'
 >;
 
 /** One route or trip of a task, with its stored record (null: rendered in an older format). */
@@ -136,6 +141,7 @@ export class Tasks {
           'progress',
           'created_at',
           'updated_at',
+          'external_id',
         ])
         .where('user_id', '=', userId)
         .where('id', 'in', context.engine.integersOfJsonArray(idsJson)),
@@ -146,6 +152,7 @@ export class Tasks {
   async create(task: NewTask): Promise<number> {
     assertFits('trip[name]', task.metadata.name, TEXT_MAX_CHARS.assetName);
     assertFits('trip[description]', task.metadata.description, TEXT_MAX_CHARS.assetDescription);
+    assertFits('external_id', task.externalId ?? undefined, TEXT_MAX_CHARS.externalId);
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
       const { id } = await db
@@ -161,6 +168,7 @@ export class Tasks {
           filename: task.filename === null ? null : cutToWholeChars(task.filename, TEXT_MAX_CHARS.filename),
           byte_length: task.bytes.length,
           metadata: JSON.stringify(task.metadata),
+          external_id: task.externalId ?? null,
           attempts: 0,
           created_at: now,
           updated_at: now,
@@ -201,12 +209,23 @@ export class Tasks {
             .limit(1),
         ),
       )
-      .returning(['id', 'user_id', 'sha256', 'filename', 'metadata', 'attempts'])
+      .returning([
+        'id',
+        'user_id',
+        'api_client_id',
+        'external_id',
+        'sha256',
+        'filename',
+        'metadata',
+        'attempts',
+      ])
       .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
       id: row.id,
       userId: row.user_id,
+      apiClientId: row.api_client_id,
+      externalId: row.external_id,
       sha256: row.sha256,
       filename: row.filename,
       metadata: JSON.parse(row.metadata) as TaskMetadata,
@@ -273,22 +292,27 @@ export class Tasks {
     sha256: string,
     transaction: Kysely<Database> = this.#context.db,
   ): Promise<TaskObject[]> {
-    const found = await transaction
-      .selectFrom('trips')
-      .select([sql<AssetType>`'trip'`.as('type'), 'id'])
-      .where('user_id', '=', userId)
-      .where('source_sha256', '=', sha256)
-      .unionAll((eb) =>
-        eb
-          .selectFrom('routes')
-          .select([sql<AssetType>`'route'`.as('type'), 'id'])
-          .where('user_id', '=', userId)
-          .where('source_sha256', '=', sha256),
-      )
-      .execute();
-    return found
-      .map((row) => ({ type: row.type, id: row.id }))
-      .sort((a, b) => (a.type === b.type ? a.id - b.id : a.type === 'trip' ? -1 : 1));
+    return assetsWhere(transaction, userId, sql`source_sha256 = ${sha256}`);
+  }
+
+  /**
+   * The routes and trips of `userId` made from an upload through `apiClientId` (null: the dashboard's
+   * own form) that carried `externalId` (issue 20: a repeated external_id from the same client and
+   * user is a duplicate whatever the bytes), trips first, each by id.
+   */
+  async assetsWithExternalId(
+    userId: number,
+    apiClientId: number | null,
+    externalId: string,
+    transaction: Kysely<Database> = this.#context.db,
+  ): Promise<TaskObject[]> {
+    return assetsWhere(
+      transaction,
+      userId,
+      apiClientId === null
+        ? sql`external_id = ${externalId} AND external_client_id IS NULL`
+        : sql`external_id = ${externalId} AND external_client_id = ${apiClientId}`,
+    );
   }
 
   /**
@@ -420,4 +444,19 @@ export class Tasks {
       return { successful: Number(successful.numDeletedRows), failed: Number(failed.numDeletedRows) };
     });
   }
+}
+
+/** The trips and routes of `userId` that meet `condition` (on columns both tables have): trips first, each by id. */
+async function assetsWhere(
+  db: Kysely<Database>,
+  userId: number,
+  condition: RawBuilder<unknown>,
+): Promise<TaskObject[]> {
+  const { rows } = await sql<TaskObject>`
+    SELECT 'trip' AS type, id FROM trips WHERE user_id = ${userId} AND ${condition}
+    UNION ALL
+    SELECT 'route' AS type, id FROM routes WHERE user_id = ${userId} AND ${condition}`.execute(db);
+  return rows
+    .map((row) => ({ type: row.type, id: row.id }))
+    .sort((a, b) => (a.type === b.type ? a.id - b.id : a.type === 'trip' ? -1 : 1));
 }

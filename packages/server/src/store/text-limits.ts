@@ -43,6 +43,8 @@ export const TEXT_MAX_CHARS = {
   email: 320,
   /** an API client's name */
   clientName: 100,
+  /** an upload's `external_id` (issue 20; Strava's field): refused, not cut, since a cut id names another */
+  externalId: 255,
   /** the file name an upload came with (longer names are cut, not refused: a name is only a hint) */
   filename: 255,
   /** an upload task's message: our own sentences, which name rides (cut with "…", never refused) */

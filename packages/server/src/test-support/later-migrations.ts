@@ -5,4 +5,18 @@
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
   ALTER TABLE task_objects DROP COLUMN position;
+  DROP TRIGGER trips_original_file_gone;
+  DROP TRIGGER routes_original_file_gone;
+  DROP INDEX trips_original_file;
+  DROP INDEX routes_original_file;
+  DROP INDEX trips_external_id;
+  DROP INDEX routes_external_id;
+  ALTER TABLE trips DROP COLUMN original_file_id;
+  ALTER TABLE trips DROP COLUMN external_id;
+  ALTER TABLE trips DROP COLUMN external_client_id;
+  ALTER TABLE routes DROP COLUMN original_file_id;
+  ALTER TABLE routes DROP COLUMN external_id;
+  ALTER TABLE routes DROP COLUMN external_client_id;
+  ALTER TABLE queued_tasks DROP COLUMN external_id;
+  DROP TABLE original_files;
   DELETE FROM kysely_migration WHERE name > '009-z';`;

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import { forbidden, notFound } from '../../errors.js';
+import { sendOriginal } from '../../original-download.js';
 import { VersionedCache } from '../../versioned-cache.js';
 import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery } from './pagination.js';
 import {
@@ -128,6 +129,40 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       const record = assetRecordJson(prefix, type, found.json);
       const head = Buffer.from(`{"${type}":${record.slice(0, -1)},"track_points":`);
       return reply.type(JSON_CONTENT_TYPE).send(Buffer.concat([head, found.points, CLOSE_RECORD_AND_ROOT]));
+    },
+  });
+
+  // Issue 20, "Original files": the file as uploaded. Only its owner: the file may say more than the
+  // record shows (a device's serial number, points the owner has since cut), so a public ride's
+  // original is still a 403 for others.
+  v1Route(app, context, {
+    method: 'GET',
+    url: `/${plural}/:id/original.json`,
+    auth: 'user',
+    schema: {
+      summary: `The file one of the caller's ${plural} was read from, as uploaded`,
+      tags: [plural],
+      params: ID_PARAMS_SCHEMA,
+      response: {
+        200: { description: 'the file, with its name in Content-Disposition', type: 'string' },
+        400: ERRORS_SCHEMA,
+        401: ERRORS_SCHEMA,
+        403: ERRORS_SCHEMA,
+        404: ERRORS_SCHEMA,
+      },
+    },
+    handler: async (request, reply: FastifyReply) => {
+      const { user } = callerOf(request);
+      const { id } = request.params as IdParams;
+      const row = await store.assets.find(type, id);
+      if (row === undefined) throw notFound(`${type} ${id} not found`);
+      if (row.user_id !== user.id)
+        throw forbidden(`only its owner can download the original of ${type} ${id}`);
+      const file = await store.originalFiles.ofAsset(type, id);
+      if (file === undefined) {
+        throw notFound(`${type} ${id} has no original file: it was not made from an uploaded file`);
+      }
+      return sendOriginal(reply, file, `${type}-${id}`);
     },
   });
 

@@ -12,6 +12,7 @@ import * as signInLinks from './006-sign-in-links.js';
 import * as assetWarnings from './007-asset-warnings.js';
 import * as recordings from './008-recordings.js';
 import * as boundedText from './009-bounded-text.js';
+import * as originalFiles from './010-original-files.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-asset-warnings': assetWarnings,
   '008-recordings': recordings,
   '009-bounded-text': boundedText,
+  '010-original-files': originalFiles,
   '012-task-object-order': taskObjectOrder,
 };
 

@@ -18,6 +18,7 @@ import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
 import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
 import { lapsSection } from './laps.js';
+import { routeClubsSection } from './clubs.js';
 import { changeNotice, manageLinks } from './manage.js';
 import { rideLinks, type NamedRide } from './ride-links.js';
 import { drawingData, type ChartSeries, type DrawingData } from './series.js';
@@ -49,6 +50,10 @@ export async function assetPage<T extends AssetType>(
       ? routeSummary(row, data)
       : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
   const overlaps = trip === null ? [] : await overlappingRides(context, trip);
+  const token = csrfToken(request, reply);
+  // Issue 20, "Clubs": a route is shared with clubs from its page; rides are not club items.
+  const clubs = trip === null ? await routeClubsSection(request, context, user, row.id, token) : '';
+  const original = row.original_file_id === null ? null : `${words.path}/${row.id}/original`;
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     ${changeNotice(request, type)}
     <h1>${row.name}</h1>
@@ -66,7 +71,7 @@ export async function assetPage<T extends AssetType>(
       ${summary}
     </section>
     ${mapSection(data, trip?.time_zone ?? null)} ${chartsSection(data, words.one)}
-    ${lapsSection(row.laps, trip?.time_zone ?? null)}
+    ${lapsSection(row.laps, trip?.time_zone ?? null)} ${clubs}
     <section aria-labelledby="downloads-heading">
       <h2 id="downloads-heading">Downloads</h2>
       <p>Every recorded point, in the format you choose.</p>
@@ -78,6 +83,10 @@ export async function assetPage<T extends AssetType>(
             </li>`,
         )}
       </ul>
+      ${
+        original !== null &&
+        html`<p><a href="${original}" download>Download original</a>: the file as it was uploaded.</p>`
+      }
     </section>
     <script type="application/json" id="asset-data">
       ${embeddedJson(data)}
@@ -85,7 +94,7 @@ export async function assetPage<T extends AssetType>(
   return sendPage(reply, 200, {
     title: row.name,
     user,
-    csrfToken: csrfToken(request, reply),
+    csrfToken: token,
     current: type === 'trip' ? 'rides' : 'routes',
     wide: true,
     contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,

@@ -47,6 +47,19 @@ export async function storedTrack<T extends AssetType>(
   return { ...track, laps: parseLaps(row.laps) };
 }
 
+/**
+ * A Content-Disposition that saves as `name` + `extension` (RFC 6266/8187: the name as typed, for
+ * browsers that read filename*; an ASCII one, `fallback` when nothing of it is ASCII, for the rest).
+ */
+export function attachment(name: string, fallback: string, extension: string): string {
+  const base = downloadBaseName(name, fallback);
+  const utf8Name = encodeURIComponent(`${name.trim() === '' ? base : name.trim()}${extension}`).replace(
+    /['()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${base}${extension}"; filename*=UTF-8''${utf8Name}`;
+}
+
 export async function sendDownload<T extends AssetType>(
   reply: FastifyReply,
   context: ServerContext,
@@ -56,15 +69,10 @@ export async function sendDownload<T extends AssetType>(
 ): Promise<FastifyReply> {
   const track = await storedTrack(context, type, row);
   const { extension, mediaType } = WRITE_FORMATS[format];
-  const base = downloadBaseName(row.name, `${WORDS[type].one}-${row.id}`);
-  // RFC 6266/8187: the name as typed, for browsers that read filename*; the ASCII one for the rest.
-  const utf8Name = encodeURIComponent(
-    `${row.name.trim() === '' ? base : row.name.trim()}.${extension}`,
-  ).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
   return reply
     .headers({
       'content-type': `${mediaType}; charset=utf-8`,
-      'content-disposition': `attachment; filename="${base}.${extension}"; filename*=UTF-8''${utf8Name}`,
+      'content-disposition': attachment(row.name, `${WORDS[type].one}-${row.id}`, `.${extension}`),
       'cache-control': 'private, no-store',
       'x-content-type-options': 'nosniff',
     })

@@ -10,12 +10,16 @@
  *   GET /dashboard/{rides,routes}/:id/download.{gpx,tcx,geojson,csv}
  *   GET, POST /dashboard/{rides,routes}/:id/edit            edit name, description, visibility (manage.ts)
  *   GET, POST /dashboard/{rides,routes}/delete?id=…        confirm, then delete one or several
+ *   POST /dashboard/routes/:id/clubs[/remove]              share a route with a club, unshare (clubs.ts)
+ *   GET /dashboard/clubs/:id, POST …/routes/remove         a club's routes; administrators remove
  *   GET /assets/…                                          Leaflet, uPlot and the page script
  */
 import { WRITE_FORMATS } from '@rideport/ridefile';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType, UserRow } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
+import { sendOriginal } from '../../original-download.js';
 import { idParameter } from '../../whole-numbers.js';
 import { redirectToSignIn } from '../access.js';
 import { signedInUser } from '../session.js';
@@ -23,6 +27,7 @@ import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
 import { listPage } from './lists.js';
+import { clubPage, removeFromClubPage, routeClubsPath, shareFromPage } from './clubs.js';
 import { confirmDelete, deleteChosen, deletePath, saveEdit, showEditForm } from './manage.js';
 import { staticAssetRoutes } from './static-assets.js';
 
@@ -91,6 +96,17 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       hidden,
       page((request, reply, user) => deleteChosen(request, reply, context, user, type)),
     );
+    // Issue 20, "Original files": the file as uploaded.
+    app.get(
+      `${path}/:id/original`,
+      hidden,
+      page(async (request, reply, user) => {
+        const row = await ownAsset(context, user, type, id(request));
+        const file = await context.store.originalFiles.ofAsset(type, row.id);
+        if (file === undefined) throw notFound(`This ${WORDS[type].one} was not made from an uploaded file.`);
+        return sendOriginal(reply, file, `${WORDS[type].one}-${row.id}`);
+      }),
+    );
     for (const format of DOWNLOAD_FORMATS) {
       app.get(
         `${path}/:id/download.${WRITE_FORMATS[format].extension}`,
@@ -107,6 +123,32 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       );
     }
   }
+
+  // Clubs (issue 20): clubs.ts.
+  const routeId = (request: FastifyRequest): number =>
+    idParameter(request.params, 'id', 'the route id in the address');
+  const clubId = (request: FastifyRequest): number =>
+    idParameter(request.params, 'id', 'the club id in the address');
+  app.post(
+    routeClubsPath(':id'),
+    hidden,
+    page((request, reply, user) => shareFromPage(request, reply, context, user, routeId(request), 'share')),
+  );
+  app.post(
+    `${routeClubsPath(':id')}/remove`,
+    hidden,
+    page((request, reply, user) => shareFromPage(request, reply, context, user, routeId(request), 'unshare')),
+  );
+  app.get(
+    '/dashboard/clubs/:id',
+    hidden,
+    page((request, reply, user) => clubPage(request, reply, context, user, clubId(request))),
+  );
+  app.post(
+    '/dashboard/clubs/:id/routes/remove',
+    hidden,
+    page((request, reply, user) => removeFromClubPage(request, reply, context, user, clubId(request))),
+  );
 
   await app.register(staticAssetRoutes);
 }

@@ -4,10 +4,12 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as baseline from './009-baseline.js';
+import * as originalFiles from './010-original-files.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '009-baseline': baseline,
+  '010-original-files': originalFiles,
   '012-task-object-order': taskObjectOrder,
 };
 

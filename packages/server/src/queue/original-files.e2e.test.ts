@@ -1,0 +1,188 @@
+/**
+ * Original files, external_id and duplicates that carry new details (issue 20), through the legacy
+ * upload and the v1 download over a real socket: the file comes back byte for byte (SHA-256) as it was
+ * uploaded, plain or gzip; only its owner gets it; it goes with the ride. A repeated external_id from
+ * the same user and client is a duplicate whatever the bytes; a duplicate's new name is not applied
+ * and the task says so.
+ */
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFixture } from '../../../../test/support/corpus.js';
+import { legacySetup, type LegacySetup } from '../test-support/legacy.js';
+import { testServer, type TestServer } from '../test-support/server.js';
+import { multipartBody } from '../test-support/uploads.js';
+
+let server: TestServer;
+let origin: string;
+let setup: LegacySetup;
+
+beforeAll(async () => {
+  server = await testServer();
+  origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  setup = await legacySetup(server);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+type Who = 'alice' | 'bob';
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const basic = (who: Who) =>
+  `Basic ${Buffer.from(`${setup.apiKey}:${setup[who].authToken}`).toString('base64')}`;
+
+interface Task {
+  id: number;
+  status: number;
+  response_code: string;
+  message: string;
+  external_id: string | null;
+  associated_objects: Array<{ type: string; trip?: { id: number; name: string } }>;
+}
+
+/** Uploads `bytes` as `who` through POST /trips.json and waits for its task to end. */
+async function uploaded(who: Who, name: string, bytes: Uint8Array, fields: [string, string][] = []) {
+  const form = await multipartBody(
+    [['apikey', setup.apiKey], ['auth_token', setup[who].authToken], ...fields],
+    { name, bytes },
+  );
+  const answer = await request(`${origin}/trips.json`, {
+    method: 'POST',
+    headers: { 'content-type': form.contentType },
+    body: form.body,
+  });
+  const body = (await answer.body.json()) as { task_id: number };
+  expect(answer.statusCode, JSON.stringify(body)).toBe(200);
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const status = await request(
+      `${origin}/queued_tasks/status.json?ids=${body.task_id}&include_objects=true&apikey=${setup.apiKey}&auth_token=${setup[who].authToken}`,
+    );
+    const [task] = ((await status.body.json()) as { queued_tasks: Task[] }).queued_tasks;
+    if (task !== undefined && task.status !== 0) return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${body.task_id} did not end`);
+}
+
+async function original(who: Who, tripId: number) {
+  const response = await request(`${origin}/api/v1/trips/${tripId}/original`, {
+    headers: { authorization: basic(who) },
+  });
+  const bytes = new Uint8Array(await response.body.arrayBuffer());
+  return { status: response.statusCode, headers: response.headers, bytes };
+}
+
+const originalRows = () =>
+  server.store.transaction((trx) => trx.selectFrom('original_files').select('id').execute());
+
+const tripOf = (task: Task): number =>
+  task.associated_objects.find((object) => object.type === 'trip')!.trip!.id;
+
+describe('original files', () => {
+  it('gives the owner the file back byte for byte, with its name and type; others get 403', async () => {
+    const fit = readFixture('fit', 'hr-messages.fit');
+    const task = await uploaded('alice', 'Morning ride.fit', fit);
+    expect(task.response_code).toBe('success');
+    const tripId = tripOf(task);
+    const mine = await original('alice', tripId);
+    expect(mine.status).toBe(200);
+    expect(sha256(mine.bytes)).toBe(sha256(fit));
+    expect(mine.headers['content-type']).toBe('application/vnd.ant.fit');
+    expect(mine.headers['content-disposition']).toContain('filename="Morning-ride.fit"');
+    expect(mine.headers['content-disposition']).toContain("filename*=UTF-8''Morning%20ride.fit");
+    // Stored compressed.
+    const stored = await server.store.originalFiles.ofAsset('trip', tripId);
+    expect(stored?.uploadedGzip).toBe(false);
+    const theirs = await original('bob', tripId);
+    expect(theirs.status).toBe(403);
+    expect(JSON.parse(Buffer.from(theirs.bytes).toString())).toEqual({
+      errors: [`only its owner can download the original of trip ${tripId}`],
+    });
+    expect((await original('alice', 999_999)).status).toBe(404);
+  });
+
+  it('keeps a .gz upload as it came, and sends it as gzip', async () => {
+    const gpx = gzipSync(readFixture('gpx', 'sample-ride.gpx'));
+    const task = await uploaded('alice', 'sample-ride.gpx.gz', gpx);
+    const back = await original('alice', tripOf(task));
+    expect(back.status).toBe(200);
+    expect(sha256(back.bytes)).toBe(sha256(gpx));
+    expect(back.headers['content-type']).toBe('application/gzip');
+    expect(back.headers['content-disposition']).toContain('filename="sample-ride.gpx.gz"');
+  });
+
+  it('deletes the original with the ride (the last ride made from it)', async () => {
+    const tcx = readFixture('tcx', 'activity.tcx');
+    const task = await uploaded('bob', 'ride.tcx', tcx);
+    const tripId = tripOf(task);
+    expect((await original('bob', tripId)).status).toBe(200);
+    const before = await originalRows();
+    const deleted = await request(`${origin}/api/v1/trips/${tripId}.json`, {
+      method: 'DELETE',
+      headers: { authorization: basic('bob') },
+    });
+    expect(deleted.statusCode).toBe(204);
+    await deleted.body.dump();
+    expect((await original('bob', tripId)).status).toBe(404);
+    const after = await originalRows();
+    expect(after.length).toBe(before.length - 1);
+  });
+});
+
+describe('external_id', () => {
+  it('echoes it, and makes a repeat from the same user and client a duplicate whatever the bytes', async () => {
+    const first = await uploaded('bob', 'a.gpx', readFixture('gpx', 'positions.gpx'), [
+      ['external_id', 'device-1/rides/a.fit#1'],
+    ]);
+    expect(first).toMatchObject({ response_code: 'success', external_id: 'device-1/rides/a.fit#1' });
+    const repeat = await uploaded('bob', 'b.fit', readFixture('fit', 'hr-messages.fit'), [
+      ['external_id', 'device-1/rides/a.fit#1'],
+    ]);
+    expect(repeat.response_code).toBe('duplicate');
+    expect(repeat.message).toBe('Duplicate upload: 1 ride with the same external_id exists already');
+    expect(tripOf(repeat)).toBe(tripOf(first));
+    // Another user's same external_id is theirs.
+    const alices = await uploaded('alice', 'c.tcx', readFixture('tcx', 'activity.tcx'), [
+      ['external_id', 'device-1/rides/a.fit#1'],
+    ]);
+    expect(alices.response_code).not.toBe('failed');
+    expect(alices.message).not.toContain('external_id');
+  });
+
+  it('refuses one longer than 255 characters in words', async () => {
+    const form = await multipartBody(
+      [
+        ['apikey', setup.apiKey],
+        ['auth_token', setup.bob.authToken],
+        ['external_id', 'x'.repeat(256)],
+      ],
+      { name: 'a.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') },
+    );
+    const answer = await request(`${origin}/trips.json`, {
+      method: 'POST',
+      headers: { 'content-type': form.contentType },
+      body: form.body,
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(((await answer.body.json()) as { error: string }).error).toMatch(/external_id.*255 characters/);
+  });
+});
+
+describe('a duplicate with new details', () => {
+  it('changes nothing and says the details were not applied', async () => {
+    const kml = readFixture('kml', 'tracks.kml');
+    const first = await uploaded('alice', 'ride.kml', kml, [['trip[name]', 'Lake loop']]);
+    const again = await uploaded('alice', 'ride.kml', kml, [
+      ['trip[name]', 'A new name'],
+      ['trip[visibility]', '0'],
+    ]);
+    expect(again.response_code).toBe('duplicate');
+    expect(again.message).toBe(
+      'Duplicate upload: 3 rides and 1 route from the same file exist already; the name and visibility ' +
+        'sent with this upload were not applied: edit the ride to change them',
+    );
+    const trip = await server.store.assets.find('trip', tripOf(first));
+    expect(trip).toMatchObject({ name: 'Lake loop', visibility: 'private' });
+  });
+});
