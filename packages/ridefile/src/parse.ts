@@ -73,8 +73,8 @@ export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): Ri
  * Reads a file exactly as `parseRideFile` does (the same tracks, laps, sensors, summaries and
  * warnings, the same errors), with each track's samples as one typed array per channel
  * (`ColumnarTrack.columns`) instead of point objects: for analysis over whole channels (power curves,
- * normalized power, map matching), and about twice as fast on large files since no point object is
- * made (issue 21).
+ * normalized power, map matching). No point object is made (issue 21); `npm run bench:parse` says
+ * what that saves per file.
  */
 export function parseRideFileColumns(bytes: Uint8Array, options: ParseOptions = {}): ColumnarRideFile {
   return parseWith(READERS, bytes, options, finishColumnarTrack);
