@@ -1,7 +1,9 @@
 /* global window, document, console */
 /**
  * The ride and route pages' script (issue 7): draws the map of the track with Leaflet and one uPlot
- * chart per channel, from the downsampled JSON the server embeds in the page (#asset-data). Leaflet
+ * chart per channel, from the downsampled JSON the server embeds in the page (#asset-data), in the
+ * rider's units (the server converts; the distance axis's unit comes with the data). A null value is a
+ * pause, which uPlot draws as a gap (issue 19). Leaflet
  * and uPlot are loaded before this module as classic scripts (window.L, window.uPlot), from the
  * server's own /assets/ route, never a CDN. The track, its start and its end are vector layers, so
  * they draw even when OpenStreetMap's tiles cannot be fetched (offline, in the desktop app).
@@ -11,7 +13,7 @@ const TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 const ATTRIBUTION = '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors';
 
 /** Line colours with at least 4.5:1 contrast against white. */
-const COLOURS = { e: '#2e6b30', s: '#0b57a4', h: '#b00020', c: '#6a1b9a', p: '#9a4a00' };
+const COLOURS = { e: '#2e6b30', s: '#0b57a4', h: '#b00020', c: '#6a1b9a', p: '#9a4a00', T: '#00695c' };
 
 function readData() {
   const element = document.getElementById('asset-data');
@@ -71,12 +73,15 @@ function drawCharts(data, axis) {
     if (xy === null) continue;
     const byDistance = xy === series.distance;
     const hours = (xy[0][xy[0].length - 1] ?? 0) >= 3600;
-    const xLabel = byDistance ? 'Distance (km)' : `Time from start (${hours ? 'h:mm' : 'm:ss'})`;
+    const unit = data.distanceUnit;
+    const xLabel = byDistance ? `Distance (${unit})` : `Time from start (${hours ? 'h:mm' : 'm:ss'})`;
     const options = {
       width: chartWidth(element),
       height: 180,
       scales: { x: { time: false } },
       legend: { show: true },
+      // One cursor for every chart (issue 19): pointing at one chart shows the same moment in all.
+      cursor: { sync: { key: 'ride' } },
       series: [
         {
           label: xLabel,
@@ -84,7 +89,7 @@ function drawCharts(data, axis) {
             v === null || v === undefined
               ? '—'
               : byDistance
-                ? `${v.toFixed(2)} km`
+                ? `${v.toFixed(2)} ${unit}`
                 : clock(v, { full: true }),
         },
         {

@@ -25,6 +25,22 @@ export interface UsersTable {
   updated_at: number;
 }
 
+/** Migration 11 (issue 19): a rider's units, time zone and training thresholds. */
+export interface UserPreferencesTable {
+  user_id: number;
+  units: Units;
+  /** IANA zone; null: not set (times without a zone of their own are shown in UTC) */
+  time_zone: string | null;
+  /** functional threshold power, W */
+  ftp_watts: number | null;
+  /** lactate threshold heart rate, bpm */
+  threshold_hr: number | null;
+  max_hr: number | null;
+  updated_at: number;
+}
+
+export type Units = 'metric' | 'imperial';
+
 export interface MembershipsTable {
   organization_id: number;
   user_id: number;
@@ -317,6 +333,7 @@ export interface WebhookDeliveriesTable {
 
 export interface Database {
   users: UsersTable;
+  user_preferences: UserPreferencesTable;
   memberships: MembershipsTable;
   api_clients: ApiClientsTable;
   auth_tokens: AuthTokensTable;

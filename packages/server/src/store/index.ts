@@ -15,6 +15,7 @@ import { Clubs } from './clubs.js';
 import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
+import { UserPreferences } from './preferences.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
@@ -25,6 +26,8 @@ import { Webhooks } from './webhooks.js';
 export class Store {
   readonly #db: Kysely<Database>;
   readonly users: Users;
+  /** units, time zone and training thresholds (issue 19) */
+  readonly preferences: UserPreferences;
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
   /** credential → user and client, in one query (every authenticated request) */
@@ -55,6 +58,7 @@ export class Store {
     this.#db = db;
     const context = { db, generation, clock: options.clock };
     this.users = new Users(context);
+    this.preferences = new UserPreferences(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
     this.callers = new Callers(context, options.authTokenLifetimeMs);

@@ -53,7 +53,8 @@ describe('migration 009: text stored before the maxima', () => {
       UPDATE queued_tasks SET status = 1, response_code = 'success', progress = 100,
         message = 'Already on the platform as ' || printf('%.*c', ${MEGABYTES_40}, 'x') WHERE id = ${taskId};
       UPDATE users SET name = printf('%.*c', 100000, 'n') WHERE id = ${rider.id};
-      DELETE FROM kysely_migration WHERE name = '009-bounded-text';`);
+      DROP TABLE user_preferences;
+      DELETE FROM kysely_migration WHERE name >= '009-bounded-text';`);
     sqlite.close();
 
     const second = await testServer({ databasePath });

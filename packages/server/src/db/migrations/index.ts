@@ -12,6 +12,7 @@ import * as signInLinks from './006-sign-in-links.js';
 import * as assetWarnings from './007-asset-warnings.js';
 import * as recordings from './008-recordings.js';
 import * as boundedText from './009-bounded-text.js';
+import * as preferences from './011-preferences.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-asset-warnings': assetWarnings,
   '008-recordings': recordings,
   '009-bounded-text': boundedText,
+  '011-preferences': preferences,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -10,6 +10,7 @@
  *   GET /dashboard/{rides,routes}/:id/download.{gpx,tcx,geojson,csv}
  *   GET, POST /dashboard/{rides,routes}/:id/edit            edit name, description, visibility (manage.ts)
  *   GET, POST /dashboard/{rides,routes}/delete?id=…        confirm, then delete one or several
+ *   GET, POST /dashboard/preferences                      units, time zone, FTP, heart rates (preferences-page.ts)
  *   GET /assets/…                                          Leaflet, uPlot and the page script
  */
 import { WRITE_FORMATS } from '@rideport/ridefile';
@@ -23,6 +24,7 @@ import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
 import { listPage } from './lists.js';
+import { PREFERENCES_PAGE, savePreferences, showPreferences } from './preferences-page.js';
 import { confirmDelete, deleteChosen, deletePath, saveEdit, showEditForm } from './manage.js';
 import { staticAssetRoutes } from './static-assets.js';
 
@@ -107,6 +109,18 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       );
     }
   }
+
+  // Units, time zone and thresholds (issue 19): preferences-page.ts.
+  app.get(
+    PREFERENCES_PAGE,
+    hidden,
+    page((request, reply, user) => showPreferences(request, reply, context, user)),
+  );
+  app.post(
+    PREFERENCES_PAGE,
+    hidden,
+    page((request, reply, user) => savePreferences(request, reply, context, user)),
+  );
 
   await app.register(staticAssetRoutes);
 }
