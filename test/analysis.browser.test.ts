@@ -4,7 +4,8 @@
  * keep what was typed; CSRF); the lists and ride pages in the chosen units, every time with its zone
  * (a ride's own zone from its positions, the rider's for a ride without positions and for a virtual
  * ride); the analysis of real corpus rides with and without an FTP; an indoor ride without an empty
- * map or a speed chart of zeros; the charts' distance axis in miles. Screenshots at 1280 and 390 px go
+ * map or a speed chart of zeros; the charts' distance axis in miles; the overview's weekly and monthly
+ * totals and the best power over all rides. Screenshots at 1280 and 390 px go
  * to test-results/screenshots, and no page scrolls sideways.
  */
 import { parseRideFile, trackFromPoints } from '@rideport/ridefile';
@@ -197,11 +198,57 @@ describe.skipIf(!chromiumAvailable || !corpusAvailable)('preferences and analysi
     await page.context().close();
   }, 60_000);
 
+  it('adds up the last weeks and months and shows the best power over all rides, each computed once', async () => {
+    const { store } = server!.app.rideport;
+    const riderId = (await store.users.findByEmail(RIDER))!.id;
+    // A ride of this week: ten minutes at 250 W with a 5-second sprint at 1,500 W, 5 km.
+    const start = Math.floor(Date.now() / 1000) - 20 * 60;
+    const points = Array.from({ length: 600 }, (_, i) => ({
+      x: 8.5 + i * 1e-4,
+      y: 47.37,
+      t: start + i,
+      p: i >= 100 && i < 105 ? 1500 : 250,
+    }));
+    const sprint = trackFromPoints(points, { name: 'Sprint ride', sport: 'cycling' });
+    ids['sprint'] = (await store.assets.createFromTrack(riderId, sprint)).row.id;
+
+    const page = await signedIn(1280);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect(page.getByRole('heading', { name: 'Overview' }).count()).resolves.toBe(1);
+    const weekly = await page
+      .locator('#week-totals-heading + .bar-charts + table tbody tr')
+      .allTextContents();
+    expect(weekly).toHaveLength(12);
+    // Only the sprint ride lies in the last twelve weeks; its distance in miles, as preferred.
+    const rides = await page
+      .locator('#week-totals-heading ~ table tbody tr td:nth-of-type(1)')
+      .allTextContents();
+    expect(rides.map(Number).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await text(page, '#week-totals-distance figcaption')).toBe('Distance (mi)');
+    await expect(page.locator('#week-totals-rides rect').count()).resolves.toBe(12);
+    await expect(page.locator('#month-totals-rides rect').count()).resolves.toBe(12);
+    const best = await page.locator('#best-power tbody tr').first().textContent();
+    expect(best?.replace(/\s+/g, ' ')).toMatch(/5 s 1,500 W Sprint ride/);
+    await expect(page.locator('#best-power a').first().getAttribute('href')).resolves.toBe(
+      `/dashboard/rides/${ids['sprint']}`,
+    );
+    expect(await overflow(page)).toBe(0);
+    await screenshot(page, 'analysis-overview-1280');
+    // Every ride's curve is stored once; the page reads those rows.
+    const stored = await server!.app.rideport.store.powerCurves.ofRider(riderId);
+    expect(stored.pending).toBe(0);
+    expect(stored.rides.map((ride) => ride.name).sort()).toEqual(
+      ['Sprint ride', 'indoor ride', 'outdoor ride', 'virtual ride'].sort(),
+    );
+    await page.context().close();
+  }, 60_000);
+
   it('keeps every changed page within a 390-pixel phone', async () => {
     const page = await signedIn(390);
     const wide: string[] = [];
     for (const [name, path] of [
       ['preferences', '/dashboard/preferences'],
+      ['overview', '/dashboard/overview'],
       ['rides', '/dashboard/rides'],
       ['ride', `/dashboard/rides/${ids['outdoor']}`],
       ['indoor', `/dashboard/rides/${ids['indoor']}`],

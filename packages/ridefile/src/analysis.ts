@@ -12,6 +12,7 @@
  *   0 W, so "best 20 minutes" is 20 minutes of the clock, never two efforts joined across a café stop.
  *   (At most an hour of zeros is added per pause: more cannot change any window of the curve.)
  */
+import type { TrackPoint } from './model.js';
 import { PLAUSIBLE } from './summary/channels.js';
 import { HOLD_SECONDS } from './summary/time.js';
 
@@ -21,6 +22,21 @@ export interface AnalysisColumns {
   t: ArrayLike<number>;
   p: ArrayLike<number>;
   h: ArrayLike<number>;
+}
+
+/** The columns the analysis reads, from points as the server stores them. */
+export function analysisColumns(points: readonly TrackPoint[]): AnalysisColumns {
+  const n = points.length;
+  const t = new Float64Array(n);
+  const p = new Float64Array(n);
+  const h = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const point = points[i]!;
+    t[i] = point.t ?? NaN;
+    p[i] = point.p ?? NaN;
+    h[i] = point.h ?? NaN;
+  }
+  return { length: n, t, p, h };
 }
 
 /** The rider's thresholds; null when not set (the values that need them are then null). */

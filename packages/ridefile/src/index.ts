@@ -18,6 +18,7 @@ export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export {
   analyseRide,
+  analysisColumns,
   eachSecond,
   MAX_HEART_RATE_ZONES,
   normalizedPower,

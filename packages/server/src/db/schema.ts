@@ -41,6 +41,13 @@ export interface UserPreferencesTable {
 
 export type Units = 'metric' | 'imperial';
 
+/** Migration 11: a ride's power curve, computed once (store/power-curves.ts). */
+export interface TripPowerCurvesTable {
+  trip_id: number;
+  /** JSON: watts or null per POWER_CURVE_SECONDS window; [] when the ride has no power */
+  curve: string;
+}
+
 export interface MembershipsTable {
   organization_id: number;
   user_id: number;
@@ -334,6 +341,7 @@ export interface WebhookDeliveriesTable {
 export interface Database {
   users: UsersTable;
   user_preferences: UserPreferencesTable;
+  trip_power_curves: TripPowerCurvesTable;
   memberships: MembershipsTable;
   api_clients: ApiClientsTable;
   auth_tokens: AuthTokensTable;

@@ -29,9 +29,10 @@ export interface PageOptions {
 }
 
 /** The sections of the signed-in navigation (issue 7). */
-export type NavSection = 'rides' | 'routes' | 'sync' | 'preferences' | 'developer';
+export type NavSection = 'overview' | 'rides' | 'routes' | 'sync' | 'preferences' | 'developer';
 
 const NAVIGATION: ReadonlyArray<{ section: NavSection; href: string; label: string }> = [
+  { section: 'overview', href: '/dashboard/overview', label: 'Overview' },
   { section: 'rides', href: '/dashboard/rides', label: 'Rides' },
   { section: 'routes', href: '/dashboard/routes', label: 'Routes' },
   { section: 'sync', href: '/dashboard/sync', label: 'Sync' },

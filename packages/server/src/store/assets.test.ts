@@ -43,6 +43,7 @@ const changes = (sinceMs = 0): Promise<SyncedAsset[]> =>
  */
 const UNDO_MIGRATIONS_7_AND_8 = `
   DROP TABLE user_preferences;
+  DROP TABLE trip_power_curves;
   DROP INDEX trips_user_started;
   DROP INDEX trips_user_long;
   ALTER TABLE trips DROP COLUMN recording_serial;

@@ -232,6 +232,8 @@ export class Assets {
       .set({ packed: asBuffer(packedPoints.bytes), points: null })
       .where('asset_id', '=', id)
       .execute();
+    // The power curve was the old points' (store/power-curves.ts computes the new one when needed).
+    await transaction.deleteFrom('trip_power_curves').where('trip_id', '=', id).execute();
     await logAssetChange(transaction, {
       itemType: 'trip',
       itemId: id,

@@ -15,10 +15,12 @@ import { Clubs } from './clubs.js';
 import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
+import { PowerCurves } from './power-curves.js';
 import { UserPreferences } from './preferences.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
+import { TrainingLog } from './training-log.js';
 import { TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
@@ -40,6 +42,10 @@ export class Store {
   readonly assets: Assets;
   /** trips by their time range and recording: the same recording, overlapping rides (issue 16) */
   readonly tripRecordings: TripRecordings;
+  /** each ride's power curve, computed once, for the overview (issue 19) */
+  readonly powerCurves: PowerCurves;
+  /** rides since a time, for the overview's weekly and monthly totals (issue 19) */
+  readonly trainingLog: TrainingLog;
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
   readonly changes: AssetChanges;
   readonly events: Events;
@@ -66,6 +72,8 @@ export class Store {
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context);
+    this.powerCurves = new PowerCurves(context, this.assets);
+    this.trainingLog = new TrainingLog(context);
     this.tripRecordings = new TripRecordings(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);

@@ -54,6 +54,7 @@ describe('migration 009: text stored before the maxima', () => {
         message = 'Already on the platform as ' || printf('%.*c', ${MEGABYTES_40}, 'x') WHERE id = ${taskId};
       UPDATE users SET name = printf('%.*c', 100000, 'n') WHERE id = ${rider.id};
       DROP TABLE user_preferences;
+      DROP TABLE trip_power_curves;
       DELETE FROM kysely_migration WHERE name >= '009-bounded-text';`);
     sqlite.close();
 

@@ -5,6 +5,11 @@
  * the machine's zone when it is created), and no FTP or heart rates (the ride page then says where to
  * set them). The CHECKs hold the ranges the preferences page accepts, so no other writer stores what
  * the analysis cannot use (a zero FTP would divide by zero).
+ *
+ * trip_power_curves: each ride's best power over 5 s, 1 min, 5 min, 20 min and 1 h (ridefile's
+ * POWER_CURVE_SECONDS), computed once per ride so the overview's best curve over all rides reads one
+ * short row per ride instead of every point (store/power-curves.ts). Filled when the overview first
+ * needs a ride's curve; a ride's row goes when its points are replaced or it is deleted.
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -18,5 +23,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       threshold_hr INTEGER CHECK (threshold_hr BETWEEN 1 AND 250),
       max_hr INTEGER CHECK (max_hr BETWEEN 1 AND 250),
       updated_at INTEGER NOT NULL
+    ) STRICT`.execute(db);
+  await sql`
+    CREATE TABLE trip_power_curves (
+      trip_id INTEGER PRIMARY KEY REFERENCES trips(id) ON DELETE CASCADE,
+      curve TEXT NOT NULL
     ) STRICT`.execute(db);
 }

@@ -10,6 +10,7 @@
  *   GET /dashboard/{rides,routes}/:id/download.{gpx,tcx,geojson,csv}
  *   GET, POST /dashboard/{rides,routes}/:id/edit            edit name, description, visibility (manage.ts)
  *   GET, POST /dashboard/{rides,routes}/delete?id=…        confirm, then delete one or several
+ *   GET /dashboard/overview                                weekly and monthly totals, best power (overview.ts)
  *   GET, POST /dashboard/preferences                      units, time zone, FTP, heart rates (preferences-page.ts)
  *   GET /assets/…                                          Leaflet, uPlot and the page script
  */
@@ -24,6 +25,7 @@ import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
 import { listPage } from './lists.js';
+import { OVERVIEW_PAGE, overviewPage } from './overview.js';
 import { PREFERENCES_PAGE, savePreferences, showPreferences } from './preferences-page.js';
 import { confirmDelete, deleteChosen, deletePath, saveEdit, showEditForm } from './manage.js';
 import { staticAssetRoutes } from './static-assets.js';
@@ -110,6 +112,12 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
     }
   }
 
+  // Weekly and monthly totals and the best power over all rides (issue 19): overview.ts.
+  app.get(
+    OVERVIEW_PAGE,
+    hidden,
+    page((request, reply, user) => overviewPage(request, reply, context, user)),
+  );
   // Units, time zone and thresholds (issue 19): preferences-page.ts.
   app.get(
     PREFERENCES_PAGE,
