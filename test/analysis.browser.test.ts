@@ -178,6 +178,13 @@ describe.skipIf(!chromiumAvailable || !corpusAvailable)('preferences and analysi
     await page.getByLabel('Distance').check();
     await expect(page.locator('#chart-e').getAttribute('data-axis')).resolves.toBe('distance');
     expect(await page.locator('#chart-e').textContent()).toContain('Distance (mi)');
+    // One cursor: pointing at the elevation chart shows that moment's heart rate and its place on the map.
+    const over = page.locator('#chart-e .u-over');
+    const box = (await over.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect(page.locator('path.chart-cursor').getAttribute('stroke-opacity')).resolves.toBe('1');
+    const heartRate = await page.locator('#chart-h .u-legend .u-series').nth(1).textContent();
+    expect(heartRate).toMatch(/\d+(\.\d)? bpm/);
     expect(await overflow(page)).toBe(0);
     await screenshot(page, 'analysis-ride-1280');
     // The laps table carries normalized power and work where the points have power.

@@ -40,6 +40,57 @@ function drawMap(data) {
   marker(data.track[data.track.length - 1], '#b00020', 'End');
   map.fitBounds(line.getBounds(), { padding: [16, 16] });
   element.dataset['drawn'] = 'true';
+  // Where the charts' shared cursor is (issue 19): hidden until a chart is pointed at.
+  cursorMarker = L.circleMarker(data.track[0], {
+    radius: 6,
+    color: '#1d1d1f',
+    weight: 2,
+    fillColor: '#ffd600',
+    className: 'chart-cursor',
+    opacity: 0,
+    fillOpacity: 0,
+  }).addTo(map);
+}
+
+/** The map's marker of the charts' cursor; null until the map is drawn. */
+let cursorMarker = null;
+
+/** The index of the track point nearest to `x` in `xs` (ascending, nulls skipped), or -1. */
+function nearest(xs, x) {
+  let best = -1;
+  let bestDistance = Infinity;
+  let low = 0;
+  let high = xs.length - 1;
+  // Binary search for the first value >= x among the known ones, then look at its neighbours.
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    const value = xs[middle];
+    if (value === null || value < x) low = middle + 1;
+    else high = middle;
+  }
+  for (let i = Math.max(0, low - 2); i <= Math.min(xs.length - 1, low + 2); i++) {
+    const value = xs[i];
+    if (value === null) continue;
+    const distance = Math.abs(value - x);
+    if (distance < bestDistance) {
+      best = i;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Moves the map's marker to the track point at the cursor's x, or hides it when the cursor leaves. */
+function showOnMap(data, byDistance, x) {
+  if (cursorMarker === null) return;
+  const index =
+    x === null || x === undefined ? -1 : nearest(byDistance ? data.trackAt.distance : data.trackAt.time, x);
+  if (index < 0) {
+    cursorMarker.setStyle({ opacity: 0, fillOpacity: 0 });
+    return;
+  }
+  cursorMarker.setLatLng(data.track[index]);
+  cursorMarker.setStyle({ opacity: 1, fillOpacity: 1 });
 }
 
 function pad(value) {
@@ -80,8 +131,17 @@ function drawCharts(data, axis) {
       height: 180,
       scales: { x: { time: false } },
       legend: { show: true },
-      // One cursor for every chart (issue 19): pointing at one chart shows the same moment in all.
+      // One cursor for every chart (issue 19): pointing at one chart shows the same moment in all,
+      // and on the map.
       cursor: { sync: { key: 'ride' } },
+      hooks: {
+        setCursor: [
+          (u) => {
+            const index = u.cursor.idx;
+            showOnMap(data, byDistance, index === null || index === undefined ? null : u.data[0][index]);
+          },
+        ],
+      },
       series: [
         {
           label: xLabel,

@@ -1,4 +1,5 @@
 import { parseRideFile, trackFromPoints, type Track, type TrackPoint } from '@rideport/ridefile';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../../test/support/corpus.js';
 import type { LocalSync } from '../../api/v1/local-sync.js';
@@ -7,7 +8,7 @@ import { Browser } from '../../test-support/browser.js';
 import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
 import { lapsSection } from './laps.js';
 import { DEFAULT_PREFERENCES } from '../../store/preferences.js';
-import { MAX_DRAWN_POINTS, drawingData, readColumns } from './series.js';
+import { MAX_DRAWN_POINTS, PAUSE_SECONDS, drawingData, readColumns } from './series.js';
 
 let server: TestServer;
 let rider: Person;
@@ -441,6 +442,52 @@ describe('drawing data', () => {
     expect(hr.max).toBe(250);
     expect(data.charts.map((chart) => chart.key)).toEqual(['e', 's', 'h']);
     expect(data.charts.find((chart) => chart.key === 's')!.derived).toBe(true);
+  });
+
+  it('breaks every chart at each pause longer than PAUSE_SECONDS, never drawing a line across it', () => {
+    const steps = fc.array(
+      fc.oneof(fc.integer({ min: 1, max: PAUSE_SECONDS }), fc.integer({ min: PAUSE_SECONDS + 1, max: 4000 })),
+      {
+        minLength: 1,
+        maxLength: 1500,
+      },
+    );
+    fc.assert(
+      fc.property(steps, (gaps) => {
+        let t = BASE;
+        const ride = [
+          { t, h: 100, x: 8.5, y: 47.3 },
+          ...gaps.map((gap, i) => ({ t: (t += gap), h: 100 + (i % 50), x: 8.5 + i * 1e-4, y: 47.3 })),
+        ];
+        const pauses = gaps.filter((gap) => gap > PAUSE_SECONDS).length;
+        const hr = drawingData(readColumns(ride)).charts.find((chart) => chart.key === 'h')!;
+        for (const [xs, ys] of [hr.time!, hr.distance!]) {
+          expect(ys.filter((value) => value === null)).toHaveLength(pauses);
+          // A gap is never first or last, and never two in a row.
+          ys.forEach((value, i) => {
+            if (value === null) {
+              expect(ys[i - 1] ?? null).not.toBeNull();
+              expect(ys[i + 1] ?? null).not.toBeNull();
+              expect(xs[i]!).toBeGreaterThanOrEqual(xs[i - 1]!);
+              expect(xs[i]!).toBeLessThanOrEqual(xs[i + 1]!);
+            }
+          });
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('converts drawn values and the distance axis to imperial units', () => {
+    const ride = points(100, BASE);
+    const metric = drawingData(readColumns(ride));
+    const imperial = drawingData(readColumns(ride), 'imperial');
+    expect(imperial.distanceUnit).toBe('mi');
+    const elevation = (data: typeof metric) => data.charts.find((chart) => chart.key === 'e')!;
+    expect(elevation(imperial).unit).toBe('ft');
+    expect(elevation(imperial).max).toBeCloseTo(elevation(metric).max / 0.3048, 0);
+    const lastMile = imperial.charts[0]!.distance![0].at(-1)!;
+    expect(lastMile).toBeCloseTo(metric.charts[0]!.distance![0].at(-1)! / 1.609344, 2);
   });
 
   it('draws nothing for a recording without positions, but still charts it', () => {

@@ -40,6 +40,8 @@ export interface ChartSeries {
 export interface DrawingData {
   /** [lat, lng] pairs, rounded to 5 decimals (about a metre) */
   track: Array<[number, number]>;
+  /** each track point's time (s) and distance (DrawingData.distanceUnit) from the start; null unknown */
+  trackAt: { time: Array<number | null>; distance: Array<number | null> };
   /** [[south, west], [north, east]] of every position, or null when there is none */
   bounds: [[number, number], [number, number]] | null;
   charts: ChartSeries[];
@@ -194,10 +196,18 @@ export function drawingData(columns: Columns, units: Units = 'metric'): DrawingD
 
   const stride = Math.max(1, Math.ceil(positions.length / MAX_DRAWN_POINTS));
   const track: Array<[number, number]> = [];
-  const latLng = (i: number): [number, number] => [round(y[i]!, 5), round(x[i]!, 5)];
-  for (let k = 0; k < positions.length; k += stride) track.push(latLng(positions[k]!));
+  // Each outline point's time and distance from the start, in the charts' x units, so the shared
+  // cursor can show where on the map a chart's moment was (issue 19).
+  const trackTime: Array<number | null> = [];
+  const trackDistance: Array<number | null> = [];
+  const outline = (i: number): void => {
+    track.push([round(y[i]!, 5), round(x[i]!, 5)]);
+    trackTime.push(Number.isNaN(seconds[i]!) ? null : seconds[i]!);
+    trackDistance.push(Number.isNaN(meters[i]!) ? null : round(meters[i]! / metresPerDistanceUnit, 3));
+  };
+  for (let k = 0; k < positions.length; k += stride) outline(positions[k]!);
   if (positions.length > 0 && (positions.length - 1) % stride !== 0) {
-    track.push(latLng(positions[positions.length - 1]!));
+    outline(positions[positions.length - 1]!);
   }
 
   const wheelSpeeds = hasAny(columns.s);
@@ -222,6 +232,7 @@ export function drawingData(columns: Columns, units: Units = 'metric'): DrawingD
   }
   return {
     track,
+    trackAt: { time: trackTime, distance: trackDistance },
     bounds:
       positions.length === 0
         ? null
