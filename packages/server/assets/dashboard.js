@@ -197,6 +197,8 @@ function resizeCharts() {
 }
 
 function main() {
+  // The page's script time, read through the Performance API by bench/ride-page.ts (issue 19).
+  window.performance.mark('rideport-script-start');
   const data = readData();
   if (data === null) return;
   try {
@@ -211,6 +213,7 @@ function main() {
     window.clearTimeout(pending);
     pending = window.setTimeout(resizeCharts, 150);
   });
+  window.performance.measure('rideport-script', 'rideport-script-start');
 }
 
 main();
