@@ -17,6 +17,26 @@ export {
 export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export { isGzip } from './gzip.js';
+export {
+  analyseRide,
+  analysisColumns,
+  eachSecond,
+  MAX_HEART_RATE_ZONES,
+  normalizedPower,
+  POWER_CURVE_SECONDS,
+  POWER_ZONES,
+  THRESHOLD_HEART_RATE_ZONES,
+} from './analysis.js';
+export type {
+  AnalysisColumns,
+  HeartRateAnalysis,
+  PowerAnalysis,
+  PowerCurvePoint,
+  RideAnalysis,
+  Thresholds,
+  ZoneTable,
+  ZoneTime,
+} from './analysis.js';
 export type {
   Bounds,
   ClockJump,

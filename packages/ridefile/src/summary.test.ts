@@ -14,7 +14,7 @@ import type { RecordedTotals } from './model.js';
 import { trackFromPoints } from './from-points.js';
 import { parseRideFile } from './parse.js';
 import { summarize, type SummaryContext } from './summary.js';
-import { normalizedPower } from './summary/channels.js';
+import { normalizedPower } from './analysis.js';
 import { cumulativeDistance } from './summary/distance.js';
 import { elevationGainLoss } from './summary/elevation.js';
 import { terrain, trackType } from './summary/shape.js';

@@ -1,7 +1,8 @@
 import type { PointColumns } from './columns.js';
 import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals, Stat, Summary, TimeSpan, Warning } from './model.js';
-import { channelStats, normalizedPower, PLAUSIBLE } from './summary/channels.js';
+import { normalizedPower } from './analysis.js';
+import { channelStats, PLAUSIBLE } from './summary/channels.js';
 import { Pauses } from './summary/clock.js';
 import { cumulativeDistance, type CumulativeDistance } from './summary/distance.js';
 import { elevationGainLoss, elevationSummary } from './summary/elevation.js';

@@ -80,6 +80,11 @@ export function activityInWords(activityType: string | null): string | null {
   return kindWords.includes(noun) ? capitalized(kindWords) : `${capitalized(kindWords)} ${noun}`;
 }
 
+/** Whether the activity took place in a virtual world (`cycling:virtual`: Zwift-like), not where its positions say. */
+export function isVirtualActivity(activityType: string | null): boolean {
+  return activityType !== null && sportAndKind(activityType).kind === 'virtual';
+}
+
 /** What one such activity is called in a name ("Morning Ride"), by sport. */
 const ACTIVITY_NOUNS: Readonly<Record<string, string>> = {
   cycling: 'Ride',
@@ -127,7 +132,7 @@ function localHour(unixSeconds: number, timeZone: string): number {
  * does not say the sport. Without a start time there is no part of the day ("Ride").
  *
  * `timeZone` is the zone where the ride began (from its first position); a ride without positions
- * takes `fallbackTimeZone` (the rider's: for now the machine's, see the README).
+ * takes `fallbackTimeZone` (the rider's preference, else the machine's: store/assets.ts).
  */
 export function madeUpRideName(
   ride: { activityType: string | null; startTime: number | null; timeZone: string | null },
@@ -142,7 +147,7 @@ export function madeUpRideName(
   return `${partOfDay(localHour(startTime, timeZone ?? fallbackTimeZone))} ${activity}`;
 }
 
-/** The machine's own time zone, for rides without positions until riders set theirs (issue 19). */
+/** The machine's own time zone: the local account's default, and names' when a rider set none (issue 19). */
 export function machineTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { machineTimeZone } from './activity-words.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { LOCAL_ACCOUNT_FILE } from './data-directory/layout.js';
 import type { Store } from './store/index.js';
@@ -72,6 +73,8 @@ export async function ensureLocalAccount(store: Store, dataDirectory: string): P
       name: 'Rider',
     });
   }
+  // The machine's zone is the rider's until they choose one (issue 19).
+  await store.preferences.defaultTimeZone(user.id, machineTimeZone());
   let client =
     saved === null || saved.userId !== user.id
       ? undefined

@@ -1,6 +1,5 @@
 import type { Column, PointColumns } from '../columns.js';
 import type { Stat } from '../model.js';
-import { HOLD_SECONDS } from './time.js';
 
 /**
  * Minimum, average and maximum of a channel (heart rate, cadence, power, temperature). The average is
@@ -73,65 +72,4 @@ function stat({ values, zeros, bounds }: ChannelSpec, n: number, weights: Float3
   const avg = total > 0 ? sum / total : skipInAverage ? 0 : min;
   // Rounding of the weighted sums cannot take the average past the values it averages.
   return { min, avg: Math.min(max, Math.max(min, avg)), max };
-}
-
-/** Normalized power needs a 30 s rolling average (Coggan); shorter rides have none. */
-const NORMALIZED_POWER_WINDOW_SECONDS = 30;
-
-/**
- * Normalized power: power as one value a second (each sample held until the next, for at most
- * HOLD_SECONDS; longer gaps are pauses and left out, as paused time is not riding time), a 30 s rolling
- * average, the mean of its fourth powers, and the fourth root of that. Null when there are fewer than
- * 30 s of power.
- */
-export function normalizedPower(columns: PointColumns): number | null {
-  const { t, p } = columns;
-  const [lowest, highest] = PLAUSIBLE.power;
-  const average = new RollingFourthPowers();
-  // The value of the latest second stays open: more samples in the same second replace it.
-  let open = NaN;
-  let previousTime = NaN;
-  for (let i = 0; i < columns.length; i++) {
-    const time = Math.floor(t[i]!);
-    const power = p[i]!;
-    if (Number.isNaN(time) || !(power >= lowest && power <= highest)) continue;
-    const gap = time - previousTime;
-    // Several samples in one second (or a clock going back) replace rather than add seconds.
-    if (gap > 0 || Number.isNaN(previousTime)) {
-      if (!Number.isNaN(open)) average.add(open);
-      if (gap > 0 && gap <= HOLD_SECONDS) for (let k = 1; k < gap; k++) average.add(open);
-    }
-    open = power;
-    if (!(time < previousTime)) previousTime = time;
-  }
-  if (!Number.isNaN(open)) average.add(open);
-  return average.count === 0 ? null : (average.sumOfFourthPowers / average.count) ** 0.25;
-}
-
-/**
- * The 30 s rolling average of a per-second series and the sum of its fourth powers, kept as the values
- * arrive: a ring of the last 30 seconds instead of the whole series, however long the ride.
- */
-class RollingFourthPowers {
-  readonly #window = new Float64Array(NORMALIZED_POWER_WINDOW_SECONDS);
-  #seconds = 0;
-  #windowSum = 0;
-  sumOfFourthPowers = 0;
-  /** rolling averages so far (one per second from the 30th on) */
-  count = 0;
-
-  add(watts: number): void {
-    const slot = this.#seconds % NORMALIZED_POWER_WINDOW_SECONDS;
-    this.#windowSum += watts;
-    if (this.#seconds >= NORMALIZED_POWER_WINDOW_SECONDS) this.#windowSum -= this.#window[slot]!;
-    this.#window[slot] = watts;
-    this.#seconds += 1;
-    if (this.#seconds >= NORMALIZED_POWER_WINDOW_SECONDS) {
-      // Two multiplications rather than `** 4`, a call to pow for every second of the ride.
-      const mean = this.#windowSum / NORMALIZED_POWER_WINDOW_SECONDS;
-      const squared = mean * mean;
-      this.sumOfFourthPowers += squared * squared;
-      this.count += 1;
-    }
-  }
 }

@@ -25,6 +25,29 @@ export interface UsersTable {
   updated_at: number;
 }
 
+/** Migration 11 (issue 19): a rider's units, time zone and training thresholds. */
+export interface UserPreferencesTable {
+  user_id: number;
+  units: Units;
+  /** IANA zone; null: not set (times without a zone of their own are shown in UTC) */
+  time_zone: string | null;
+  /** functional threshold power, W */
+  ftp_watts: number | null;
+  /** lactate threshold heart rate, bpm */
+  threshold_hr: number | null;
+  max_hr: number | null;
+  updated_at: number;
+}
+
+export type Units = 'metric' | 'imperial';
+
+/** Migration 11: a ride's power curve, computed once (store/power-curves.ts). */
+export interface TripPowerCurvesTable {
+  trip_id: number;
+  /** JSON: watts or null per POWER_CURVE_SECONDS window; [] when the ride has no power */
+  curve: string;
+}
+
 export interface MembershipsTable {
   organization_id: number;
   user_id: number;
@@ -341,6 +364,8 @@ export interface WebhookDeliveriesTable {
 
 export interface Database {
   users: UsersTable;
+  user_preferences: UserPreferencesTable;
+  trip_power_curves: TripPowerCurvesTable;
   memberships: MembershipsTable;
   api_clients: ApiClientsTable;
   auth_tokens: AuthTokensTable;

@@ -29,12 +29,14 @@ export interface PageOptions {
 }
 
 /** The sections of the signed-in navigation (issue 7). */
-export type NavSection = 'rides' | 'routes' | 'sync' | 'developer';
+export type NavSection = 'overview' | 'rides' | 'routes' | 'sync' | 'preferences' | 'developer';
 
 const NAVIGATION: ReadonlyArray<{ section: NavSection; href: string; label: string }> = [
+  { section: 'overview', href: '/dashboard/overview', label: 'Overview' },
   { section: 'rides', href: '/dashboard/rides', label: 'Rides' },
   { section: 'routes', href: '/dashboard/routes', label: 'Routes' },
   { section: 'sync', href: '/dashboard/sync', label: 'Sync' },
+  { section: 'preferences', href: '/dashboard/preferences', label: 'Preferences' },
   { section: 'developer', href: '/developer', label: 'Developer settings' },
 ];
 
@@ -69,6 +71,7 @@ const STYLESHEET = new SafeHtml(`
   .cell-text { display: inline-block; max-width: min(20rem, 25vw); overflow-wrap: break-word; }
   td code { display: inline-block; max-width: min(20rem, 60vw); overflow-wrap: break-word; }
   .error { color: #a40000; }
+  .hint { margin: .1rem 0 .25rem; font-size: .9rem; color: #4d4d4d; }
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }

@@ -39,7 +39,10 @@ const plannedLoop = () =>
 const changes = (sinceMs = 0): Promise<SyncedAsset[]> =>
   server.store.changes.since(rider.id, sinceMs, ['route', 'trip']);
 
-/** What migrations 7 (warnings) and 8 (recordings) added, taken out again to stand for an older database. */
+/**
+ * What migrations 7 (warnings) and 8 (recordings) added, taken out again to stand for an older database,
+ * with migration 11 (preferences), which Kysely then runs again after them.
+ */
 const UNDO_MIGRATIONS_7_AND_8 = `
   ${UNDO_MIGRATIONS_AFTER_009}
   DROP INDEX trips_user_started;

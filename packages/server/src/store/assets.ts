@@ -106,6 +106,16 @@ export class Assets {
     this.#context = context;
   }
 
+  /** The rider's own time zone (store/preferences.ts), for naming rides without positions. */
+  async #riderTimeZone(db: Kysely<Database>, userId: number): Promise<string | null> {
+    const row = await db
+      .selectFrom('user_preferences')
+      .select('time_zone')
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row?.time_zone ?? null;
+  }
+
   /**
    * A trip (a track of kind 'ride') or a route (kind 'route', decisions.md §5) owned by `userId`, with
    * every column of decisions.md §2 filled from the track's summary, its points, and the 'created'
@@ -124,7 +134,12 @@ export class Assets {
       metadata.packedPoints === undefined ? timeRange(track.points) : metadata.packedPoints.timeRange;
     const trip = type === 'trip' ? tripColumns(track, range) : null;
     const packed = asBuffer(metadata.packedPoints?.bytes ?? packTrackPoints(track.points));
-    const name = assetName(metadata.name, track, trip);
+    const name = assetName(
+      metadata.name,
+      track,
+      trip,
+      trip === null ? null : await this.#riderTimeZone(transaction ?? this.#context.db, userId),
+    );
     assertFits('name', name, TEXT_MAX_CHARS.assetName);
     assertFits('description', metadata.description, TEXT_MAX_CHARS.assetDescription);
     assertTrackTextFits(track);
@@ -225,6 +240,8 @@ export class Assets {
       .set({ packed: asBuffer(packedPoints.bytes), points: null })
       .where('asset_id', '=', id)
       .execute();
+    // The power curve was the old points' (store/power-curves.ts computes the new one when needed).
+    await transaction.deleteFrom('trip_power_curves').where('trip_id', '=', id).execute();
     await logAssetChange(transaction, {
       itemType: 'trip',
       itemId: id,
@@ -630,13 +647,18 @@ function blankToNull(text: string | null | undefined): string | null {
  * The uploader's name, else the file's, else one made up so a list never shows an empty name: rides
  * as Strava names them ("Morning Ride", activity-words.ts), routes "Untitled route".
  */
-function assetName(given: string | null | undefined, track: Track, trip: TrackTripColumns | null): string {
+function assetName(
+  given: string | null | undefined,
+  track: Track,
+  trip: TrackTripColumns | null,
+  riderTimeZone: string | null,
+): string {
   const name = blankToNull(given) ?? blankToNull(track.name);
   if (name !== null) return name;
   if (trip === null) return 'Untitled route';
   return madeUpRideName(
     { activityType: trip.activity_type, startTime: track.startTime, timeZone: trip.time_zone },
-    machineTimeZone(),
+    riderTimeZone ?? machineTimeZone(),
   );
 }
 

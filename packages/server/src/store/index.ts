@@ -17,9 +17,12 @@ import { AssetChanges } from './changes.js';
 import { Events } from './events.js';
 import { OAuth } from './oauth.js';
 import { OriginalFiles } from './original-files.js';
+import { PowerCurves } from './power-curves.js';
+import { UserPreferences } from './preferences.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
+import { TrainingLog } from './training-log.js';
 import { TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
@@ -28,6 +31,8 @@ export class Store {
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
   readonly users: Users;
+  /** units, time zone and training thresholds (issue 19) */
+  readonly preferences: UserPreferences;
   readonly apiClients: ApiClients;
   readonly authTokens: AuthTokens;
   /** credential → user and client, in one query (every authenticated request) */
@@ -42,6 +47,10 @@ export class Store {
   readonly originalFiles: OriginalFiles;
   /** trips by their time range and recording: the same recording, overlapping rides (issue 16) */
   readonly tripRecordings: TripRecordings;
+  /** each ride's power curve, computed once, for the overview (issue 19) */
+  readonly powerCurves: PowerCurves;
+  /** rides since a time, for the overview's weekly and monthly totals (issue 19) */
+  readonly trainingLog: TrainingLog;
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
   readonly changes: AssetChanges;
   readonly events: Events;
@@ -61,6 +70,7 @@ export class Store {
     this.#engine = engine;
     const context = { db, engine, generation, clock: options.clock };
     this.users = new Users(context);
+    this.preferences = new UserPreferences(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
     this.callers = new Callers(context, options.authTokenLifetimeMs);
@@ -69,6 +79,8 @@ export class Store {
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context);
     this.originalFiles = new OriginalFiles(context);
+    this.powerCurves = new PowerCurves(context, this.assets);
+    this.trainingLog = new TrainingLog(context);
     this.tripRecordings = new TripRecordings(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);

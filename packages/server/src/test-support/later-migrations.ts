@@ -5,6 +5,8 @@
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
   ALTER TABLE task_objects DROP COLUMN position;
+  DROP TABLE user_preferences;
+  DROP TABLE trip_power_curves;
   DROP TRIGGER trips_original_file_gone;
   DROP TRIGGER routes_original_file_gone;
   DROP INDEX trips_original_file;

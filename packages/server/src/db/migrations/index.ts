@@ -13,6 +13,7 @@ import * as assetWarnings from './007-asset-warnings.js';
 import * as recordings from './008-recordings.js';
 import * as boundedText from './009-bounded-text.js';
 import * as originalFiles from './010-original-files.js';
+import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-recordings': recordings,
   '009-bounded-text': boundedText,
   '010-original-files': originalFiles,
+  '011-preferences': preferences,
   '012-task-object-order': taskObjectOrder,
 };
 

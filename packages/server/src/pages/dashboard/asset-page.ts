@@ -8,7 +8,7 @@
 import { activityInWords } from '../../activity-words.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
-import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
+import type { AssetType, RouteRow, TripRow, Units, UserRow } from '../../db/schema.js';
 import { recordWarnings } from '../../store/asset-records.js';
 import type { AssetRow } from '../../store/assets.js';
 import { csrfToken } from '../csrf.js';
@@ -16,12 +16,27 @@ import { html, SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
-import { duration, isoUtc, kilometres, kmPerHour, localDateTime, metres, UNKNOWN, whole } from './format.js';
+import { analyseRide } from '@rideport/ridefile';
+import { isVirtualActivity } from '../../activity-words.js';
+import { rideTimeZone } from '../../ride-time-zone.js';
+import type { Preferences } from '../../store/preferences.js';
+import { analysisSection } from './analysis-section.js';
+import {
+  distance,
+  duration,
+  elevation,
+  localDateTime,
+  speed,
+  UNIT_SYSTEMS,
+  UNKNOWN,
+  whole,
+  zonedTime,
+} from './format.js';
 import { lapsSection } from './laps.js';
 import { routeClubsSection } from './clubs.js';
 import { changeNotice, manageLinks } from './manage.js';
 import { rideLinks, type NamedRide } from './ride-links.js';
-import { drawingData, type ChartSeries, type DrawingData } from './series.js';
+import { drawingData, readColumns, type ChartSeries, type DrawingData } from './series.js';
 import { assetUrls } from './static-assets.js';
 
 /**
@@ -41,15 +56,20 @@ export async function assetPage<T extends AssetType>(
   row: AssetRow<T>,
 ): Promise<FastifyReply> {
   const points = (await context.store.assets.points(type, row.id)) ?? [];
-  const data = drawingData(points);
+  const preferences = await context.store.preferences.get(user.id);
+  const columns = readColumns(points);
+  const data = drawingData(columns, preferences.units);
   const words = WORDS[type];
   const urls = assetUrls();
   const trip = type === 'trip' ? (row as TripRow) : null;
+  // Every time on the page in one zone, named with it (issue 19; ride-time-zone.ts).
+  const zone = trip === null ? (preferences.timeZone ?? 'UTC') : rideTimeZone(trip, preferences.timeZone);
   const summary =
     trip === null
-      ? routeSummary(row, data)
-      : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id));
-  const overlaps = trip === null ? [] : await overlappingRides(context, trip);
+      ? routeSummary(row, data, preferences, zone)
+      : tripSummary(trip, data, syncSources(context, [trip.id]).get(trip.id), preferences, zone);
+  const overlaps = trip === null ? [] : await overlappingRides(context, trip, zone);
+  const showMap = trip === null || !stayedIndoors(trip);
   const token = csrfToken(request, reply);
   // Issue 20, "Clubs": a route is shared with clubs from its page; rides are not club items.
   const clubs = trip === null ? await routeClubsSection(request, context, user, row.id, token) : '';
@@ -70,8 +90,10 @@ export async function assetPage<T extends AssetType>(
       <h2 id="summary-heading">Summary</h2>
       ${summary}
     </section>
-    ${mapSection(data, trip?.time_zone ?? null)} ${chartsSection(data, words.one)}
-    ${lapsSection(row.laps, trip?.time_zone ?? null)} ${clubs}
+    ${trip !== null && analysisSection(analyseRide(columns, preferences))}
+    ${showMap ? mapSection(data, trip?.time_zone ?? null) : noMapSection()}
+    ${chartsSection(data, words.one, trip, preferences.units)}
+    ${lapsSection(row.laps, zone, { columns, preferences })} ${clubs}
     <section aria-labelledby="downloads-heading">
       <h2 id="downloads-heading">Downloads</h2>
       <p>Every recorded point, in the format you choose.</p>
@@ -135,7 +157,7 @@ function fileNotice(type: AssetType, row: RouteRow | TripRow): SafeHtml | '' {
  * share a made-up name ("Morning Ride"), so each is told by its device and times, in this
  * ride's time zone.
  */
-async function overlappingRides(context: ServerContext, trip: TripRow): Promise<NamedRide[]> {
+async function overlappingRides(context: ServerContext, trip: TripRow, zone: string): Promise<NamedRide[]> {
   if (trip.started_at === null || trip.ended_at === null) return [];
   const rides = await context.store.tripRecordings.inRange(trip.user_id, {
     fromMs: trip.started_at,
@@ -143,13 +165,12 @@ async function overlappingRides(context: ServerContext, trip: TripRow): Promise<
     meet: 'overlapping',
     exceptId: trip.id,
   });
-  const zone = trip.time_zone ?? 'UTC';
   const time = (ms: number | null): string =>
     ms === null ? '?' : localDateTime(ms, zone, { seconds: true }).slice('YYYY-MM-DD '.length);
   return rides.map((ride) => ({
     id: ride.id,
     name: ride.name,
-    detail: `${ride.device ?? 'device unknown'}, ${time(ride.started_at)}–${time(ride.ended_at)}`,
+    detail: `${ride.device ?? 'device unknown'}, ${time(ride.started_at)}–${time(ride.ended_at)} ${zone}`,
   }));
 }
 
@@ -178,23 +199,31 @@ function pair(average: number | null, maximum: number | null, unit: string): str
   return `${whole(average, unit)} average, ${whole(maximum, unit)} maximum`;
 }
 
-function tripSummary(trip: TripRow, data: DrawingData, source: string | undefined): SafeHtml {
-  const zone = trip.time_zone ?? 'UTC';
-  const start =
-    trip.departed_at === null
-      ? UNKNOWN
-      : html`<time datetime="${isoUtc(trip.departed_at)}"
-          >${localDateTime(trip.departed_at, zone)} (${zone})</time
-        >`;
+/**
+ * An indoor ride (a trainer, a treadmill: decisions.md §2's stationary kinds) has no way to show; a
+ * virtual one keeps the map of its world.
+ */
+function stayedIndoors(trip: TripRow): boolean {
+  return trip.is_stationary === 1 && !isVirtualActivity(trip.activity_type);
+}
+
+function tripSummary(
+  trip: TripRow,
+  data: DrawingData,
+  source: string | undefined,
+  { units }: Preferences,
+  zone: string,
+): SafeHtml {
+  const start = trip.departed_at === null ? UNKNOWN : html`${zonedTime(trip.departed_at, zone)} (${zone})`;
   return definitions([
     ['Start', start],
-    ['Distance', kilometres(trip.distance)],
+    ['Distance', distance(trip.distance, units)],
     ['Moving time', duration(trip.moving_time)],
     ['Elapsed time', duration(trip.duration)],
-    ['Average speed', kmPerHour(trip.avg_speed)],
-    ['Maximum speed', kmPerHour(trip.max_speed)],
-    ['Elevation gain', metres(trip.elevation_gain)],
-    ['Elevation loss', metres(trip.elevation_loss)],
+    ['Average speed', speed(trip.avg_speed, units)],
+    ['Maximum speed', speed(trip.max_speed, units)],
+    ['Elevation gain', elevation(trip.elevation_gain, units)],
+    ['Elevation loss', elevation(trip.elevation_loss, units)],
     ['Heart rate', pair(trip.avg_hr, trip.max_hr, 'bpm')],
     ['Cadence', pair(trip.avg_cad, trip.max_cad, 'rpm')],
     ['Power', pair(trip.avg_watts, trip.max_watts, 'W')],
@@ -206,17 +235,12 @@ function tripSummary(trip: TripRow, data: DrawingData, source: string | undefine
   ]);
 }
 
-function routeSummary(route: RouteRow, data: DrawingData): SafeHtml {
+function routeSummary(route: RouteRow, data: DrawingData, { units }: Preferences, zone: string): SafeHtml {
   return definitions([
-    [
-      'Added',
-      html`<time datetime="${isoUtc(route.created_at)}"
-        >${localDateTime(route.created_at, null)} (UTC)</time
-      >`,
-    ],
-    ['Distance', kilometres(route.distance)],
-    ['Elevation gain', metres(route.elevation_gain)],
-    ['Elevation loss', metres(route.elevation_loss)],
+    ['Added', html`${zonedTime(route.created_at, zone)} (${zone})`],
+    ['Distance', distance(route.distance, units)],
+    ['Elevation gain', elevation(route.elevation_gain, units)],
+    ['Elevation loss', elevation(route.elevation_loss, units)],
     ['Shape', route.track_type.replaceAll('_', ' ')],
     ['Terrain', route.terrain],
     ['Points', String(data.pointCount)],
@@ -253,12 +277,44 @@ function mapSection(data: DrawingData, timeZone: string | null): SafeHtml {
   </section>`;
 }
 
-function chartSummary(chart: ChartSeries, one: string): string {
-  const what = chart.derived ? `${chart.label} (computed from positions)` : chart.label;
-  return `${what} over the ${one}: from ${chart.min} to ${chart.max} ${chart.unit}, average ${chart.avg} ${chart.unit}.`;
+function noMapSection(): SafeHtml {
+  return html`<section aria-labelledby="map-heading">
+    <h2 id="map-heading">Map</h2>
+    <p id="map-description">An indoor ride goes nowhere, so there is no map.</p>
+  </section>`;
 }
 
-function chartsSection(data: DrawingData, one: string): SafeHtml {
+/**
+ * The averages the summary shows for a ride's speed, heart rate, cadence and power (ridefile's, over
+ * time, a cadence of 0 left out; stored with the trip), so a chart's words never give another average than
+ * the summary's (issue 19: 73 rpm in the summary, 68.5 on the chart). Other charts, and routes, average
+ * their points.
+ */
+function summaryAverage(chart: ChartSeries, trip: TripRow | null, units: Units): number {
+  const stored =
+    trip === null
+      ? null
+      : chart.key === 's'
+        ? trip.avg_speed === null
+          ? null
+          : trip.avg_speed * UNIT_SYSTEMS[units].speed.perKmh
+        : chart.key === 'h'
+          ? trip.avg_hr
+          : chart.key === 'c'
+            ? trip.avg_cad
+            : chart.key === 'p'
+              ? trip.avg_watts
+              : null;
+  return stored === null ? chart.avg : Math.round(stored * 10) / 10;
+}
+
+function chartSummary(chart: ChartSeries, one: string, trip: TripRow | null, units: Units): string {
+  const what = chart.derived ? `${chart.label} (computed from positions)` : chart.label;
+  const average = summaryAverage(chart, trip, units);
+  return `${what} over the ${one}: from ${chart.min} to ${chart.max} ${chart.unit}, average ${average} ${chart.unit}.`;
+}
+
+function chartsSection(data: DrawingData, one: string, trip: TripRow | null, units: Units): SafeHtml {
   if (data.charts.length === 0) {
     return html`<section aria-labelledby="charts-heading">
       <h2 id="charts-heading">Charts</h2>
@@ -281,7 +337,7 @@ function chartsSection(data: DrawingData, one: string): SafeHtml {
       (chart) =>
         html`<figure class="chart-figure">
           <figcaption id="chart-${chart.key}-caption">
-            <strong>${chart.label} (${chart.unit})</strong>: ${chartSummary(chart, one)}
+            <strong>${chart.label} (${chart.unit})</strong>: ${chartSummary(chart, one, trip, units)}
           </figcaption>
           <div
             class="chart"

@@ -1,4 +1,5 @@
 import { parseRideFile, trackFromPoints, type Track, type TrackPoint } from '@rideport/ridefile';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../../test/support/corpus.js';
 import type { LocalSync } from '../../api/v1/local-sync.js';
@@ -6,7 +7,8 @@ import { onlyTrack } from '../../test-support/assets.js';
 import { Browser } from '../../test-support/browser.js';
 import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
 import { lapsSection } from './laps.js';
-import { MAX_DRAWN_POINTS, drawingData } from './series.js';
+import { DEFAULT_PREFERENCES } from '../../store/preferences.js';
+import { MAX_DRAWN_POINTS, PAUSE_SECONDS, drawingData, readColumns } from './series.js';
 
 let server: TestServer;
 let rider: Person;
@@ -132,7 +134,9 @@ describe('the rides list', () => {
       expect(page).toMatch(new RegExp(`<th scope="col"[^>]*>${header}</th>`));
     }
     // 2025-06-01 06:00 UTC is 08:00 in Bern (Europe/Zurich, summer time).
-    expect(page).toContain('<time datetime="2025-06-01T06:00:00.000Z">2025-06-01 08:00</time>');
+    expect(page).toMatch(
+      /<time datetime="2025-06-01T06:00:00.000Z" title="Europe\/Zurich"\s*>2025-06-01 08:00 CEST<\/time\s*>/,
+    );
     expect(page).toContain(`<a class="cell-text" href="/dashboard/rides/${id}">Morning loop</a>`);
     expect(page).toContain('59:59');
     expect(page).toMatch(/\d+\.\d km/);
@@ -245,7 +249,7 @@ describe('a ride or route page', () => {
     expect(response.statusCode).toBe(200);
     const page = response.body;
     expect(page).toContain('<dt>Start</dt>');
-    expect(page).toContain('2025-06-01 08:00 (Europe/Zurich)');
+    expect(page).toMatch(/2025-06-01 08:00 CEST<\/time\s*> \(Europe\/Zurich\)/);
     expect(page).toContain('<dt>Moving time</dt>');
     expect(page).toContain('<dt>Heart rate</dt>');
     expect(page).toContain('id="map"');
@@ -356,18 +360,22 @@ describe('laps', () => {
     expect(page).toMatch(/<th scope="row">1<\/th>/);
   });
 
+  const noPoints = { columns: readColumns([]), preferences: DEFAULT_PREFERENCES };
+
   it("say when they were computed from the points, and take laps stored before that as the file's", () => {
     const lap = { startTime: 1_700_000_000, elapsedSeconds: 60, distanceMeters: 500 };
-    expect(lapsSection(JSON.stringify([{ ...lap, source: 'points' }]), 'UTC').text).toContain(
+    expect(lapsSection(JSON.stringify([{ ...lap, source: 'points' }]), 'UTC', noPoints).text).toContain(
       'computed from the points read',
     );
-    expect(lapsSection(JSON.stringify([lap]), 'UTC').text).not.toContain('computed from the points');
+    expect(lapsSection(JSON.stringify([lap]), 'UTC', noPoints).text).not.toContain(
+      'computed from the points',
+    );
   });
 
   it('say "no laps recorded" for rows stored without them (before migration 5)', () => {
-    expect(lapsSection(null, null).text).toContain('No laps recorded.');
-    expect(lapsSection('not json', null).text).toContain('No laps recorded.');
-    expect(lapsSection('[]', 'UTC').text).toContain('No laps recorded.');
+    expect(lapsSection(null, 'UTC', noPoints).text).toContain('No laps recorded.');
+    expect(lapsSection('not json', 'UTC', noPoints).text).toContain('No laps recorded.');
+    expect(lapsSection('[]', 'UTC', noPoints).text).toContain('No laps recorded.');
   });
 });
 
@@ -421,22 +429,69 @@ describe('drawing data', () => {
     const many = points(50_000, BASE);
     many[31_337]!.h = 250;
     many[12_345]!.h = 30;
-    const data = drawingData(many);
+    const data = drawingData(readColumns(many));
     expect(data.pointCount).toBe(50_000);
     expect(data.track.length).toBeLessThanOrEqual(MAX_DRAWN_POINTS + 1);
     const hr = data.charts.find((chart) => chart.key === 'h')!;
     for (const xy of [hr.time!, hr.distance!]) {
       expect(xy[0].length).toBeLessThanOrEqual(MAX_DRAWN_POINTS);
-      expect(Math.max(...xy[1])).toBe(250);
-      expect(Math.min(...xy[1])).toBe(30);
+      const drawn = xy[1].filter((value) => value !== null);
+      expect(Math.max(...drawn)).toBe(250);
+      expect(Math.min(...drawn)).toBe(30);
     }
     expect(hr.max).toBe(250);
     expect(data.charts.map((chart) => chart.key)).toEqual(['e', 's', 'h']);
     expect(data.charts.find((chart) => chart.key === 's')!.derived).toBe(true);
   });
 
+  it('breaks every chart at each pause longer than PAUSE_SECONDS, never drawing a line across it', () => {
+    const steps = fc.array(
+      fc.oneof(fc.integer({ min: 1, max: PAUSE_SECONDS }), fc.integer({ min: PAUSE_SECONDS + 1, max: 4000 })),
+      {
+        minLength: 1,
+        maxLength: 1500,
+      },
+    );
+    fc.assert(
+      fc.property(steps, (gaps) => {
+        let t = BASE;
+        const ride = [
+          { t, h: 100, x: 8.5, y: 47.3 },
+          ...gaps.map((gap, i) => ({ t: (t += gap), h: 100 + (i % 50), x: 8.5 + i * 1e-4, y: 47.3 })),
+        ];
+        const pauses = gaps.filter((gap) => gap > PAUSE_SECONDS).length;
+        const hr = drawingData(readColumns(ride)).charts.find((chart) => chart.key === 'h')!;
+        for (const [xs, ys] of [hr.time!, hr.distance!]) {
+          expect(ys.filter((value) => value === null)).toHaveLength(pauses);
+          // A gap is never first or last, and never two in a row.
+          ys.forEach((value, i) => {
+            if (value === null) {
+              expect(ys[i - 1] ?? null).not.toBeNull();
+              expect(ys[i + 1] ?? null).not.toBeNull();
+              expect(xs[i]!).toBeGreaterThanOrEqual(xs[i - 1]!);
+              expect(xs[i]!).toBeLessThanOrEqual(xs[i + 1]!);
+            }
+          });
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('converts drawn values and the distance axis to imperial units', () => {
+    const ride = points(100, BASE);
+    const metric = drawingData(readColumns(ride));
+    const imperial = drawingData(readColumns(ride), 'imperial');
+    expect(imperial.distanceUnit).toBe('mi');
+    const elevation = (data: typeof metric) => data.charts.find((chart) => chart.key === 'e')!;
+    expect(elevation(imperial).unit).toBe('ft');
+    expect(elevation(imperial).max).toBeCloseTo(elevation(metric).max / 0.3048, 0);
+    const lastMile = imperial.charts[0]!.distance![0].at(-1)!;
+    expect(lastMile).toBeCloseTo(metric.charts[0]!.distance![0].at(-1)! / 1.609344, 2);
+  });
+
   it('draws nothing for a recording without positions, but still charts it', () => {
-    const data = drawingData(points(100, BASE).map(({ t, h }) => ({ t: t!, h: h! })));
+    const data = drawingData(readColumns(points(100, BASE).map(({ t, h }) => ({ t: t!, h: h! }))));
     expect(data.track).toEqual([]);
     expect(data.bounds).toBeNull();
     expect(data.charts.map((chart) => [chart.key, chart.distance])).toEqual([['h', null]]);

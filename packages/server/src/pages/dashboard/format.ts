@@ -1,7 +1,11 @@
 /**
- * How the dashboard writes numbers, durations and times (issue 7). Stored units are metres, seconds,
- * km/h (the record's speeds) and Unix milliseconds; a value the file does not give is "—".
+ * How the dashboard writes numbers, durations and times (issue 7), in the rider's units (issue 19).
+ * Stored units are metres, seconds, km/h (the record's speeds), °C and Unix milliseconds; a value the
+ * file does not give is "—".
  */
+
+import type { Units } from '../../db/schema.js';
+import { html, type SafeHtml } from '../html.js';
 
 export const UNKNOWN = '—';
 
@@ -9,16 +13,58 @@ const KILOMETRES = new Intl.NumberFormat('en-GB', { minimumFractionDigits: 1, ma
 const WHOLE = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
 const ONE_DECIMAL = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 });
 
-export function kilometres(meters: number | null): string {
-  return meters === null ? UNKNOWN : `${KILOMETRES.format(meters / 1000)} km`;
+/**
+ * The units a rider chose (issue 19, store/preferences.ts) and how a stored value becomes one of them:
+ * every page, chart axis and label converts through this table, so none says km where another says mi.
+ */
+export const UNIT_SYSTEMS: Readonly<
+  Record<
+    Units,
+    Readonly<{
+      distance: { unit: string; perMetre: number };
+      elevation: { unit: string; perMetre: number };
+      speed: { unit: string; perKmh: number };
+      temperature: { unit: string; fromCelsius: (celsius: number) => number };
+    }>
+  >
+> = {
+  metric: {
+    distance: { unit: 'km', perMetre: 1 / 1000 },
+    elevation: { unit: 'm', perMetre: 1 },
+    speed: { unit: 'km/h', perKmh: 1 },
+    temperature: { unit: '°C', fromCelsius: (celsius) => celsius },
+  },
+  imperial: {
+    // The international mile and foot (1959): 1,609.344 m and 0.3048 m.
+    distance: { unit: 'mi', perMetre: 1 / 1609.344 },
+    elevation: { unit: 'ft', perMetre: 1 / 0.3048 },
+    speed: { unit: 'mph', perKmh: 1 / 1.609344 },
+    temperature: { unit: '°F', fromCelsius: (celsius) => (celsius * 9) / 5 + 32 },
+  },
+};
+
+/** A distance in km or mi, one decimal. */
+export function distance(meters: number | null, units: Units): string {
+  const { unit, perMetre } = UNIT_SYSTEMS[units].distance;
+  return meters === null ? UNKNOWN : `${KILOMETRES.format(meters * perMetre)} ${unit}`;
 }
 
-export function metres(meters: number | null): string {
-  return meters === null ? UNKNOWN : `${WHOLE.format(meters)} m`;
+/** A height or climb in m or ft, whole. */
+export function elevation(meters: number | null, units: Units): string {
+  const { unit, perMetre } = UNIT_SYSTEMS[units].elevation;
+  return meters === null ? UNKNOWN : `${WHOLE.format(meters * perMetre)} ${unit}`;
 }
 
-export function kmPerHour(speed: number | null): string {
-  return speed === null ? UNKNOWN : `${ONE_DECIMAL.format(speed)} km/h`;
+/** A speed stored in km/h, in km/h or mph, one decimal. */
+export function speed(kmh: number | null, units: Units): string {
+  const { unit, perKmh } = UNIT_SYSTEMS[units].speed;
+  return kmh === null ? UNKNOWN : `${ONE_DECIMAL.format(kmh * perKmh)} ${unit}`;
+}
+
+/** A temperature stored in °C, in °C or °F, whole. */
+export function temperature(celsius: number | null, units: Units): string {
+  const { unit, fromCelsius } = UNIT_SYSTEMS[units].temperature;
+  return celsius === null ? UNKNOWN : `${WHOLE.format(fromCelsius(celsius))} ${unit}`;
 }
 
 /** `value unit`, rounded to a whole number (heart rate, cadence, power). */
@@ -74,6 +120,40 @@ export function localDateTime(
     parts.find((found) => found.type === type)?.value ?? '';
   const time = `${part('hour')}:${part('minute')}${seconds ? `:${part('second')}` : ''}`;
   return `${part('year')}-${part('month')}-${part('day')} ${time}`;
+}
+
+/** Zone-name formats by time zone (en-GB names zones as riders know them: CEST, BST; else GMT+2). */
+const ZONE_NAMES = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's short name at that instant ("CEST", "GMT-4", "UTC"); the IANA name when Intl has none. */
+export function zoneAbbreviation(milliseconds: number, timeZone: string): string {
+  let format = ZONE_NAMES.get(timeZone);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' });
+    } catch {
+      return 'UTC';
+    }
+    ZONE_NAMES.set(timeZone, format);
+  }
+  return (
+    format.formatToParts(new Date(milliseconds)).find((part) => part.type === 'timeZoneName')?.value ??
+    timeZone
+  );
+}
+
+/**
+ * A time as the dashboard shows every time (issue 19: "every time shown says its zone"):
+ * `YYYY-MM-DD HH:MM CEST` in a `<time>` whose title is the IANA zone and whose datetime is UTC.
+ */
+export function zonedTime(
+  milliseconds: number,
+  timeZone: string,
+  { seconds = false }: { seconds?: boolean } = {},
+): SafeHtml {
+  return html`<time datetime="${isoUtc(milliseconds)}" title="${timeZone}"
+    >${localDateTime(milliseconds, timeZone, { seconds })} ${zoneAbbreviation(milliseconds, timeZone)}</time
+  >`;
 }
 
 /** An ISO 8601 UTC time for `<time datetime>`. */

@@ -12,6 +12,8 @@
  *   GET, POST /dashboard/{rides,routes}/delete?id=…        confirm, then delete one or several
  *   POST /dashboard/routes/:id/clubs[/remove]              share a route with a club, unshare (clubs.ts)
  *   GET /dashboard/clubs/:id, POST …/routes/remove         a club's routes; administrators remove
+ *   GET /dashboard/overview                                weekly and monthly totals, best power (overview.ts)
+ *   GET, POST /dashboard/preferences                      units, time zone, FTP, heart rates (preferences-page.ts)
  *   GET /assets/…                                          Leaflet, uPlot and the page script
  */
 import { WRITE_FORMATS } from '@rideport/ridefile';
@@ -28,6 +30,8 @@ import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';
 import { listPage } from './lists.js';
 import { clubPage, removeFromClubPage, routeClubsPath, shareFromPage } from './clubs.js';
+import { OVERVIEW_PAGE, overviewPage } from './overview.js';
+import { PREFERENCES_PAGE, savePreferences, showPreferences } from './preferences-page.js';
 import { confirmDelete, deleteChosen, deletePath, saveEdit, showEditForm } from './manage.js';
 import { staticAssetRoutes } from './static-assets.js';
 
@@ -148,6 +152,23 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
     '/dashboard/clubs/:id/routes/remove',
     hidden,
     page((request, reply, user) => removeFromClubPage(request, reply, context, user, clubId(request))),
+  );
+  // Weekly and monthly totals and the best power over all rides (issue 19): overview.ts.
+  app.get(
+    OVERVIEW_PAGE,
+    hidden,
+    page((request, reply, user) => overviewPage(request, reply, context, user)),
+  );
+  // Units, time zone and thresholds (issue 19): preferences-page.ts.
+  app.get(
+    PREFERENCES_PAGE,
+    hidden,
+    page((request, reply, user) => showPreferences(request, reply, context, user)),
+  );
+  app.post(
+    PREFERENCES_PAGE,
+    hidden,
+    page((request, reply, user) => savePreferences(request, reply, context, user)),
   );
 
   await app.register(staticAssetRoutes);

@@ -1,12 +1,16 @@
 /**
  * The laps of a ride (issue 7): stored as the JSON of ridefile's Lap objects (migration 5), shown as
- * a table of start, duration, distance and the averages the file gives. Rows written before the
- * migration have none stored: "no laps recorded".
+ * a table of start, duration, distance and the averages the file gives, in the rider's units; with
+ * normalized power, average power and work computed from the lap's points by the ride analysis
+ * (issue 19) where the points have power. Rows written before the migration have none stored: "no
+ * laps recorded".
  */
-import type { Lap } from '@rideport/ridefile';
+import { analyseRide, type Lap, type PowerAnalysis } from '@rideport/ridefile';
 import { storedJsonArray } from '../../store/asset-records.js';
+import type { Preferences } from '../../store/preferences.js';
 import { html, type SafeHtml } from '../html.js';
-import { duration, kilometres, localDateTime, UNKNOWN, whole } from './format.js';
+import { distance, duration, localDateTime, speed, UNKNOWN, whole } from './format.js';
+import type { Columns } from './series.js';
 
 const LAP_FIELDS: ReadonlyArray<Exclude<keyof Lap, 'source'>> = [
   'startTime',
@@ -43,6 +47,23 @@ export function parseLaps(json: string | null): Lap[] {
     });
 }
 
+/**
+ * The power analysis of a lap's points: the rows timed from its start to its end (its elapsed time, else
+ * its timer time); null when it has no times or its points no power.
+ */
+function lapPower(lap: Lap, columns: Columns, preferences: Preferences): PowerAnalysis | null {
+  const length = lap.elapsedSeconds ?? lap.timerSeconds;
+  if (lap.startTime === null || length === null) return null;
+  const start = lap.startTime;
+  const end = start + length;
+  const { t } = columns;
+  let from = 0;
+  while (from < columns.length && !(t[from]! >= start)) from++;
+  let to = from;
+  while (to < columns.length && (Number.isNaN(t[to]!) || t[to]! < end)) to++;
+  return from === to ? null : analyseRide(columns, preferences, from, to).power;
+}
+
 /** "2 laps; start times in Europe/Zurich", and where the laps' numbers come from when not the file. */
 function lapsCaption(laps: readonly Lap[], zone: string): string {
   const count = laps.length === 1 ? '1 lap' : `${laps.length} laps`;
@@ -52,9 +73,15 @@ function lapsCaption(laps: readonly Lap[], zone: string): string {
   return `${count}; start times in ${zone}${computed}`;
 }
 
-export function lapsSection(lapsJson: string | null, timeZone: string | null): SafeHtml {
+export function lapsSection(
+  lapsJson: string | null,
+  zone: string,
+  { columns, preferences }: { columns: Columns; preferences: Preferences },
+): SafeHtml {
   const laps = parseLaps(lapsJson);
-  const zone = timeZone ?? 'UTC';
+  const { units } = preferences;
+  const powers = laps.map((lap) => lapPower(lap, columns, preferences));
+  const withPower = powers.some((power) => power !== null);
   return html`<section aria-labelledby="laps-heading">
     <h2 id="laps-heading">Laps</h2>
     ${
@@ -73,6 +100,11 @@ export function lapsSection(lapsJson: string | null, timeZone: string | null): S
                 <th scope="col" class="number">Avg speed</th>
                 <th scope="col" class="number">Avg heart rate</th>
                 <th scope="col" class="number">Avg power</th>
+                ${
+                  withPower &&
+                  html`<th scope="col" class="number">Normalized power</th>
+                    <th scope="col" class="number">Work</th>`
+                }
               </tr>
             </thead>
             <tbody>
@@ -84,16 +116,19 @@ export function lapsSection(lapsJson: string | null, timeZone: string | null): S
                       ${lap.startTime === null ? UNKNOWN : localDateTime(lap.startTime * 1000, zone, { seconds: true })}
                     </td>
                     <td class="number">${duration(lap.timerSeconds ?? lap.elapsedSeconds)}</td>
-                    <td class="number">${kilometres(lap.distanceMeters)}</td>
+                    <td class="number">${distance(lap.distanceMeters, units)}</td>
                     <td class="number">
-                      ${
-                        lap.avgSpeedMetersPerSecond === null
-                          ? UNKNOWN
-                          : `${(lap.avgSpeedMetersPerSecond * 3.6).toFixed(1)} km/h`
-                      }
+                      ${speed(lap.avgSpeedMetersPerSecond === null ? null : lap.avgSpeedMetersPerSecond * 3.6, units)}
                     </td>
                     <td class="number">${whole(lap.avgHeartRateBpm, 'bpm')}</td>
-                    <td class="number">${whole(lap.avgPowerWatts, 'W')}</td>
+                    <td class="number">
+                      ${whole(lap.avgPowerWatts ?? powers[index]?.averageWatts ?? null, 'W')}
+                    </td>
+                    ${
+                      withPower &&
+                      html`<td class="number">${whole(powers[index]?.normalizedWatts ?? null, 'W')}</td>
+                        <td class="number">${whole(powers[index]?.workKilojoules ?? null, 'kJ')}</td>`
+                    }
                   </tr>`,
               )}
             </tbody>

@@ -13,7 +13,9 @@ import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
 import { changeNotice, deletePath } from './manage.js';
 import { SYNC_PAGE } from './sync.js';
-import { duration, isoUtc, kilometres, localDateTime, metres, UNKNOWN } from './format.js';
+import type { Preferences } from '../../store/preferences.js';
+import { rideTimeZone } from '../../ride-time-zone.js';
+import { distance, duration, elevation, UNKNOWN, zonedTime } from './format.js';
 
 export const LIST_PAGE_SIZE = 20;
 
@@ -36,6 +38,7 @@ export async function listPage(
     offset: (page - 1) * LIST_PAGE_SIZE,
     limit: LIST_PAGE_SIZE,
   });
+  const preferences = await context.store.preferences.get(user.id);
   const pageCount = Math.max(1, Math.ceil(total / LIST_PAGE_SIZE));
   const where = `page ${page} of ${pageCount}`;
   let table: SafeHtml;
@@ -63,9 +66,10 @@ export async function listPage(
         rows.map((row) => row.id),
       ),
       where,
+      preferences,
     );
   } else {
-    table = routesTable(rows, where);
+    table = routesTable(rows, where, preferences);
   }
   return sendPage(reply, 200, {
     title: page === 1 ? words.titles : `${words.titles}, page ${page}`,
@@ -100,7 +104,12 @@ function chooseCell(type: AssetType, row: { id: number; name: string }): SafeHtm
   </td>`;
 }
 
-function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, where: string): SafeHtml {
+function ridesTable(
+  rows: readonly TripRow[],
+  sources: Map<number, string>,
+  where: string,
+  { units, timeZone }: Preferences,
+): SafeHtml {
   return html`<table class="assets">
     <caption>
       Your rides, newest first (${where})
@@ -122,11 +131,11 @@ function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, wher
         (row) =>
           html`<tr>
             ${chooseCell('trip', row)}
-            <td>${dateCell(row.departed_at, row.time_zone)}</td>
+            <td>${dateCell(row.departed_at, rideTimeZone(row, timeZone))}</td>
             <th scope="row"><a class="cell-text" href="/dashboard/rides/${row.id}">${row.name}</a></th>
-            <td class="number">${kilometres(row.distance)}</td>
+            <td class="number">${distance(row.distance, units)}</td>
             <td class="number">${duration(row.duration)}</td>
-            <td class="number">${metres(row.elevation_gain)}</td>
+            <td class="number">${elevation(row.elevation_gain, units)}</td>
             <td><span class="cell-text">${row.device ?? UNKNOWN}</span></td>
             <td>${sources.get(row.id) ?? UNKNOWN}</td>
           </tr>`,
@@ -135,7 +144,7 @@ function ridesTable(rows: readonly TripRow[], sources: Map<number, string>, wher
   </table>`;
 }
 
-function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
+function routesTable(rows: readonly RouteRow[], where: string, { units, timeZone }: Preferences): SafeHtml {
   return html`<table class="assets">
     <caption>
       Your routes, newest first (${where})
@@ -155,10 +164,10 @@ function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
         (row) =>
           html`<tr>
             ${chooseCell('route', row)}
-            <td>${dateCell(row.created_at, null)}</td>
+            <td>${dateCell(row.created_at, timeZone ?? 'UTC')}</td>
             <th scope="row"><a class="cell-text" href="/dashboard/routes/${row.id}">${row.name}</a></th>
-            <td class="number">${kilometres(row.distance)}</td>
-            <td class="number">${metres(row.elevation_gain)}</td>
+            <td class="number">${distance(row.distance, units)}</td>
+            <td class="number">${elevation(row.elevation_gain, units)}</td>
             <td class="number">${row.point_count}</td>
           </tr>`,
       )}
@@ -166,9 +175,9 @@ function routesTable(rows: readonly RouteRow[], where: string): SafeHtml {
   </table>`;
 }
 
-function dateCell(milliseconds: number | null, timeZone: string | null): SafeHtml | string {
-  if (milliseconds === null) return UNKNOWN;
-  return html`<time datetime="${isoUtc(milliseconds)}">${localDateTime(milliseconds, timeZone)}</time>`;
+/** A ride's start in its zone, a route's creation in the rider's; each says its zone (issue 19). */
+function dateCell(milliseconds: number | null, timeZone: string): SafeHtml | string {
+  return milliseconds === null ? UNKNOWN : zonedTime(milliseconds, timeZone);
 }
 
 function pager(path: string, page: number, pageCount: number, many: string): SafeHtml {

@@ -19,7 +19,7 @@ import { isTooLong, TEXT_MAX_CHARS, tooLongWords } from '../../store/index.js';
 import type { AssetRow } from '../../store/assets.js';
 import { ID_RANGE, readWholeNumber, wholeNumberProblem } from '../../whole-numbers.js';
 import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields } from '../forms.js';
+import { FormFields, radioGroup } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { ownAsset, WORDS } from './access.js';
@@ -76,19 +76,13 @@ function editPage(
         <input type="text" id="edit-name" name="name" value="${values.name}" required />
         <label for="edit-description">Description (optional)</label>
         <textarea id="edit-description" name="description" rows="5">${values.description}</textarea>
-        <fieldset>
-          <legend>Who may see it</legend>
-          ${VISIBILITIES.map(
-            ({ value, label }) =>
-              html`<input
-                  type="radio"
-                  id="edit-visibility-${value}"
-                  name="visibility"
-                  value="${value}"
-                  ${value === values.visibility ? 'checked' : ''}
-                /><label for="edit-visibility-${value}">${label}</label><br />`,
-          )}
-        </fieldset>
+        ${radioGroup({
+          legend: 'Who may see it',
+          name: 'visibility',
+          idPrefix: 'edit-visibility',
+          choices: VISIBILITIES,
+          checked: values.visibility,
+        })}
         <button type="submit">Save</button>
       </form>`,
   });

@@ -7,14 +7,19 @@
  * Downloads carry every point (downloads.ts); only drawing is downsampled.
  */
 import type { TrackPoint } from '@rideport/ridefile';
+import type { Units } from '../../db/schema.js';
+import { UNIT_SYSTEMS } from './format.js';
 
 /** At most this many points per drawn series (issue 7: "at most ~2,000 points per series"). */
 export const MAX_DRAWN_POINTS = 2000;
 
-export type ChannelKey = 'e' | 's' | 'h' | 'c' | 'p';
+export type ChannelKey = 'e' | 's' | 'h' | 'c' | 'p' | 'T';
 
-/** x values and y values of one drawn series, the same length. */
-export type XY = [x: number[], y: number[]];
+/**
+ * x values and y values of one drawn series, the same length; a null y marks a pause (no record for
+ * more than PAUSE_SECONDS), which the chart draws as a gap rather than a line across it (issue 19).
+ */
+export type XY = [x: number[], y: Array<number | null>];
 
 export interface ChartSeries {
   key: ChannelKey;
@@ -24,7 +29,7 @@ export interface ChartSeries {
   derived: boolean;
   /** against seconds from the start; null when the points have no times */
   time: XY | null;
-  /** against kilometres from the start; null when no distance is known */
+  /** against distance from the start (km or mi, DrawingData.distanceUnit); null when none is known */
   distance: XY | null;
   /** over every point, not only the drawn ones: for the chart's text alternative */
   min: number;
@@ -35,20 +40,48 @@ export interface ChartSeries {
 export interface DrawingData {
   /** [lat, lng] pairs, rounded to 5 decimals (about a metre) */
   track: Array<[number, number]>;
+  /** each track point's time (s) and distance (DrawingData.distanceUnit) from the start; null unknown */
+  trackAt: { time: Array<number | null>; distance: Array<number | null> };
   /** [[south, west], [north, east]] of every position, or null when there is none */
   bounds: [[number, number], [number, number]] | null;
   charts: ChartSeries[];
   /** how many points the asset has (the data, not the drawing) */
   pointCount: number;
+  /** the unit of the charts' distance axis: the rider's (issue 19) */
+  distanceUnit: string;
 }
 
-const CHANNELS: ReadonlyArray<{ key: ChannelKey; label: string; unit: string }> = [
-  { key: 'e', label: 'Elevation', unit: 'm' },
-  { key: 's', label: 'Speed', unit: 'km/h' },
-  { key: 'h', label: 'Heart rate', unit: 'bpm' },
-  { key: 'c', label: 'Cadence', unit: 'rpm' },
-  { key: 'p', label: 'Power', unit: 'W' },
-];
+/** Each channel's label, and its unit and conversion from stored values in the rider's units. */
+function channels(
+  units: Units,
+): ReadonlyArray<{ key: ChannelKey; label: string; unit: string; convert: (value: number) => number }> {
+  const system = UNIT_SYSTEMS[units];
+  const same = (value: number): number => value;
+  return [
+    {
+      key: 'e',
+      label: 'Elevation',
+      unit: system.elevation.unit,
+      convert: (m) => m * system.elevation.perMetre,
+    },
+    { key: 's', label: 'Speed', unit: system.speed.unit, convert: (kmh) => kmh * system.speed.perKmh },
+    { key: 'h', label: 'Heart rate', unit: 'bpm', convert: same },
+    { key: 'c', label: 'Cadence', unit: 'rpm', convert: same },
+    { key: 'p', label: 'Power', unit: 'W', convert: same },
+    {
+      key: 'T',
+      label: 'Temperature',
+      unit: system.temperature.unit,
+      convert: system.temperature.fromCelsius,
+    },
+  ];
+}
+
+/**
+ * A gap between records longer than this is a pause, drawn as a gap: the time a sample holds in the
+ * summary and the analysis (ridefile's HOLD_SECONDS), so the charts break where those stop counting.
+ */
+export const PAUSE_SECONDS = 30;
 
 const EARTH_RADIUS_METERS = 6_371_008.8;
 const RADIANS = Math.PI / 180;
@@ -68,13 +101,14 @@ const round = (value: number, decimals: number): number => {
   return Math.round(value * factor) / factor;
 };
 
-type Columns = Record<'x' | 'y' | 't' | 'd' | ChannelKey, Float64Array>;
+/** The points as columns: what the charts draw and the analysis reads (analysis.ts). */
+export type Columns = Record<'x' | 'y' | 't' | 'd' | ChannelKey, Float64Array> & { length: number };
 
 /**
  * The points as columns (NaN where a point has no finite value; `s` in km/h), in one pass that reads
  * each key by name: reading them by a variable key was the slowest part of the page for a long ride.
  */
-function readColumns(points: readonly TrackPoint[]): Columns {
+export function readColumns(points: readonly TrackPoint[]): Columns {
   const n = points.length;
   const column = (): Float64Array => new Float64Array(n);
   const columns: Columns = {
@@ -87,8 +121,10 @@ function readColumns(points: readonly TrackPoint[]): Columns {
     h: column(),
     c: column(),
     p: column(),
+    T: column(),
+    length: n,
   };
-  const { x, y, t, d, e, s, h, c, p } = columns;
+  const { x, y, t, d, e, s, h, c, p, T } = columns;
   const finite = (value: number | undefined): number =>
     value !== undefined && Number.isFinite(value) ? value : NaN;
   for (let i = 0; i < n; i++) {
@@ -102,20 +138,34 @@ function readColumns(points: readonly TrackPoint[]): Columns {
     h[i] = finite(point.h);
     c[i] = finite(point.c);
     p[i] = finite(point.p);
+    T[i] = finite(point.T);
   }
   return columns;
 }
 
 const hasAny = (values: Float64Array): boolean => values.some((value) => !Number.isNaN(value));
 
-export function drawingData(points: readonly TrackPoint[]): DrawingData {
-  const n = points.length;
-  const columns = readColumns(points);
+export function drawingData(columns: Columns, units: Units = 'metric'): DrawingData {
+  const n = columns.length;
   const { x, y, t, d } = columns;
+  const metresPerDistanceUnit = 1 / UNIT_SYSTEMS[units].distance.perMetre;
   const seconds = new Float64Array(n).fill(NaN);
   const meters = new Float64Array(n).fill(NaN);
   const t0 = t.find((value) => !Number.isNaN(value));
   const hasWheelDistance = hasAny(d);
+
+  // pausesUpTo[i]: the pauses at or before row i, so a drawn series knows if one lies between two points.
+  const pausesUpTo = new Int32Array(n);
+  let pauses = 0;
+  let lastTime = NaN;
+  for (let i = 0; i < n; i++) {
+    const time = t[i]!;
+    if (!Number.isNaN(time)) {
+      if (time - lastTime > PAUSE_SECONDS) pauses++;
+      lastTime = time;
+    }
+    pausesUpTo[i] = pauses;
+  }
 
   // Positions: the outline, the bounds, and (without a wheel sensor) the distance from the start.
   const positions: number[] = [];
@@ -146,32 +196,43 @@ export function drawingData(points: readonly TrackPoint[]): DrawingData {
 
   const stride = Math.max(1, Math.ceil(positions.length / MAX_DRAWN_POINTS));
   const track: Array<[number, number]> = [];
-  const latLng = (i: number): [number, number] => [round(y[i]!, 5), round(x[i]!, 5)];
-  for (let k = 0; k < positions.length; k += stride) track.push(latLng(positions[k]!));
+  // Each outline point's time and distance from the start, in the charts' x units, so the shared
+  // cursor can show where on the map a chart's moment was (issue 19).
+  const trackTime: Array<number | null> = [];
+  const trackDistance: Array<number | null> = [];
+  const outline = (i: number): void => {
+    track.push([round(y[i]!, 5), round(x[i]!, 5)]);
+    trackTime.push(Number.isNaN(seconds[i]!) ? null : seconds[i]!);
+    trackDistance.push(Number.isNaN(meters[i]!) ? null : round(meters[i]! / metresPerDistanceUnit, 3));
+  };
+  for (let k = 0; k < positions.length; k += stride) outline(positions[k]!);
   if (positions.length > 0 && (positions.length - 1) % stride !== 0) {
-    track.push(latLng(positions[positions.length - 1]!));
+    outline(positions[positions.length - 1]!);
   }
 
   const wheelSpeeds = hasAny(columns.s);
   const charts: ChartSeries[] = [];
-  for (const { key, label, unit } of CHANNELS) {
+  for (const { key, label, unit, convert } of channels(units)) {
     const derived = key === 's' && !wheelSpeeds;
-    const values = derived ? speedFromPositions(seconds, meters) : columns[key];
-    if (values === null) continue;
+    const stored = derived ? speedFromPositions(seconds, meters) : columns[key];
+    if (stored === null) continue;
+    const values = stored.map((value) => convert(value));
     const stats = statistics(values);
-    if (stats === null) continue;
+    // No channel at all, or a speed of nothing but zeros (a trainer without a wheel sensor): no chart.
+    if (stats === null || (key === 's' && stats.max === 0)) continue;
     charts.push({
       key,
       label,
       unit,
       derived,
-      time: t0 === undefined ? null : series(seconds, values, 1, 0),
-      distance: series(meters, values, 1000, 3),
+      time: t0 === undefined ? null : series(seconds, values, 1, 0, pausesUpTo),
+      distance: series(meters, values, metresPerDistanceUnit, 3, pausesUpTo),
       ...stats,
     });
   }
   return {
     track,
+    trackAt: { time: trackTime, distance: trackDistance },
     bounds:
       positions.length === 0
         ? null
@@ -181,6 +242,7 @@ export function drawingData(points: readonly TrackPoint[]): DrawingData {
           ],
     charts,
     pointCount: n,
+    distanceUnit: UNIT_SYSTEMS[units].distance.unit,
   };
 }
 
@@ -228,7 +290,13 @@ function statistics(values: Float64Array): { min: number; avg: number; max: numb
  * decimal; downsampled to MAX_DRAWN_POINTS keeping each bucket's minimum and maximum (in their order).
  * Null when no point has both. x must not decrease (times and distances from the start do not).
  */
-function series(x: Float64Array, y: Float64Array, xScale: number, xDecimals: number): XY | null {
+function series(
+  x: Float64Array,
+  y: Float64Array,
+  xScale: number,
+  xDecimals: number,
+  pausesUpTo: Int32Array,
+): XY | null {
   const indices = new Int32Array(x.length);
   let count = 0;
   for (let i = 0; i < x.length; i++) {
@@ -256,10 +324,18 @@ function series(x: Float64Array, y: Float64Array, xScale: number, xDecimals: num
     kept = chosen;
   }
   const xs: number[] = [];
-  const ys: number[] = [];
+  const ys: Array<number | null> = [];
+  let previous = -1;
   for (const i of kept) {
-    xs.push(round(x[i]! / xScale, xDecimals));
+    const at = round(x[i]! / xScale, xDecimals);
+    // A pause between two drawn points: a null between them, which uPlot leaves as a gap.
+    if (previous >= 0 && pausesUpTo[i]! > pausesUpTo[previous]!) {
+      xs.push(round((x[previous]! + x[i]!) / 2 / xScale, xDecimals));
+      ys.push(null);
+    }
+    xs.push(at);
     ys.push(round(y[i]!, 1));
+    previous = i;
   }
   return [xs, ys];
 }

@@ -5,11 +5,13 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as baseline from './009-baseline.js';
 import * as originalFiles from './010-original-files.js';
+import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '009-baseline': baseline,
   '010-original-files': originalFiles,
+  '011-preferences': preferences,
   '012-task-object-order': taskObjectOrder,
 };
 

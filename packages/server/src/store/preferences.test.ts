@@ -1,0 +1,122 @@
+/**
+ * Riders' preferences in the data-access layer (store/preferences.ts, issue 19): defaults, what is
+ * refused in words, the local account's default zone, and the name a ride without positions gets in
+ * the rider's zone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { trackFromPoints } from '@rideport/ridefile';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { machineTimeZone } from '../activity-words.js';
+import { ensureLocalAccount } from '../local-account.js';
+import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
+import {
+  canonicalTimeZone,
+  DEFAULT_PREFERENCES,
+  preferenceProblems,
+  type Preferences,
+} from './preferences.js';
+
+let server: TestServer;
+let rider: Person;
+
+beforeEach(async () => {
+  server = await testServer();
+  rider = await createPerson(server, 'Pia');
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const valid: Preferences = {
+  units: 'imperial',
+  timeZone: 'America/Denver',
+  ftpWatts: 280,
+  thresholdHeartRate: 168,
+  maxHeartRate: 188,
+};
+
+describe('UserPreferences', () => {
+  it('gives the defaults to a rider who saved none, and keeps what is saved', async () => {
+    await expect(server.store.preferences.get(rider.id)).resolves.toEqual(DEFAULT_PREFERENCES);
+    await server.store.preferences.save(rider.id, valid);
+    await expect(server.store.preferences.get(rider.id)).resolves.toEqual(valid);
+    await server.store.preferences.save(rider.id, { ...DEFAULT_PREFERENCES, units: 'imperial' });
+    await expect(server.store.preferences.get(rider.id)).resolves.toEqual({
+      ...DEFAULT_PREFERENCES,
+      units: 'imperial',
+    });
+  });
+
+  it('refuses what the page would refuse, and stores nothing', async () => {
+    await expect(server.store.preferences.save(rider.id, { ...valid, ftpWatts: 0 })).rejects.toThrow(/FTP/);
+    await expect(server.store.preferences.get(rider.id)).resolves.toEqual(DEFAULT_PREFERENCES);
+  });
+
+  it("gives the local account the machine's zone once, and leaves a rider's own choice alone", async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'rideport-preferences-'));
+    try {
+      const { account } = await ensureLocalAccount(server.store, directory);
+      const zone = machineTimeZone();
+      expect((await server.store.preferences.get(account.userId)).timeZone).toBe(
+        canonicalTimeZone(zone) === zone ? zone : null,
+      );
+      await server.store.preferences.save(account.userId, { ...DEFAULT_PREFERENCES, timeZone: null });
+      await ensureLocalAccount(server.store, directory);
+      expect((await server.store.preferences.get(account.userId)).timeZone).toBeNull();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("names a ride without positions by the rider's zone", async () => {
+    // 2025-03-10 04:30 UTC: night in UTC, evening (17:30) in Auckland.
+    const start = Date.parse('2025-03-10T04:30:00Z') / 1000;
+    const track = () =>
+      trackFromPoints(
+        Array.from({ length: 30 }, (_, i) => ({ t: start + i * 60, p: 200 })),
+        { sport: 'cycling' },
+      );
+    await server.store.preferences.save(rider.id, { ...DEFAULT_PREFERENCES, timeZone: 'Pacific/Auckland' });
+    expect((await server.store.assets.createFromTrack(rider.id, track())).row.name).toBe('Evening Ride');
+  });
+});
+
+describe('preferenceProblems', () => {
+  it('says each problem in a sentence', () => {
+    expect(
+      preferenceProblems({
+        units: 'furlongs' as Preferences['units'],
+        timeZone: 'Nowhere/Special',
+        ftpWatts: 2.5,
+        thresholdHeartRate: 300,
+        maxHeartRate: 0,
+      }),
+    ).toEqual([
+      'Choose metric or imperial units.',
+      '"Nowhere/Special" is not a time zone this server knows; write one such as Europe/Zurich.',
+      'The FTP must be a whole number of watts from 1 to 2000.',
+      'The threshold heart rate must be a whole number of beats a minute from 1 to 250.',
+      'The maximum heart rate must be a whole number of beats a minute from 1 to 250.',
+    ]);
+  });
+
+  it('accepts every zone the runtime lists, as it spells them', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...Intl.supportedValuesOf('timeZone')), (zone) => {
+        expect(preferenceProblems({ ...DEFAULT_PREFERENCES, timeZone: zone })).toEqual([]);
+      }),
+    );
+  });
+
+  it('accepts whole numbers in range and refuses the rest', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -10, max: 3000 }), fc.double()), (value) => {
+        const ok = Number.isInteger(value) && value >= 1 && value <= 2000;
+        expect(preferenceProblems({ ...DEFAULT_PREFERENCES, ftpWatts: value })).toHaveLength(ok ? 0 : 1);
+      }),
+    );
+  });
+});
