@@ -229,10 +229,10 @@ describe('two devices recording one ride', () => {
     const edgePage = words((await browser.get(`/dashboard/rides/${edge}`)).body);
     const watchPage = words((await browser.get(`/dashboard/rides/${watch}`)).body);
     expect(edgePage).toContain(
-      `Overlaps <a href="/dashboard/rides/${watch}">Watch</a> (Garmin Forerunner 955, 10:00:04–10:09:59): another recording of the same time.`,
+      `Overlaps <a href="/dashboard/rides/${watch}">Watch</a> (Garmin Forerunner 955, 10:00:04–10:09:59 Europe/Zurich): another recording of the same time.`,
     );
     expect(watchPage).toContain(
-      `Overlaps <a href="/dashboard/rides/${edge}">Edge &lt;530&gt;</a> (Garmin Edge 530, 10:00:00–10:09:59): another recording of the same time.`,
+      `Overlaps <a href="/dashboard/rides/${edge}">Edge &lt;530&gt;</a> (Garmin Edge 530, 10:00:00–10:09:59 Europe/Zurich): another recording of the same time.`,
     );
   });
 

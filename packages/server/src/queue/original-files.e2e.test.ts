@@ -112,6 +112,42 @@ describe('original files', () => {
     expect(back.headers['content-disposition']).toContain('filename="sample-ride.gpx.gz"');
   });
 
+  it('keeps a large upload byte for byte, though its bytes were moved to the parser, not copied', async () => {
+    // A large upload owns its memory, which goes to the parse worker without a copy; the original
+    // then comes back from the worker (a .gz) or compressed by it. Both with their own lengths.
+    // Two rides, a day apart (one recording twice would be a duplicate: issue 16).
+    const ride = (day: number): Buffer => {
+      const points = Array.from({ length: 20_000 }, (_, i) => {
+        const at = new Date(Date.UTC(2024, 4, 4 + day, 8) + i * 1000).toISOString();
+        const lat = (47 + Math.sin(i / 97) * 0.01 + i * 1e-6).toFixed(7);
+        const lon = (8 + Math.cos(i / 89) * 0.01 + i * 1e-6).toFixed(7);
+        return `<trkpt lat="${lat}" lon="${lon}"><ele>${(400 + (i % 37)).toFixed(1)}</ele><time>${at}</time></trkpt>`;
+      });
+      return Buffer.from(
+        `<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points.join('')}</trkseg></trk></gpx>`,
+      );
+    };
+    for (const [name, bytes] of [
+      ['long.gpx.gz', gzipSync(ride(0))],
+      ['long.gpx', ride(1)],
+    ] as const) {
+      expect(bytes.length).toBeGreaterThan(64 * 1024);
+      const task = await uploaded('alice', name, bytes);
+      expect(task.response_code, name).toBe('success');
+      const back = await original('alice', tripOf(task));
+      expect(back.status).toBe(200);
+      expect(sha256(back.bytes), name).toBe(sha256(bytes));
+      const stored = await server.store.transaction((trx) =>
+        trx
+          .selectFrom('original_files')
+          .select('byte_length')
+          .orderBy('id', 'desc')
+          .executeTakeFirstOrThrow(),
+      );
+      expect(stored.byte_length, name).toBe(bytes.length);
+    }
+  });
+
   it('deletes the original with the ride (the last ride made from it)', async () => {
     const tcx = readFixture('tcx', 'activity.tcx');
     const task = await uploaded('bob', 'ride.tcx', tcx);

@@ -50,10 +50,14 @@ export type ParseOutcome =
       /** the format the file was read as */
       format: RideFileFormat;
       /**
-       * The upload gzip-compressed, to keep as its original (issue 20, "Original files"); null when
-       * the upload was gzip already and is kept as it came. Compressed here, off the main thread.
+       * The original file to keep, gzip-compressed (issue 20, "Original files"): compressed here, off
+       * the main thread, or, when the upload was gzip already (`uploadedGzip`), the upload itself,
+       * handed back: the main thread's copy of a large upload was moved to this worker, not copied.
        */
-      gzipped: Uint8Array | null;
+      gzipped: Uint8Array;
+      uploadedGzip: boolean;
+      /** the upload's length in bytes (the main thread's copy may have been moved here) */
+      uploadLength: number;
     }
   | { ok: false; code: string; message: string };
 
@@ -96,15 +100,20 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     lastTime: lastColumnTime(columns),
     timeRange: columnTimeRange(columns),
   }));
-  const gzipped = tracks.length === 0 || isGzip(request.bytes) ? null : ownBuffer(gzipSync(request.bytes));
+  const uploadedGzip = isGzip(request.bytes);
+  const gzipped = ownBuffer(uploadedGzip ? request.bytes : gzipSync(request.bytes));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).
   const answer = {
-    [transferableSymbol]: [
-      ...parsed.map((track) => track.packedPoints.buffer),
-      ...(gzipped === null ? [] : [gzipped.buffer]),
-    ],
-    [valueSymbol]: { ok: true, tracks: parsed, format, gzipped } satisfies ParseOutcome,
+    [transferableSymbol]: [...parsed.map((track) => track.packedPoints.buffer), gzipped.buffer],
+    [valueSymbol]: {
+      ok: true,
+      tracks: parsed,
+      format,
+      gzipped,
+      uploadedGzip,
+      uploadLength: request.bytes.byteLength,
+    } satisfies ParseOutcome,
   };
   return move(answer) as unknown as ParseOutcome;
 }
@@ -113,7 +122,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
  * Bytes that own their whole ArrayBuffer, so it can be transferred: a small Buffer may be a slice of
  * Node's shared pool, whose transfer would take the pool from everyone else; such a one is copied.
  */
-function ownBuffer(bytes: Buffer): Uint8Array {
+function ownBuffer(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     ? new Uint8Array(bytes.buffer)
     : new Uint8Array(bytes);

@@ -67,7 +67,7 @@ type ParsedFile = Extract<ParseOutcome, { ok: true }>;
 
 type Reading =
   | { kind: 'ended'; outcome: TaskOutcome }
-  | { kind: 'parsed'; outcome: ParseOutcome; bytes: Uint8Array }
+  | { kind: 'parsed'; outcome: ParseOutcome }
   | { kind: 'parser stopped'; error: unknown };
 
 interface RunningTask {
@@ -306,7 +306,7 @@ export class UploadQueue {
       else if (reading.kind === 'parser stopped') await this.#parserStopped(run, reading.error);
       else if (!reading.outcome.ok)
         await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
-      else await this.#store(run, reading.outcome, reading.bytes);
+      else await this.#store(run, reading.outcome);
     } catch (error) {
       if (!isDiskFull(error)) throw error;
       await this.#giveBack(run);
@@ -364,7 +364,7 @@ export class UploadQueue {
         maxBytes: options.limits.gunzipBytes,
         maxPoints: options.limits.trackPoints,
       };
-      return { kind: 'parsed', outcome: await this.#pool.parse(request, run.abort.signal), bytes };
+      return { kind: 'parsed', outcome: await this.#pool.parse(request, run.abort.signal) };
     } catch (error) {
       return { kind: 'parser stopped', error };
     } finally {
@@ -420,7 +420,7 @@ export class UploadQueue {
    * that is the same recording as a stored trip (issue 16, one-ride.ts) makes no new trip: the stored
    * one is the task's object, completed from this file when the stored copy was cut off.
    */
-  async #store(run: RunningTask, file: ParsedFile, upload: Uint8Array): Promise<void> {
+  async #store(run: RunningTask, file: ParsedFile): Promise<void> {
     const { task, owner } = run;
     const { store } = this.#context;
     const { tracks } = file;
@@ -449,9 +449,9 @@ export class UploadQueue {
               userId: task.userId,
               filename: task.filename,
               format: file.format,
-              bytes: file.gzipped ?? upload,
-              uploadedGzip: file.gzipped === null,
-              byteLength: upload.byteLength,
+              bytes: file.gzipped,
+              uploadedGzip: file.uploadedGzip,
+              byteLength: file.uploadLength,
             },
             trx,
           ));
