@@ -27,11 +27,15 @@ describe('rideport: help', () => {
 
 describe('rideport: bad usage is status 2 and one stderr line', () => {
   const cases: [string, string[], RegExp][] = [
-    ['no command', [], /missing command \(available commands: up, sync, convert, inspect, serve, admin\)/],
+    [
+      'no command',
+      [],
+      /missing command \(available commands: up, sync, convert, inspect, serve, worker, admin\)/,
+    ],
     [
       'an unknown command',
       ['frobnicate', 'x.fit'],
-      /unknown command 'frobnicate' \(available commands: up, sync, convert, inspect, serve, admin\)/,
+      /unknown command 'frobnicate' \(available commands: up, sync, convert, inspect, serve, worker, admin\)/,
     ],
     ['an unknown option before the command', ['--verbose', 'inspect', 'x.gpx'], /unknown option '--verbose'/],
     [

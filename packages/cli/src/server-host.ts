@@ -41,6 +41,8 @@ export interface ServeSettings {
    * setup allows them"; issue 20): always for `up`, `serve --allow-private-webhooks`.
    */
   allowPrivateWebhooks: boolean;
+  /** serve only: `rideport worker` processes read the uploads (`serve --no-workers`, issue 18) */
+  noWorkers?: boolean;
 }
 
 export interface RunningServer {
@@ -86,6 +88,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
       ...(settings.connections === undefined ? {} : { connections: settings.connections }),
       webhooks: { allowPrivateTargets: settings.allowPrivateWebhooks },
+      ...(settings.noWorkers === true ? { queue: { workers: 0 } } : {}),
     });
     try {
       await app.listen({ host: settings.host, port });

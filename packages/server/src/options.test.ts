@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits } from './options.js';
+import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveOptions } from './options.js';
 
 describe('resolveConnectionLimits', () => {
   it('allows 1000 connections, or half the open-file limit when that is lower', () => {
@@ -37,5 +37,23 @@ describe('resolveConnectionLimits', () => {
 
   it('takes null for no per-address limit', () => {
     expect(resolveConnectionLimits({ perAddress: null }, undefined).perAddress).toBeNull();
+  });
+});
+
+describe('queue workers (issue 18, serve --no-workers)', () => {
+  const base = { databasePath: ':memory:', baseUrl: 'http://127.0.0.1:4242' };
+
+  it('takes no workers on PostgreSQL, where `rideport worker` processes read the uploads', () => {
+    const options = resolveOptions({ ...base, databaseUrl: 'postgres://db/rides', queue: { workers: 0 } });
+    expect(options.queue.workers).toBe(0);
+  });
+
+  it('refuses no workers on SQLite, where no other process could read the uploads, and a fraction anywhere', () => {
+    expect(() => resolveOptions({ ...base, queue: { workers: 0 } })).toThrow(
+      'queue.workers 0 needs PostgreSQL: on SQLite no other process can read the uploads',
+    );
+    expect(() => resolveOptions({ ...base, queue: { workers: 1.5 } })).toThrow(
+      'queue.workers must be a whole number, 0 or more, got 1.5',
+    );
   });
 });

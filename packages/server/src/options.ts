@@ -147,7 +147,10 @@ export interface WebhookOptions {
  * number of workers and the lease; the defaults are what design.md and the decisions ask for.
  */
 export interface QueueOptions {
-  /** worker threads parsing uploads (design.md, "Upload queue": one per core) */
+  /**
+   * worker threads parsing uploads (design.md, "Upload queue": one per core). 0 on PostgreSQL: this
+   * server only accepts uploads, and `rideport worker` processes read them (issue 18, `serve --no-workers`)
+   */
   workers: number;
   /**
    * how long a claimed task is its worker's, ms: a running worker renews it; a crashed server's tasks
@@ -277,8 +280,8 @@ export const DEFAULT_QUEUE_OPTIONS: Omit<QueueOptions, 'workers'> = {
 
 function resolveQueueOptions(options: Partial<QueueOptions> = {}): QueueOptions {
   const queue = { workers: availableParallelism(), ...DEFAULT_QUEUE_OPTIONS, ...options };
-  if (!Number.isInteger(queue.workers) || queue.workers < 1) {
-    throw new TypeError(`queue.workers must be a positive integer, got ${queue.workers}`);
+  if (!Number.isInteger(queue.workers) || queue.workers < 0) {
+    throw new TypeError(`queue.workers must be a whole number, 0 or more, got ${queue.workers}`);
   }
   if (queue.purgeAt !== null && !/^([01]\d|2[0-3]):[0-5]\d$/.test(queue.purgeAt)) {
     throw new TypeError(`queue.purgeAt must be a time of day as HH:MM, or null, got ${queue.purgeAt}`);
@@ -291,12 +294,18 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
     throw new TypeError(`baseUrl must be an http or https URL, got ${options.baseUrl}`);
   }
+  const database: DatabaseTarget =
+    options.databaseUrl === undefined
+      ? { engine: 'sqlite', path: options.databasePath }
+      : databaseTargetOf(options.databaseUrl);
+  const queue = resolveQueueOptions(options.queue);
+  if (queue.workers === 0 && database.engine === 'sqlite') {
+    // No other process may open the SQLite file, so nothing would ever read the uploads.
+    throw new TypeError('queue.workers 0 needs PostgreSQL: on SQLite no other process can read the uploads');
+  }
   return {
     databasePath: options.databasePath,
-    database:
-      options.databaseUrl === undefined
-        ? { engine: 'sqlite', path: options.databasePath }
-        : databaseTargetOf(options.databaseUrl),
+    database,
     baseUrl,
     clock: options.clock ?? Date.now,
     authTokenLifetimeMs: (options.authTokenLifetimeSeconds ?? 30 * DAY_SECONDS) * 1000,
@@ -304,7 +313,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     rateLimits: resolveRateLimits(options.rateLimits),
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
-    queue: resolveQueueOptions(options.queue),
+    queue,
     connections: resolveConnectionLimits(options.connections),
     secureCookies: baseUrl.protocol === 'https:',
     localSync: options.localSync ?? null,

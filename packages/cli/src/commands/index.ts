@@ -6,6 +6,7 @@ import { inspectCommand } from './inspect.js';
 import { serveCommand } from './serve.js';
 import { syncCommand } from './sync.js';
 import { upCommand } from './up.js';
+import { workerCommand } from './worker.js';
 
 export type { Command } from './command.js';
 
@@ -15,5 +16,6 @@ export const COMMANDS: readonly Command[] = [
   convertCommand,
   inspectCommand,
   serveCommand,
+  workerCommand,
   adminCommand,
 ];

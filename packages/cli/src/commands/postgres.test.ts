@@ -1,7 +1,7 @@
 /**
  * An operator's path on PostgreSQL (issue 18), end to end: `rideport admin` and two `rideport serve`
  * processes on one database URL with one shared master key; a revocation made through one server is
- * refused at once by the other. On a throwaway cluster (skipped, and said, without PostgreSQL).
+ * refused at once by the other; a server with `--no-workers` whose uploads a `rideport worker` reads. On a throwaway cluster (skipped, and said, without PostgreSQL).
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -87,6 +87,55 @@ class Visitor {
   }
 }
 
+/** A small GPX ride of its own: `index` moves its start, so no two are the same recording. */
+function gpxRide(index: number): string {
+  const start = Date.parse('2025-05-01T08:00:00Z') + index * 86_400_000;
+  const points = Array.from({ length: 30 }, (_, second) => {
+    const time = new Date(start + second * 10_000).toISOString();
+    return `<trkpt lat="${(47 + second * 0.0005).toFixed(5)}" lon="8.5"><ele>400</ele><time>${time}</time></trkpt>`;
+  }).join('');
+  return `<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points}</trkseg></trk></gpx>`;
+}
+
+/** Uploads through the legacy API (POST /trips.json); the task id. */
+async function uploadRide(base: string, query: string, index: number): Promise<number> {
+  const form = new FormData();
+  form.append('file', new Blob([gpxRide(index)]), `ride-${index}.gpx`);
+  const response = await fetch(`${base}/trips.json?${query}`, { method: 'POST', body: form });
+  const answer = (await response.json()) as { task_id?: number };
+  if (typeof answer.task_id !== 'number') throw new Error(`not accepted: ${JSON.stringify(answer)}`);
+  return answer.task_id;
+}
+
+async function taskStatuses(base: string, query: string, ids: number[]): Promise<number[]> {
+  const response = await request(`${base}/queued_tasks/status.json?${query}&ids=${ids.join(',')}`);
+  const { queued_tasks } = (await response.body.json()) as { queued_tasks: { status: number }[] };
+  return queued_tasks.map((task) => task.status);
+}
+
+async function until(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
+    if (waited > 60_000) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `rideport admin` makes ops@example.com, an API client of theirs and an auth token. */
+async function accountAndToken(
+  url: string,
+): Promise<{ apiKey: string; authToken: string; clientId: string }> {
+  const on = ['--database', url, '--master-key-file', keyFile, '--json'];
+  const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
+    const run = await rideport(['admin', ...args, ...on]);
+    expect(run.stderr).toBe('');
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  };
+  await admin('create-user', '--email', 'ops@example.com', '--password', 'long enough');
+  const client = await admin('create-client', '--owner', 'ops@example.com', '--name', 'Club app');
+  const token = await admin('create-token', '--user', 'ops@example.com', '--api-key', String(client.api_key));
+  return { apiKey: String(token.api_key), authToken: String(token.auth_token), clientId: String(client.id) };
+}
+
 async function currentUser(base: string, apiKey: string, authToken: string): Promise<number> {
   const response = await request(`${base}/api/v1/users/current.json`, {
     headers: { 'x-service-api-key': apiKey, 'x-service-auth-token': authToken },
@@ -111,22 +160,7 @@ describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
 
   it('admin and two servers on one URL: a client deleted on one is refused at once on the other', async () => {
     const url = await newDatabaseUrl();
-    const on = ['--database', url, '--master-key-file', keyFile, '--json'];
-    const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
-      const run = await rideport(['admin', ...args, ...on]);
-      expect(run.stderr).toBe('');
-      return JSON.parse(run.stdout) as Record<string, unknown>;
-    };
-    await admin('create-user', '--email', 'ops@example.com', '--password', 'long enough');
-    const client = await admin('create-client', '--owner', 'ops@example.com', '--name', 'Club app');
-    const token = await admin(
-      'create-token',
-      '--user',
-      'ops@example.com',
-      '--api-key',
-      String(client.api_key),
-    );
-    const [apiKey, authToken] = [String(token.api_key), String(token.auth_token)];
+    const { apiKey, authToken, clientId } = await accountAndToken(url);
 
     const [a, b] = [serve(url), serve(url)];
     const [urlA, urlB] = await Promise.all([a.listening(), b.listening()]);
@@ -142,13 +176,55 @@ describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
       return_to: '/developer',
     });
     expect(signIn).toBe(303);
-    const clientPage = `/developer/api_clients/${String(client.id)}`;
+    const clientPage = `/developer/api_clients/${clientId}`;
     const deleted = await visitor.post(`${clientPage}/delete`, { _csrf: await visitor.csrf(clientPage) });
     expect(deleted).toBe(303);
 
     // Server B never saw the request, yet the token fails on its very next use there.
     expect(await currentUser(urlB, apiKey, authToken)).toBe(401);
     expect(await currentUser(urlA, apiKey, authToken)).toBe(401);
+  });
+
+  it('serve --no-workers accepts uploads that only a rideport worker reads', async () => {
+    const url = await newDatabaseUrl();
+    const { apiKey, authToken } = await accountAndToken(url);
+    const query = new URLSearchParams({ apikey: apiKey, auth_token: authToken }).toString();
+    const on = ['--database', url, '--master-key-file', keyFile];
+
+    const server = spawnRideport(['serve', '--port', '0', '--no-workers', ...on]);
+    children.push(server);
+    const base = await server.listening();
+    await until('the server says who reads uploads', () =>
+      server
+        .output()
+        .includes('Uploads are read by `rideport worker` processes on this database (--no-workers).'),
+    );
+    const ids = [
+      await uploadRide(base, query, 1),
+      await uploadRide(base, query, 2),
+      await uploadRide(base, query, 3),
+    ];
+    // Well past the server's poll interval (1 s at most): no task was claimed by it.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await taskStatuses(base, query, ids)).toEqual([0, 0, 0]);
+    const database = new pg.Client({ connectionString: url });
+    await database.connect();
+    const claimed = await database.query('SELECT count(*)::int AS n FROM queued_tasks WHERE attempts > 0');
+    expect(claimed.rows[0]).toEqual({ n: 0 });
+
+    const worker = spawnRideport(['worker', '--workers', '1', ...on]);
+    children.push(worker);
+    await until('every upload read', async () =>
+      (await taskStatuses(base, query, ids)).every((status) => status === 1),
+    );
+    expect(worker.output()).toContain(`Rideport worker: reading uploads from ${url} with 1 parse worker`);
+    const trips = await database.query('SELECT count(*)::int AS n FROM trips');
+    expect(trips.rows[0]).toEqual({ n: 3 });
+    await database.end();
+
+    worker.process.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toContain('SIGTERM: stopping (running uploads finish or go back to the queue)');
   });
 
   it('refuses in words to serve PostgreSQL without the shared master key, or with a wrong URL', async () => {

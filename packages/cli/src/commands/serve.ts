@@ -31,7 +31,7 @@ import type { Command } from './command.js';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4242;
 
-const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir> | --database <url>] [--base-url <url>] [--log-format text|json] [connection limits]
+const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [connection limits]
 
 Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
 database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
@@ -47,6 +47,8 @@ Options:
   --allow-private-webhooks
                         deliver webhooks to loopback and private-network addresses too (127.0.0.1,
                         10.x, 192.168.x, fc00::/7, …); link-local and cloud-metadata addresses stay refused
+  --no-workers          with --database: accept uploads but leave reading them to \`rideport worker\`
+                        processes on the same database
 ${SHARED_DATABASE_HELP}
   -h, --help            show this help
 
@@ -61,6 +63,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     'base-url': { type: 'string' },
     'log-format': { type: 'string', default: 'text' },
     'allow-private-webhooks': { type: 'boolean' },
+    'no-workers': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...SHARED_DATABASE_FLAGS,
     ...CONNECTION_FLAGS,
@@ -78,6 +81,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const connections = connectionLimitsOption(values, 'serve');
   const shared = sharedDatabaseOption(values, io.env ?? {}, io.cwd, 'serve');
+  const noWorkers = values['no-workers'] === true;
+  if (noWorkers && shared === undefined) {
+    throw new UsageError(
+      'serve: --no-workers goes with --database: on SQLite no other process can read the uploads, so the server reads them itself',
+    );
+  }
   return serve(withLogDestination(io), {
     shared,
     host: values.host,
@@ -87,6 +96,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     logFormat,
     connections,
     allowPrivateWebhooks: values['allow-private-webhooks'] === true,
+    noWorkers,
   });
 }
 
@@ -102,6 +112,7 @@ async function serve(
     logFormat: LogFormat;
     connections: Partial<ConnectionLimits>;
     allowPrivateWebhooks: boolean;
+    noWorkers: boolean;
   },
 ): Promise<number> {
   const stopped = untilStopSignal();
@@ -121,6 +132,7 @@ async function serve(
         logOutput: io.stdout,
         connections: options.connections,
         allowPrivateWebhooks: options.allowPrivateWebhooks,
+        noWorkers: options.noWorkers,
       });
     } catch (error) {
       throw new OperationError('serve', error);
@@ -130,6 +142,13 @@ async function serve(
         ? { data: directory }
         : { database: shownDatabaseUrl(options.shared.databaseUrl) };
     announce(io, options.logFormat, `Rideport is listening on ${server.url}`, { url: server.url, ...where });
+    if (options.noWorkers) {
+      announce(
+        io,
+        options.logFormat,
+        'Uploads are read by `rideport worker` processes on this database (--no-workers).',
+      );
+    }
     if ((await server.app.rideport.store.users.countPeople()) === 0) {
       const on =
         options.shared === undefined
@@ -153,7 +172,7 @@ async function serve(
 export const serveCommand: Command = {
   name: 'serve',
   synopsis:
-    '[--host <h>] [--port <p>] [--data <dir> | --database <url>] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
+    '[--host <h>] [--port <p>] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
   summary: 'serve the platform API and pages on the local database, or on a shared PostgreSQL',
   help,
   run,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.js';
 import { Browser } from '../test-support/browser.js';
+import { databaseOptions } from '../test-support/database-options.js';
 import {
   createPerson,
   credentialsFor,
@@ -8,34 +9,65 @@ import {
   type Person,
   type TestServer,
 } from '../test-support/server.js';
-import { FixedWindows, SignInThrottle, waitInWords } from './rate-limit.js';
+import { reopenableDatabase } from '../test-support/test-database.js';
+import { SignInThrottle, waitInWords } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
 
-describe('FixedWindows', () => {
-  it('counts hits per key in a window that starts at the first hit', () => {
-    let now = 1_000;
-    const windows = new FixedWindows(() => now);
-    expect(windows.hit('a', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
-    now += 20_000;
-    expect(windows.hit('a', WINDOW_MS)).toEqual({ count: 2, remainingMs: 40_000 });
-    expect(windows.hit('b', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
-    expect(windows.peek('a', WINDOW_MS)).toEqual({ count: 2, remainingMs: 40_000 });
-    now += 40_000;
-    expect(windows.peek('a', WINDOW_MS)).toEqual({ count: 0, remainingMs: 0 });
-    expect(windows.hit('a', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
+/** A test server's store and clock: the windows live in its database (SQLite or PostgreSQL). */
+let server: TestServer;
+beforeEach(async () => {
+  server = await testServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('RateWindows', () => {
+  it('counts hits per key in a window that starts at the first hit', async () => {
+    const windows = server.store.rateWindows;
+    expect(await windows.hit('a', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
+    server.clock.advance(20_000);
+    expect(await windows.hit('a', WINDOW_MS)).toEqual({ count: 2, remainingMs: 40_000 });
+    expect(await windows.hit('b', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
+    expect(await windows.peek('a')).toEqual({ count: 2, remainingMs: 40_000 });
+    server.clock.advance(40_000);
+    expect(await windows.peek('a')).toEqual({ count: 0, remainingMs: 0 });
+    expect(await windows.hit('a', WINDOW_MS)).toEqual({ count: 1, remainingMs: 60_000 });
+    await windows.clear('a');
+    expect(await windows.peek('a')).toEqual({ count: 0, remainingMs: 0 });
   });
 
-  it('stays bounded when many keys come and go', () => {
-    let now = 0;
-    const windows = new FixedWindows(() => now);
-    for (let index = 0; index < 25_000; index += 1) {
-      windows.hit(`ip-${index}`, WINDOW_MS);
-      now += 1;
+  it('counts every one of many hits at once on one key', async () => {
+    const counts = await Promise.all(
+      Array.from({ length: 40 }, () => server.store.rateWindows.hit('busy', WINDOW_MS)),
+    );
+    expect(counts.map(({ count }) => count).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 40 }, (_, index) => index + 1),
+    );
+  });
+
+  it('keeps only live windows, whatever the number of keys ever counted', async () => {
+    const windows = server.store.rateWindows;
+    for (let minute = 0; minute < 5; minute += 1) {
+      for (let index = 0; index < 200; index += 1) await windows.hit(`ip-${minute}-${index}`, WINDOW_MS);
+      server.clock.advance(WINDOW_MS);
     }
-    // The most recent key is still counted; the oldest were dropped to make room.
-    expect(windows.peek('ip-24999', WINDOW_MS).count).toBe(1);
-    expect(windows.peek('ip-0', WINDOW_MS).count).toBe(0);
+    await windows.hit('last', WINDOW_MS);
+    const { rows } = await server.store.transaction(async (trx) => ({
+      rows: await trx.selectFrom('rate_windows').select('key').execute(),
+    }));
+    // The windows of the last minute ended at this very moment, and the hit that found them swept them.
+    expect(rows).toHaveLength(1);
+  });
+
+  it('keeps no key in clear: the emails typed into failed sign-ins stay out of the database', async () => {
+    await server.store.rateWindows.hit('failures of account\nrider@example.com', WINDOW_MS);
+    const keys = await server.store.transaction((trx) =>
+      trx.selectFrom('rate_windows').select('key').execute(),
+    );
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.key).not.toContain('example');
   });
 });
 
@@ -49,68 +81,69 @@ describe('SignInThrottle', () => {
     failureWindowSeconds: 60,
   };
 
-  function refusal(throttle: SignInThrottle, email: string, ip: string): unknown {
+  const throttle = () => new SignInThrottle(server.store.rateWindows, limits);
+
+  async function refusal(throttle: SignInThrottle, email: string, ip: string): Promise<unknown> {
     try {
-      throttle.assertAllowed(email, ip);
+      await throttle.assertAllowed(email, ip);
     } catch (error) {
       return error;
     }
     return undefined;
   }
 
-  it('refuses an account from the address that failed, whatever the case of the email, until the window ends', () => {
-    let now = 0;
-    const throttle = new SignInThrottle(() => now, limits);
+  it('refuses an account from the address that failed, whatever the case of the email, until the window ends', async () => {
+    const limiter = throttle();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      throttle.assertAllowed('Rider@Example.com', '192.0.2.1');
-      throttle.recordFailure(' rider@example.COM ', '192.0.2.1');
+      await limiter.assertAllowed('Rider@Example.com', '192.0.2.1');
+      await limiter.recordFailure(' rider@example.COM ', '192.0.2.1');
     }
-    now += 15_000;
-    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
-    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toMatchObject({
+    server.clock.advance(15_000);
+    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toMatchObject({
       statusCode: 429,
       retryAfterSeconds: 45,
       message: 'too many failed sign-ins for this account from this address: try again in 45 seconds',
     });
     // The owner elsewhere, and others from the same address, are not refused.
-    throttle.assertAllowed('rider@example.com', '198.51.100.9');
-    throttle.assertAllowed('someone.else@example.com', '192.0.2.1');
-    now += 45_000;
-    throttle.assertAllowed('rider@example.com', '192.0.2.1');
+    await limiter.assertAllowed('rider@example.com', '198.51.100.9');
+    await limiter.assertAllowed('someone.else@example.com', '192.0.2.1');
+    server.clock.advance(45_000);
+    await limiter.assertAllowed('rider@example.com', '192.0.2.1');
   });
 
-  it('refuses an address that fails across accounts, and counts an IPv6 /64 as one address', () => {
-    const throttle = new SignInThrottle(() => 0, limits);
+  it('refuses an address that fails across accounts, and counts an IPv6 /64 as one address', async () => {
+    const limiter = throttle();
     for (let index = 0; index < 5; index += 1) {
-      throttle.recordFailure(`rider${index}@example.com`, `2001:db8:1:2::${index + 1}`);
+      await limiter.recordFailure(`rider${index}@example.com`, `2001:db8:1:2::${index + 1}`);
     }
-    expect(refusal(throttle, 'new@example.com', '2001:db8:1:2:ffff::1')).toMatchObject({
+    expect(await refusal(limiter, 'new@example.com', '2001:db8:1:2:ffff::1')).toMatchObject({
       message: 'too many failed sign-ins from this address: try again in 60 seconds',
     });
-    throttle.assertAllowed('new@example.com', '2001:db8:1:3::1');
+    await limiter.assertAllowed('new@example.com', '2001:db8:1:3::1');
   });
 
-  it('refuses an account tried from many addresses past its ceiling, for every address', () => {
-    const throttle = new SignInThrottle(() => 0, limits);
+  it('refuses an account tried from many addresses past its ceiling, for every address', async () => {
+    const limiter = throttle();
     for (let index = 0; index < 7; index += 1)
-      throttle.recordFailure('rider@example.com', `192.0.2.${index}`);
-    expect(refusal(throttle, 'rider@example.com', '198.51.100.9')).toMatchObject({
+      await limiter.recordFailure('rider@example.com', `192.0.2.${index}`);
+    expect(await refusal(limiter, 'rider@example.com', '198.51.100.9')).toMatchObject({
       message: 'too many failed sign-ins for this account: try again in 60 seconds',
     });
   });
 
-  it('forgets the failures of an account at an address that signs in, but not those of the address', () => {
-    const throttle = new SignInThrottle(() => 0, limits);
-    throttle.recordFailure('rider@example.com', '192.0.2.1');
-    throttle.recordFailure('rider@example.com', '192.0.2.1');
-    throttle.recordSuccess('rider@example.com', '192.0.2.1');
-    throttle.recordFailure('rider@example.com', '192.0.2.1');
-    throttle.recordFailure('rider@example.com', '192.0.2.1');
-    throttle.assertAllowed('rider@example.com', '192.0.2.1');
+  it('forgets the failures of an account at an address that signs in, but not those of the address', async () => {
+    const limiter = throttle();
+    await limiter.recordFailure('rider@example.com', '192.0.2.1');
+    await limiter.recordFailure('rider@example.com', '192.0.2.1');
+    await limiter.recordSuccess('rider@example.com', '192.0.2.1');
+    await limiter.recordFailure('rider@example.com', '192.0.2.1');
+    await limiter.recordFailure('rider@example.com', '192.0.2.1');
+    await limiter.assertAllowed('rider@example.com', '192.0.2.1');
     // Four failures so far from this address: one more refuses it, a success in between or not.
-    throttle.recordSuccess('rider@example.com', '192.0.2.1');
-    throttle.recordFailure('other@example.com', '192.0.2.1');
-    expect(refusal(throttle, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+    await limiter.recordSuccess('rider@example.com', '192.0.2.1');
+    await limiter.recordFailure('other@example.com', '192.0.2.1');
+    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
   });
 
   it('says a long wait in minutes', () => {
@@ -130,10 +163,10 @@ describe('SignInThrottle', () => {
 });
 
 describe('rate limits on the endpoints', () => {
-  let server: TestServer;
   let rider: Person;
 
   beforeEach(async () => {
+    await server.close();
     server = await testServer({
       rateLimits: {
         perIp: 3,
@@ -145,9 +178,6 @@ describe('rate limits on the endpoints', () => {
       },
     });
     rider = await createPerson(server, 'Anna Rider');
-  });
-  afterEach(async () => {
-    await server.close();
   });
 
   it('POST /api/v1/auth_tokens.json: per IP, across both paths, 429 with Retry-After and a v1 body', async () => {
@@ -251,5 +281,48 @@ describe('rate limits on the endpoints', () => {
       error_description: 'too many requests from this address: try again in 60 seconds',
       errors: ['too many requests from this address: try again in 60 seconds'],
     });
+  });
+});
+
+describe('rate limits with several servers on one database (issue 18)', () => {
+  it('counts requests and failed sign-ins made to one server on every other', async () => {
+    const database = await reopenableDatabase();
+    const rateLimits = {
+      perIp: 3,
+      windowSeconds: 60,
+      failuresPerAddress: 10,
+      failuresPerAccountAndAddress: 2,
+      failuresPerAccount: 25,
+      failureWindowSeconds: 60,
+    };
+    const nodeA = await testServer({ ...databaseOptions(database.location), rateLimits });
+    const nodeB = await testServer({ ...databaseOptions(database.location), rateLimits });
+    try {
+      const rider = await createPerson(nodeA, 'Shared Rider');
+      const { apiKey } = await credentialsFor(nodeA, rider);
+      const post = (node: TestServer, password: string, remoteAddress: string) =>
+        node.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth_tokens.json',
+          remoteAddress,
+          headers: { 'x-service-api-key': apiKey },
+          payload: { user: { email: rider.email, password } },
+        });
+      // Two failures, one on each node: the third attempt is refused on either.
+      expect((await post(nodeA, 'wrong', '192.0.2.1')).statusCode).toBe(401);
+      expect((await post(nodeB, 'wrong', '192.0.2.1')).statusCode).toBe(401);
+      const refused = await post(nodeA, rider.password, '192.0.2.1');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toEqual({
+        errors: ['too many failed sign-ins for this account from this address: try again in 60 seconds'],
+      });
+      // The per-IP budget of 3 requests was spent across both nodes: the fourth is refused.
+      expect((await post(nodeB, rider.password, '192.0.2.1')).statusCode).toBe(429);
+      expect((await post(nodeB, rider.password, '192.0.2.2')).statusCode).toBe(201);
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+      database.remove();
+    }
   });
 });

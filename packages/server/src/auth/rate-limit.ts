@@ -14,8 +14,9 @@
  *   from everywhere only past a ceiling that one address can never reach on its own (options.ts,
  *   resolveRateLimits, checks that), and the owner signing in from another address is not affected.
  *
- * Both count time with the server's injected clock (options.clock), never Date.now, so tests move time
- * instead of waiting, in fixed windows that start at the first hit. A limited request is an ApiError
+ * Both count in fixed windows that start at the first hit, kept in the database (store/rate-windows.ts),
+ * so that every server on one database counts the same attempts (issue 18), on the server's injected
+ * clock (options.clock), never Date.now, so tests move time instead of waiting. A limited request is an ApiError
  * 429 with `retryAfterSeconds` whose message says when to try again in words; each interface's error
  * handler formats it (v1 `{"errors": [...]}`, legacy `{"error"}`, OAuth RFC 6749 style, pages as HTML)
  * and sends `Retry-After`.
@@ -26,6 +27,7 @@ import { clientAddress } from '../client-address.js';
 import type { ServerContext } from '../context.js';
 import { ApiError, ApiErrorCode } from '../errors.js';
 import type { RateLimits } from '../options.js';
+import type { RateWindows, WindowCount } from '../store/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,73 +38,6 @@ declare module 'fastify' {
 
 /** The endpoint families limited per IP; each IP has its own budget in each family. */
 export type RateLimitGroup = 'sign_in' | 'oauth_token' | 'auth_tokens';
-
-/**
- * Windows kept at most; beyond this, expired windows are swept and then the oldest dropped. A key is an
- * address or an account and a count: about 1 MB in all (issue 22).
- */
-const MAX_TRACKED_KEYS = 10_000;
-
-interface Window {
-  count: number;
-  startMs: number;
-}
-
-/** Fixed-window counters by key, on the injected clock, bounded in memory. */
-export class FixedWindows {
-  readonly #clock: () => number;
-  readonly #windows = new Map<string, Window>();
-
-  constructor(clock: () => number) {
-    this.#clock = clock;
-  }
-
-  /** Counts one hit on `key`; returns the count in the current window and the ms until it ends. */
-  hit(key: string, windowMs: number): { count: number; remainingMs: number } {
-    const now = this.#clock();
-    let window = this.#live(key, windowMs, now);
-    if (window === undefined) {
-      this.#makeRoom(windowMs, now);
-      window = { count: 0, startMs: now };
-      this.#windows.set(key, window);
-    }
-    window.count += 1;
-    return { count: window.count, remainingMs: window.startMs + windowMs - now };
-  }
-
-  /** The current window of `key` without counting a hit (count 0 when there is none). */
-  peek(key: string, windowMs: number): { count: number; remainingMs: number } {
-    const now = this.#clock();
-    const window = this.#live(key, windowMs, now);
-    return window === undefined
-      ? { count: 0, remainingMs: 0 }
-      : { count: window.count, remainingMs: window.startMs + windowMs - now };
-  }
-
-  clear(key: string): void {
-    this.#windows.delete(key);
-  }
-
-  #live(key: string, windowMs: number, now: number): Window | undefined {
-    const window = this.#windows.get(key);
-    if (window !== undefined && window.startMs + windowMs <= now) {
-      this.#windows.delete(key);
-      return undefined;
-    }
-    return window;
-  }
-
-  /**
-   * Windows are (re)inserted when they start, so the Map's insertion order is the order of their
-   * start: expired windows are at the front, and the front is the oldest. Amortized O(1).
-   */
-  #makeRoom(windowMs: number, now: number): void {
-    for (const [key, window] of this.#windows) {
-      if (this.#windows.size < MAX_TRACKED_KEYS && window.startMs + windowMs > now) break;
-      this.#windows.delete(key);
-    }
-  }
-}
 
 /** "45 seconds", "15 minutes": how long, in words a person reads at a glance. */
 export function waitInWords(seconds: number): string {
@@ -135,58 +70,60 @@ function tooManyRequests(remainingMs: number, what: string): ApiError {
  * may reset what the other counters hold.
  */
 export class SignInThrottle {
-  readonly #byAddress: FixedWindows;
-  readonly #byAccountAtAddress: FixedWindows;
-  readonly #byAccount: FixedWindows;
+  readonly #windows: RateWindows;
   readonly #limits: RateLimits;
 
-  constructor(clock: () => number, limits: RateLimits) {
-    // One store each, so that keys flooding one counter never push another's out.
-    this.#byAddress = new FixedWindows(clock);
-    this.#byAccountAtAddress = new FixedWindows(clock);
-    this.#byAccount = new FixedWindows(clock);
+  constructor(windows: RateWindows, limits: RateLimits) {
+    this.#windows = windows;
     this.#limits = limits;
   }
 
   /** Throws the 429 while any of the three counters is full; the wait is the longest of them. */
-  assertAllowed(email: string, ip: string): void {
+  async assertAllowed(email: string, ip: string): Promise<void> {
     const keys = this.#keys(email, ip);
-    const limits = [
+    const counters: { window: WindowCount; max: number; what: string }[] = [
       {
-        window: this.#byAddress.peek(keys.address, this.#windowMs),
+        window: await this.#windows.peek(keys.address),
         max: this.#limits.failuresPerAddress,
         what: 'too many failed sign-ins from this address',
       },
       {
-        window: this.#byAccountAtAddress.peek(keys.accountAtAddress, this.#windowMs),
+        window: await this.#windows.peek(keys.accountAtAddress),
         max: this.#limits.failuresPerAccountAndAddress,
         what: 'too many failed sign-ins for this account from this address',
       },
       {
-        window: this.#byAccount.peek(keys.account, this.#windowMs),
+        window: await this.#windows.peek(keys.account),
         max: this.#limits.failuresPerAccount,
         what: 'too many failed sign-ins for this account',
       },
-    ].filter(({ window, max }) => window.count >= max);
-    const longest = limits.sort((a, b) => b.window.remainingMs - a.window.remainingMs)[0];
+    ];
+    const longest = counters
+      .filter(({ window, max }) => window.count >= max)
+      .sort((a, b) => b.window.remainingMs - a.window.remainingMs)[0];
     if (longest !== undefined) throw tooManyRequests(longest.window.remainingMs, longest.what);
   }
 
-  recordFailure(email: string, ip: string): void {
+  async recordFailure(email: string, ip: string): Promise<void> {
     const keys = this.#keys(email, ip);
-    this.#byAddress.hit(keys.address, this.#windowMs);
-    this.#byAccountAtAddress.hit(keys.accountAtAddress, this.#windowMs);
-    this.#byAccount.hit(keys.account, this.#windowMs);
+    await this.#windows.hit(keys.address, this.#windowMs);
+    await this.#windows.hit(keys.accountAtAddress, this.#windowMs);
+    await this.#windows.hit(keys.account, this.#windowMs);
   }
 
-  recordSuccess(email: string, ip: string): void {
-    this.#byAccountAtAddress.clear(this.#keys(email, ip).accountAtAddress);
+  async recordSuccess(email: string, ip: string): Promise<void> {
+    await this.#windows.clear(this.#keys(email, ip).accountAtAddress);
   }
 
+  /** One key space per counter, apart from the per-IP request limits' (`requests\n…`). */
   #keys(email: string, ip: string): { address: string; accountAtAddress: string; account: string } {
     const account = email.normalize('NFC').trim().toLowerCase();
     const address = clientAddress(ip);
-    return { address, account, accountAtAddress: `${account}\n${address}` };
+    return {
+      address: `failures from\n${address}`,
+      accountAtAddress: `failures of account from\n${account}\n${address}`,
+      account: `failures of account\n${account}`,
+    };
   }
 
   get #windowMs(): number {
@@ -195,29 +132,31 @@ export class SignInThrottle {
 }
 
 /**
- * A store for @fastify/rate-limit (its documented `store` option) over FixedWindows, so the per-IP
- * limit runs on the injected clock like everything else (the plugin's own LocalStore reads
- * Date.now). All routes share one store; the route's `groupId` is part of the key, so the `.json` and
- * bare paths of one endpoint share a budget instead of doubling it.
+ * A store for @fastify/rate-limit (its documented `store` option) over the database's windows, so the
+ * per-IP limit is shared by every server and runs on the injected clock like everything else (the
+ * plugin's own LocalStore is per process and reads Date.now). All routes share one store; the route's
+ * `groupId` is part of the key, so the `.json` and bare paths of one endpoint share a budget instead of
+ * doubling it.
  */
-function clockStore(windows: FixedWindows) {
-  return class ClockStore {
-    incr(
-      key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ): void {
-      const { count, remainingMs } = windows.hit(key, timeWindow);
-      callback(null, { current: count, ttl: remainingMs });
+function databaseStore(windows: RateWindows) {
+  type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+  const answer = (counted: Promise<WindowCount>, callback: Callback) => {
+    counted.then(
+      ({ count, remainingMs }) => {
+        callback(null, { current: count, ttl: remainingMs });
+      },
+      (error: unknown) => {
+        callback(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  };
+  return class DatabaseStore {
+    incr(key: string, callback: Callback, timeWindow: number): void {
+      answer(windows.hit(`requests\n${key}`, timeWindow), callback);
     }
 
-    read(
-      key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ): void {
-      const { count, remainingMs } = windows.peek(key, timeWindow);
-      callback(null, { current: count, ttl: remainingMs });
+    read(key: string, callback: Callback): void {
+      answer(windows.peek(`requests\n${key}`), callback);
     }
 
     child(): this {
@@ -232,17 +171,17 @@ function clockStore(windows: FixedWindows) {
  * hook when a route is added.
  */
 export async function registerRateLimiting(app: FastifyInstance, context: ServerContext): Promise<void> {
-  const windows = new FixedWindows(context.options.clock);
+  const windows = context.store.rateWindows;
   await app.register(rateLimit, {
     global: false,
     keyGenerator: (request) => clientAddress(request.ip),
-    store: clockStore(windows),
+    store: databaseStore(windows),
     // The header is sent by each interface's error handler from the ApiError, with the rest of the 429.
     addHeaders: { 'retry-after': false },
     errorResponseBuilder: (_request, limit) =>
       tooManyRequests(limit.ttl, 'too many requests from this address'),
   });
-  app.decorate('signInThrottle', new SignInThrottle(context.options.clock, context.options.rateLimits));
+  app.decorate('signInThrottle', new SignInThrottle(windows, context.options.rateLimits));
 }
 
 /** The per-IP limit of one endpoint family, from options.rateLimits (decisions.md §7). */

@@ -10,7 +10,7 @@ import type { Database } from './schema.js';
 export type SequencedTable = 'routes' | 'trips' | 'events';
 
 /** What only one server process on a database may do at a time. */
-export type ExclusiveRoleName = 'webhook dispatcher';
+export type ExclusiveRoleName = 'webhook dispatcher' | 'nightly purge';
 
 /** A role only one process on the database plays at a time, taken over when that process dies. */
 export interface ExclusiveRole {

@@ -57,7 +57,7 @@ function parseSafeInteger(text: string): number {
 const ADVISORY_LOCKS = { ridesOfUser: 0x52_49_44_45, role: 0x52_4f_4c_45 } as const;
 
 /** The second key of each role's advisory lock. */
-const ROLE_KEYS: Record<ExclusiveRoleName, number> = { 'webhook dispatcher': 1 };
+const ROLE_KEYS: Record<ExclusiveRoleName, number> = { 'webhook dispatcher': 1, 'nightly purge': 2 };
 
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const UNIQUE_VIOLATION = '23505';

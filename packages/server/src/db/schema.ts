@@ -48,6 +48,15 @@ export interface TripPowerCurvesTable {
   curve: string;
 }
 
+/** Migration 13: one fixed window of a rate limit, shared by every server on the database (store/rate-windows.ts). */
+export interface RateWindowsTable {
+  /** SHA-256 (base64url) of the limit's key: an address, an account, or both */
+  key: string;
+  hits: number;
+  /** when the window ends, on the server's clock (ms since 1970) */
+  ends_ms: number;
+}
+
 export interface MembershipsTable {
   organization_id: number;
   user_id: number;
@@ -387,6 +396,7 @@ export interface Database {
   club_routes: ClubRoutesTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  rate_windows: RateWindowsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -75,13 +75,13 @@ async function legacyUser(
     throw notAuthorized(`email and password are both required to log in: ${LOG_IN_AGAIN}`);
   }
   const throttle = request.server.signInThrottle;
-  throttle.assertAllowed(email, request.ip);
+  await throttle.assertAllowed(email, request.ip);
   const user = await context.store.users.authenticate(email, password);
   if (user === undefined) {
-    throttle.recordFailure(email, request.ip);
+    await throttle.recordFailure(email, request.ip);
     // One message for an unknown email and a wrong password (never reveal whether an email exists).
     throw notAuthorized('invalid email or password: log in again');
   }
-  throttle.recordSuccess(email, request.ip);
+  await throttle.recordSuccess(email, request.ip);
   return { user, client, via: 'auth_token', signedInWithPassword: true, authToken: null };
 }

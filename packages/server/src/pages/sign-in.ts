@@ -90,14 +90,14 @@ export function signInRoutes(app: FastifyInstance, { context }: PluginOptions): 
         });
       if (email === '' || password === '') return again(400, 'Enter your email and password.');
       const throttle = request.server.signInThrottle;
-      throttle.assertAllowed(email, request.ip);
+      await throttle.assertAllowed(email, request.ip);
       const user = await context.store.users.authenticate(email, password);
       if (user === undefined) {
-        throttle.recordFailure(email, request.ip);
+        await throttle.recordFailure(email, request.ip);
         // One message for an unknown email and a wrong password (decisions.md §1).
         return again(401, 'Invalid email or password.');
       }
-      throttle.recordSuccess(email, request.ip);
+      await throttle.recordSuccess(email, request.ip);
       await startSession(request, reply, context, user.id);
       return reply.redirect(returnTo, 303);
     },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { RideFileErrorCode, RideFileWarningCode } from '@rideport/ridefile';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { buildServer } from '../app.js';
 import { openPlatform } from '../platform.js';
@@ -11,7 +11,7 @@ import { warningWords, type WarnedTrack } from '../warning-words.js';
 import { succeeded, unreadable } from './queue.js';
 import { databaseOptions } from '../test-support/database-options.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
-import { reopenableDatabase } from '../test-support/test-database.js';
+import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
 import {
   taskEnded,
   taskIdOf,
@@ -230,6 +230,29 @@ describe('purging finished tasks', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(await server.store.tasks.find(failure)).toBeDefined();
+  });
+
+  // Issue 18: with several servers on one database, one purges (on SQLite one server runs on a file).
+  it.runIf(onPostgres)('purges on one server of a database, not on each', async () => {
+    const database = await reopenableDatabase();
+    const nodes = [
+      await testServer(databaseOptions(database.location)),
+      await testServer(databaseOptions(database.location)),
+    ];
+    servers.push(...nodes);
+    const userId = (await createPerson(nodes[0]!)).id;
+    const nearlyThree = new Date(2026, 2, 2, 2, 59, 59, 950).getTime();
+    for (const node of nodes) node.clock.advance(nearlyThree - node.clock.now);
+    const success = await endedTask(nodes[0]!, userId, 1, 'success');
+    const purges = nodes.map((node) => vi.spyOn(node.store.tasks, 'purge'));
+    await Promise.all(nodes.map((node) => node.app.ready()));
+    for (let waited = 0; (await nodes[0]!.store.tasks.find(success)) !== undefined; waited += 10) {
+      if (waited > 20_000) throw new Error('the nightly purge did not run');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Both timers have fired well before now; only the server holding the role purged.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(purges.map((purge) => purge.mock.calls.length).sort()).toEqual([0, 1]);
   });
 });
 

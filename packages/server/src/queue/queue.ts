@@ -28,6 +28,7 @@ import type { Database } from '../db/schema.js';
 import { isDiskFull } from '../disk-full.js';
 import { UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
+import type { ExclusiveRole } from '../db/engine.js';
 import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
@@ -79,8 +80,11 @@ interface RunningTask {
   done: Promise<void>;
 }
 
+/** What the queue needs of the server: it runs in `rideport worker` too, without HTTP (worker.ts). */
+export type QueueContext = Pick<ServerContext, 'store' | 'options'>;
+
 export class UploadQueue {
-  readonly #context: ServerContext;
+  readonly #context: QueueContext;
   readonly #log: FastifyBaseLogger;
   /** names this process's leases; each claim adds a counter */
   readonly #instance = randomUUID();
@@ -101,23 +105,29 @@ export class UploadQueue {
   #freshUploadBytes = 0;
   #pollTimer: NodeJS.Timeout | null = null;
   #purgeTimer: NodeJS.Timeout | null = null;
+  /** the nightly purge runs on one server of a database (issue 18), the one holding this role */
+  #purgeRole: ExclusiveRole | null = null;
   #diskFull: DiskFull | null = null;
 
-  constructor(context: ServerContext, log: FastifyBaseLogger) {
+  constructor(context: QueueContext, log: FastifyBaseLogger) {
     this.#context = context;
     this.#log = log;
   }
 
-  /** Starts taking tasks (the server is ready), and the nightly purge. */
+  /**
+   * Starts taking tasks (the server is ready), and the nightly purge. With no workers (`serve
+   * --no-workers`, issue 18) it takes none: `rideport worker` processes read the uploads.
+   */
   start(): void {
     if (this.#state !== 'new') return;
     this.#state = 'running';
-    const { leaseMs } = this.#context.options.queue;
+    this.#schedulePurge();
+    const { leaseMs, workers } = this.#context.options.queue;
+    if (workers === 0) return;
     const pollMs = Math.max(10, Math.min(MAX_POLL_INTERVAL_MS, Math.floor(leaseMs / 4)));
     this.#pollTimer = setInterval(() => {
       this.wake();
     }, pollMs).unref();
-    this.#schedulePurge();
     this.wake();
   }
 
@@ -127,7 +137,8 @@ export class UploadQueue {
    * past the memory bound, the worker reads them from the database as ever.
    */
   accepted(taskId: number, bytes: Buffer): void {
-    if (this.#state === 'running' && this.#freshUploadBytes + bytes.length <= MAX_FRESH_UPLOAD_BYTES) {
+    const reads = this.#state === 'running' && this.#context.options.queue.workers > 0;
+    if (reads && this.#freshUploadBytes + bytes.length <= MAX_FRESH_UPLOAD_BYTES) {
       this.#freshUploads.set(taskId, bytes);
       this.#freshUploadBytes += bytes.length;
     }
@@ -167,6 +178,7 @@ export class UploadQueue {
     this.#freshUploads.clear();
     this.#freshUploadBytes = 0;
     if (this.#purgeTimer !== null) clearTimeout(this.#purgeTimer);
+    await this.#purgeRole?.release();
     const allDone = (): Promise<unknown> =>
       Promise.allSettled([...this.#running.values()].map((run) => run.done));
     let grace: NodeJS.Timeout | undefined;
@@ -537,20 +549,25 @@ export class UploadQueue {
     const from = Math.max(now, after ?? now);
     const at = from + millisecondsUntil(purgeAt, from);
     this.#purgeTimer = setTimeout(() => {
-      this.#context.store.tasks
-        .purge()
-        .then(
-          (purged) => {
-            this.#log.info(purged, 'upload queue: purged finished tasks');
-          },
-          (error: unknown) => {
-            this.#log.error({ err: error }, 'upload queue: purging tasks failed');
-          },
-        )
-        .finally(() => {
-          this.#schedulePurge(at);
-        });
+      void this.#purge().finally(() => {
+        this.#schedulePurge(at);
+      });
     }, at - now).unref();
+  }
+
+  /** The purge itself, by the one server on the database that holds the role (db/engine.ts). */
+  async #purge(): Promise<void> {
+    const { store } = this.#context;
+    this.#purgeRole ??= store.exclusiveRole('nightly purge');
+    try {
+      if (!(await this.#purgeRole.held())) {
+        this.#log.info('upload queue: another server on this database purges finished tasks');
+        return;
+      }
+      this.#log.info(await store.tasks.purge(), 'upload queue: purged finished tasks');
+    } catch (error) {
+      this.#log.error({ err: error }, 'upload queue: purging tasks failed');
+    }
   }
 }
 

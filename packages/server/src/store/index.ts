@@ -18,6 +18,7 @@ import { Events } from './events.js';
 import { OAuth } from './oauth.js';
 import { OriginalFiles } from './original-files.js';
 import { PowerCurves } from './power-curves.js';
+import { RateWindows } from './rate-windows.js';
 import { UserPreferences } from './preferences.js';
 import { Sessions } from './sessions.js';
 import { SignInLinks } from './sign-in-links.js';
@@ -60,6 +61,8 @@ export class Store {
   readonly tasks: Tasks;
   /** the webhook outbox and delivery log (decisions.md §6; src/webhooks) */
   readonly webhooks: Webhooks;
+  /** the windows of the sign-in rate limits, shared by every server on the database (auth/rate-limit.ts) */
+  readonly rateWindows: RateWindows;
 
   constructor(
     { db, engine, generation }: Pick<OpenDatabase, 'db' | 'engine' | 'generation'>,
@@ -87,6 +90,7 @@ export class Store {
     this.clubs = new Clubs(context);
     this.tasks = new Tasks(context, options.queue.failedRetentionMs);
     this.webhooks = new Webhooks(context);
+    this.rateWindows = new RateWindows(context);
   }
 
   /** A role only one server on the database plays at a time (db/engine.ts). */
@@ -119,6 +123,7 @@ export { recordWithUrl } from './assets.js';
 export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
 export type { AssetChangeRow, NewAssetChange, SyncedAsset } from './changes.js';
 export type { EventFields } from './events.js';
+export type { RateWindows, WindowCount } from './rate-windows.js';
 export type { ClubRouteScope, ClubRow, ShareOutcome, SharedClub, UnshareOutcome } from './clubs.js';
 export { TASK_MESSAGES, TaskLeaseLostError } from './tasks.js';
 export {

@@ -4,6 +4,7 @@
  * ran. Each migration after 009 adds its undoing here.
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
+  DROP TABLE rate_windows;
   ALTER TABLE task_objects DROP COLUMN position;
   DROP TABLE user_preferences;
   DROP TABLE trip_power_curves;

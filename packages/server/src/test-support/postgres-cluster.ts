@@ -1,11 +1,12 @@
 /**
  * A throwaway PostgreSQL cluster for tests (issue 18): Debian's `initdb` and `pg_ctl` run as the
  * `postgres` user in a temporary directory, on a free port, listening on loopback and a private socket
- * folder; stopped and removed by `stop()`. About two seconds here. Tests that need it call
+ * folder; stopped and removed by `stop()`, or by a watchdog process when the process that started it
+ * ends without stopping it (a Vitest run killed by a signal runs no global teardown). About two seconds here. Tests that need it call
  * `postgresBinaries()` first and say that they skipped when it gives null (no PostgreSQL installed;
  * `.ci/run` installs it, so CI runs them).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -81,9 +82,11 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
+  const watchdog = stopWhenGone(process.pid, binaries, data, directory);
   return {
     url: (database) => `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`,
     stop() {
+      watchdog.kill();
       try {
         asClusterUser(binaries.pgCtl, ['--pgdata', data, '--mode', 'immediate', '--wait', 'stop']);
       } finally {
@@ -91,6 +94,25 @@ export async function startPostgresCluster(binaries: PostgresBinaries): Promise<
       }
     },
   };
+}
+
+/**
+ * A detached shell that waits for `pid` to end and then stops the cluster and removes its folder: the
+ * cluster is a process of its own and outlives a test run killed by SIGTERM, SIGINT or SIGKILL, which
+ * no handler inside that run could cover in every case. `stop()` kills the watchdog first.
+ */
+function stopWhenGone(pid: number, binaries: PostgresBinaries, data: string, directory: string) {
+  const script = [
+    `while kill -0 ${pid} 2>/dev/null; do sleep 1; done`,
+    `runuser -u ${CLUSTER_USER} -- "$0" --pgdata "$1" --mode immediate --wait stop`,
+    `rm -rf "$2"`,
+  ].join('\n');
+  const watchdog = spawn('sh', ['-c', script, binaries.pgCtl, data, directory], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  watchdog.unref();
+  return watchdog;
 }
 
 function freePort(): Promise<number> {

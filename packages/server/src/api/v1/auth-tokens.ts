@@ -63,14 +63,14 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
       const { user: credentials } = request.body as Body;
       const client = request.apiClient!;
       const throttle = request.server.signInThrottle;
-      throttle.assertAllowed(credentials.email, request.ip);
+      await throttle.assertAllowed(credentials.email, request.ip);
       const user = await context.store.users.authenticate(credentials.email, credentials.password);
       // One message for an unknown email and a wrong password (never reveal whether an email exists).
       if (user === undefined) {
-        throttle.recordFailure(credentials.email, request.ip);
+        await throttle.recordFailure(credentials.email, request.ip);
         throw notAuthorized('invalid email or password');
       }
-      throttle.recordSuccess(credentials.email, request.ip);
+      await throttle.recordSuccess(credentials.email, request.ip);
       const { row, token } = await context.store.authTokens.issue(user.id, client.id);
       return reply.code(201).send({
         auth_token: {

@@ -15,6 +15,7 @@ import * as boundedText from './009-bounded-text.js';
 import * as originalFiles from './010-original-files.js';
 import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
+import * as rateWindows from './013-rate-windows.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-original-files': originalFiles,
   '011-preferences': preferences,
   '012-task-object-order': taskObjectOrder,
+  '013-rate-windows': rateWindows,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,12 +7,14 @@ import * as baseline from './009-baseline.js';
 import * as originalFiles from './010-original-files.js';
 import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
+import * as rateWindows from './013-rate-windows.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '009-baseline': baseline,
   '010-original-files': originalFiles,
   '011-preferences': preferences,
   '012-task-object-order': taskObjectOrder,
+  '013-rate-windows': rateWindows,
 };
 
 export const postgresMigrationProvider: MigrationProvider = {
