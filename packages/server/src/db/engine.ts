@@ -52,6 +52,15 @@ export interface Engine {
    * own: when the process dies, its connection closes and another server's next `held()` takes it.
    */
   exclusiveRole(name: ExclusiveRoleName): ExclusiveRole;
+  /**
+   * A time (Unix ms, at most `nowMs`) such that every change stamped before it that will ever commit
+   * is committed already: the watermark of sync.json (issue 18, "a commit-ordered watermark"). A
+   * change is stamped with its server's clock inside its transaction, and may commit later than a
+   * change stamped after it (two servers' transactions), so a window ending at `nowMs` could miss it.
+   * SQLite: `nowMs` itself; its one connection runs one transaction at a time, so a read waits for
+   * the write in progress.
+   */
+  settledBefore(db: Kysely<Database>, nowMs: number): Promise<number>;
   /** Whether `error` is the database refusing a row that breaks a unique key. */
   isUniqueViolation(error: unknown): boolean;
 }

@@ -59,6 +59,13 @@ const ADVISORY_LOCKS = { ridesOfUser: 0x52_49_44_45, role: 0x52_4f_4c_45 } as co
 /** The second key of each role's advisory lock. */
 const ROLE_KEYS: Record<ExclusiveRoleName, number> = { 'webhook dispatcher': 1, 'nightly purge': 2 };
 
+/**
+ * How far apart the clocks of the servers on one database (and the database's own) may be, ms: a
+ * change is stamped with its server's clock, and the watermark of sync.json is another server's time.
+ * NTP keeps clocks far closer; the README asks for it.
+ */
+export const CLOCK_SKEW_MS = 1000;
+
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const UNIQUE_VIOLATION = '23505';
 
@@ -81,6 +88,21 @@ const postgresEngine = (url: string): Engine => ({
     await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.ridesOfUser}, ${userId}::int4)`.execute(db);
   },
   textAsBytes: (column) => sql<Buffer | null>`convert_to(${column}, 'UTF8')`,
+  /**
+   * Before the start of the oldest transaction on this database that has written and not ended (its
+   * stamps come after its start), and never later than this server's clock, both less the clocks'
+   * possible skew. pg_stat_activity is live (it is not the cumulative statistics): a transaction
+   * there is open now. Its rows of other roles' sessions hide xact_start; the servers share one role.
+   */
+  async settledBefore(db, nowMs) {
+    const { rows } = await sql<{ oldest: number | null }>`
+      SELECT (EXTRACT(EPOCH FROM min(xact_start)) * 1000)::float8 AS oldest
+      FROM pg_stat_activity
+      WHERE datname = current_database() AND backend_type = 'client backend'
+        AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`.execute(db);
+    const oldest = rows[0]?.oldest ?? Number.POSITIVE_INFINITY;
+    return Math.floor(Math.min(nowMs, oldest)) - CLOCK_SKEW_MS;
+  },
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION,
   exclusiveRole: (name) => advisoryRole(url, ROLE_KEYS[name]),
 });

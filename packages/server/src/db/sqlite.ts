@@ -180,6 +180,7 @@ const SQLITE_ENGINE: Engine = {
   integersOfJsonArray: (json) => sql<number>`(SELECT value FROM json_each(${json}))`,
   lockedForClaim: (query) => query,
   serializeRidesOf: () => Promise.resolve(),
+  settledBefore: (_db, nowMs) => Promise.resolve(nowMs),
   exclusiveRole: () => ({ held: () => Promise.resolve(true), release: () => Promise.resolve() }),
   textAsBytes: (column) => sql<Buffer | null>`CAST(${column} AS BLOB)`,
   isUniqueViolation: (error) =>

@@ -121,6 +121,14 @@ export class AssetChanges {
   }
 
   /**
+   * The time sync.json's next window starts at: every change stamped before it that will ever commit
+   * is in this answer or an earlier one (db/engine.ts; issue 18). Read before the changes themselves.
+   */
+  settledBefore(): Promise<number> {
+    return this.#context.engine.settledBefore(this.#context.db, this.#context.clock());
+  }
+
+  /**
    * The id of the newest change to `ownerId`'s assets of one kind, 0 when there is none. Every write to
    * routes and trips logs a change (see Assets), so this number moves whenever a list of them could
    * read differently: the v1 lists use it to tell whether a rendered page is still current.

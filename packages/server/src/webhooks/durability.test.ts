@@ -4,15 +4,13 @@
  * notifications undelivered; a new server on the same file, with the receiver up, delivers them all,
  * in order, in the same deliveries (the same x-service-delivery) the first one had begun.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { Track } from '@rideport/ridefile';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import type { WebhookOptions } from '../options.js';
 import { openPlatform, type Platform } from '../platform.js';
 import { onlyTrack } from '../test-support/assets.js';
+import { startServerProcess, type ChildServer } from '../test-support/child-server.js';
 import { databaseOptions } from '../test-support/database-options.js';
 import { reopenableDatabase } from '../test-support/test-database.js';
 import {
@@ -22,8 +20,6 @@ import {
   type ReceivedRequest,
 } from '../test-support/webhook-receiver.js';
 
-const SERVER_SCRIPT = fileURLToPath(new URL('../test-support/server-process.ts', import.meta.url));
-const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASE_URL = 'http://rideport.test';
 
 const WEBHOOKS: Partial<WebhookOptions> = {
@@ -34,63 +30,24 @@ const WEBHOOKS: Partial<WebhookOptions> = {
   backoffCapMs: 300,
 };
 
-type ServerProcess = ChildProcessByStdio<null, Readable, Readable>;
-
 let database: { location: string; remove(): void };
 let receiver: WebhookReceiver;
-const children: ServerProcess[] = [];
+const children: ChildServer[] = [];
 
 beforeEach(async () => {
   database = await reopenableDatabase();
   receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  children.length = 0;
+  for (const child of children.splice(0)) await child.kill();
   await receiver.down();
   database.remove();
 });
 
-/** Starts the server script on `databasePath` (a file or a postgres:// URL); resolves with its URL once it listens. */
-async function startServerProcess(databasePath: string): Promise<{ child: ServerProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=@rideport/source',
-      SERVER_SCRIPT,
-      databasePath,
-      JSON.stringify({ baseUrl: BASE_URL, webhooks: WEBHOOKS }),
-    ],
-    { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+async function startServer(databasePath: string): Promise<ChildServer> {
+  const child = await startServerProcess(databasePath, { baseUrl: BASE_URL, webhooks: WEBHOOKS });
   children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = stdout.split('\n', 2);
-      if (line.length === 2) resolve((JSON.parse(line[0]!) as { url: string }).url);
-    });
-    child.once('exit', (code) => {
-      reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
-    });
-  });
-  return { child, url };
-}
-
-function exited(child: ServerProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) =>
-    child.once('exit', () => {
-      resolve();
-    }),
-  );
+  return child;
 }
 
 // Two servers start from TypeScript sources (tsx): allow for a slow machine.
@@ -116,7 +73,7 @@ it(
       await receiver.down();
 
       // The first server: the receiver is down, so nothing can be delivered.
-      const first = await startServerProcess(databasePath);
+      const first = await startServer(databasePath);
       // A change through the first server's own API: its outbox row is written by that process.
       const deleted = await fetch(`${first.url}/api/v1/trips/${trips[0]}.json`, {
         method: 'DELETE',
@@ -127,9 +84,8 @@ it(
         async () => (await store.webhooks.recentAttempts(client.id, 10)).length >= 2,
         'failed attempts by the first server',
       );
-      first.child.kill('SIGKILL');
-      await exited(first.child);
-      expect(first.child.signalCode).toBe('SIGKILL');
+      await first.kill();
+      expect(first.process.signalCode).toBe('SIGKILL');
 
       const outbox = await store.webhooks.outboxOf(client.id);
       expect(outbox).toHaveLength(4);
@@ -141,13 +97,12 @@ it(
 
       // The second server, on the same file, with the receiver up.
       await receiver.up();
-      const second = await startServerProcess(databasePath);
+      const second = await startServer(databasePath);
       await waitUntil(
         async () => (await store.webhooks.pendingCount(client.id)) === 0,
         'everything delivered',
       );
-      second.child.kill('SIGTERM');
-      await exited(second.child);
+      await second.stop();
 
       const deliveries = new Map<string, ReceivedRequest>();
       for (const request of receiver.requests) {

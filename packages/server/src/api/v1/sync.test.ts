@@ -10,7 +10,18 @@ import {
   type Person,
   type TestServer,
 } from '../../test-support/server.js';
+import { CLOCK_SKEW_MS } from '../../db/postgres.js';
+import { isoTime } from '../../iso-time.js';
+import { databaseOptions } from '../../test-support/database-options.js';
+import { onPostgres, reopenableDatabase } from '../../test-support/test-database.js';
 import { parseIsoTime } from './sync.js';
+
+/**
+ * How far before the server's clock an answer's window ends when nothing is being written: on
+ * PostgreSQL, the servers' possible clock skew (db/postgres.ts, settledBefore); SQLite has one clock.
+ */
+const SETTLED_MS = onPostgres ? CLOCK_SKEW_MS : 0;
+const serviceTime = (): string => isoTime(server.clock.now - SETTLED_MS);
 
 let server: TestServer;
 let rider: Person;
@@ -89,8 +100,8 @@ describe('GET /api/v1/sync.json', () => {
         item('route', shortLived.row.id, 'deleted', '2026-03-01T12:04:00Z'),
       ],
       meta: {
-        service_datetime: '2026-03-01T12:05:00Z',
-        next_sync_url: `${BASE_URL}/api/v1/sync.json?since=2026-03-01T12%3A05%3A00Z&assets=routes%2Ctrips`,
+        service_datetime: serviceTime(),
+        next_sync_url: `${BASE_URL}/api/v1/sync.json?since=${encodeURIComponent(serviceTime())}&assets=routes%2Ctrips`,
       },
     });
 
@@ -106,11 +117,13 @@ describe('GET /api/v1/sync.json', () => {
 
   it('follows next_sync_url: the next answer has only what changed after the last one', async () => {
     await server.store.assets.createFromTrack(rider.id, ride());
-    server.clock.advance(1500);
+    server.clock.advance(2500);
     const first = await sync('since=1970-01-01&assets=trips&apikey=kept');
     const { next_sync_url: next, service_datetime: at } = first.json().meta;
-    expect(at).toBe('2026-03-01T12:00:01Z');
-    expect(next).toBe(`${BASE_URL}/api/v1/sync.json?since=2026-03-01T12%3A00%3A01Z&assets=trips&apikey=kept`);
+    expect(at).toBe(serviceTime());
+    expect(next).toBe(
+      `${BASE_URL}/api/v1/sync.json?since=${encodeURIComponent(serviceTime())}&assets=trips&apikey=kept`,
+    );
     // Nothing since: the window starts at the last answer's time (whole seconds, inclusive).
     const url = new URL(next);
     expect((await sync(url.search.slice(1))).json().items).toEqual([]);
@@ -118,14 +131,14 @@ describe('GET /api/v1/sync.json', () => {
     server.clock.advance(10_000);
     const later = await server.store.assets.createFromTrack(rider.id, ride());
     expect((await sync(url.search.slice(1))).json().items).toEqual([
-      item('trip', later.row.id, 'created', '2026-03-01T12:00:11Z'),
+      item('trip', later.row.id, 'created', '2026-03-01T12:00:12Z'),
     ]);
   });
 
   it('counts a change made in the same second as the previous answer again rather than losing it', async () => {
     server.clock.advance(400);
     const first = await sync('since=1970-01-01');
-    expect(first.json().meta.service_datetime).toBe('2026-03-01T12:00:00Z');
+    expect(first.json().meta.service_datetime).toBe(serviceTime());
     server.clock.advance(300);
     const sameSecond = await server.store.assets.createFromTrack(rider.id, ride());
     const next = new URL(first.json().meta.next_sync_url);
@@ -224,4 +237,42 @@ describe('parseIsoTime', () => {
       expect(parseIsoTime(text)).toBeNull();
     },
   );
+});
+
+describe('sync.json with several servers on one database (issue 18)', () => {
+  // On SQLite one server runs on a database, and a read waits for the write in progress.
+  it.runIf(onPostgres)('never misses a change that commits after a later answer was given', async () => {
+    const database = await reopenableDatabase();
+    // The real clock: the watermark compares the servers' stamps with the database's transactions.
+    const writer = await testServer({ ...databaseOptions(database.location), clock: Date.now });
+    const reader = await testServer({ ...databaseOptions(database.location), clock: Date.now });
+    try {
+      const person = await createPerson(writer, 'Late Rider');
+      const headers = { authorization: (await credentialsFor(writer, person)).basic };
+      const get = async (query: string) =>
+        (await reader.app.inject({ url: `/api/v1/sync.json?${query}`, headers })).json<SyncAnswer>();
+      let commit = (): void => undefined;
+      let announce: (id: number) => void = () => undefined;
+      const written = new Promise<number>((resolve) => (announce = resolve));
+      // A ride stored on one server, in a transaction that commits late (a slow upload's transaction).
+      const storing = writer.store.transaction(async (trx) => {
+        const created = await writer.store.assets.createFromTrack(person.id, ride(), {}, trx);
+        announce(created.row.id);
+        await new Promise<void>((resolve) => (commit = resolve));
+      });
+      const id = await written;
+      // Long enough that an answer ending at the reader's clock would start its next window after the stamp.
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const first = await get('since=1970-01-01');
+      expect(first.items).toEqual([]);
+      commit();
+      await storing;
+      const next = new URL(first.meta.next_sync_url);
+      expect((await get(next.search.slice(1))).items.map((entry) => entry.item_id)).toEqual([id]);
+    } finally {
+      await writer.close();
+      await reader.close();
+      database.remove();
+    }
+  });
 });

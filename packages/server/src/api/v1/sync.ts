@@ -96,9 +96,11 @@ export function syncRoutes(app: FastifyInstance, { context }: PluginOptions): Pr
         query.assets === undefined ? defaultKinds(client.webhookAssets) : parseAssets(query.assets);
       if (kinds === null) problems.push('assets must be a comma-separated list of routes, trips');
       if (sinceMs === null || kinds === null) throw badRequest(problems);
-      // Read before the query: a change made after this instant is in the next window (the window is
-      // inclusive and next_sync_url starts at this time cut to whole seconds, so nothing falls between).
-      const serviceDatetime = isoTime(context.options.clock());
+      // Read before the query: a change stamped after this instant is in the next window (the window is
+      // inclusive and next_sync_url starts at this time cut to whole seconds, so nothing falls between),
+      // and one stamped before it but committed later cannot be (issue 18: on PostgreSQL this instant
+      // waits for transactions still open; store/changes.ts).
+      const serviceDatetime = isoTime(await context.store.changes.settledBefore());
       const changed = await context.store.changes.since(user.id, sinceMs, kinds);
       return {
         items: changed.map((asset) => ({
