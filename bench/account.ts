@@ -3,6 +3,7 @@
  * starts (as `rideport admin` would).
  */
 import { openPlatform, type Store } from '@rideport/server';
+import { databaseOptionsOf } from './databases.js';
 
 export interface BenchAccount {
   userId: number;
@@ -22,9 +23,9 @@ export async function addBenchAccount(store: Store): Promise<BenchAccount> {
   return { userId: user.id, apiKey: client.apiKey, authToken: token };
 }
 
-/** The bench account in the database at `databasePath`. */
-export async function createBenchAccount(databasePath: string): Promise<BenchAccount> {
-  const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
+/** The bench account in the database at `location` (a SQLite file or a postgres:// URL). */
+export async function createBenchAccount(location: string): Promise<BenchAccount> {
+  const platform = await openPlatform({ ...databaseOptionsOf(location), baseUrl: 'http://127.0.0.1' });
   try {
     return await addBenchAccount(platform.store);
   } finally {

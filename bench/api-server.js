@@ -2,9 +2,12 @@
 // (autocannon, in the parent) each have a core and neither is charged for the other's work:
 //   node bench/api-server.js hello                       a bare Fastify app: GET /hello → {"hello":"world"}
 //   node bench/api-server.js bytes <file>                a bare Fastify app: GET /page → the file's bytes
-//   node bench/api-server.js api <database> <base url>   buildServer() from @rideport/server's build
+//   node bench/api-server.js api <database> <base url>   buildServer() from @rideport/server's build, on
+//                                                        a SQLite file or a postgres:// URL (the master
+//                                                        key from RIDEPORT_MASTER_KEY: bench/databases.ts)
 //   node bench/api-server.js upload-reference            the physical bound of bench/upload (below)
 // Listens on 127.0.0.1 on a free port and prints one JSON line, {"port": N}; stops on SIGTERM.
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
@@ -32,7 +35,17 @@ async function build() {
   }
   if (mode === 'upload-reference') return uploadReference();
   if (mode === 'api' && databasePath !== undefined && baseUrl !== undefined) {
-    return buildServer({ databasePath, baseUrl });
+    const onPostgres = databasePath.startsWith('postgres://');
+    return buildServer({
+      baseUrl,
+      databasePath: onPostgres ? '' : databasePath,
+      ...(onPostgres
+        ? {
+            databaseUrl: databasePath,
+            masterKey: Buffer.from(process.env.RIDEPORT_MASTER_KEY ?? '', 'base64'),
+          }
+        : {}),
+    });
   }
   throw new Error('usage: api-server.js hello | bytes <file> | api <database> <base url> | upload-reference');
 }

@@ -17,6 +17,10 @@
  * afresh costs (a cache miss, after every change to the library) is timed in-process and printed below
  * the table.
  *
+ * On PostgreSQL too (issue 18, "Figures"): the same library written into a database on a throwaway
+ * cluster (bench/databases.ts; skipped, and said, without PostgreSQL), served by the same build, and its
+ * routes index measured in the same rounds; printed as a ratio to SQLite's. Target: ≥ 70 %.
+ *
  * The servers run in processes of their own (bench/api-server.js; the API server from the package's
  * build, on a SQLite file in a temporary folder, as `rideport serve` runs it), so the server and
  * autocannon each have a core. The targets take turns, round after round, so machine noise falls on all
@@ -32,12 +36,15 @@ import { buildServer } from '@rideport/server';
 import autocannon from 'autocannon';
 import { CORPUS_SKIP_REASON, corpusAvailable, corpusFiles } from '../test/support/corpus.js';
 import { addBenchAccount } from './account.js';
+import { databaseOptionsOf, startBenchPostgres } from './databases.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { formatTable } from './table.js';
 import { median } from './child-timing.js';
 
 const ROUTES_IN_LIBRARY = 250;
 const PAGE_SIZE = 200;
+/** issue 18: the routes index on PostgreSQL at least this share of SQLite's requests/s */
+const POSTGRES_TARGET_RATIO = 0.7;
 const TRIP_POINTS = 10_000;
 /** Library routes come from tracks up to this size, so the database stays small. */
 const MAX_ROUTE_POINTS = 20_000;
@@ -56,7 +63,8 @@ const WARM_UP_SECONDS = 1;
 const MEASURE_SECONDS = 5;
 
 interface Library {
-  databasePath: string;
+  /** a SQLite file or a postgres:// URL */
+  location: string;
   authorization: string;
   tripId: number;
   /** ms to render a page of PAGE_SIZE routes afresh, in-process */
@@ -97,9 +105,8 @@ function benchTrip(tracks: { name: string; track: Track }[]): { name: string; tr
 }
 
 /** A user, an API client, an auth token, the route library and the trip, written through the store. */
-async function buildLibrary(directory: string, baseUrl: string): Promise<Library & { tripSource: string }> {
-  const databasePath = join(directory, 'rideport.sqlite');
-  const app = await buildServer({ databasePath, baseUrl });
+async function buildLibrary(location: string, baseUrl: string): Promise<Library & { tripSource: string }> {
+  const app = await buildServer({ ...databaseOptionsOf(location), baseUrl });
   try {
     const { store } = app.rideport;
     const { userId, apiKey, authToken } = await addBenchAccount(store);
@@ -121,7 +128,7 @@ async function buildLibrary(directory: string, baseUrl: string): Promise<Library
           { prefix: `${baseUrl}/api/v1/routes/`, suffix: '.json' },
         );
       }),
-      databasePath,
+      location,
       authorization: `Basic ${Buffer.from(`${apiKey}:${authToken}`).toString('base64')}`,
       tripId: created.row.id,
       routeCount: ROUTES_IN_LIBRARY,
@@ -201,13 +208,23 @@ async function benchmark(): Promise<void> {
 
   const directory = mkdtempSync(join(tmpdir(), 'rideport-bench-api-'));
   const servers: ServerProcess[] = [];
+  const postgres = await startBenchPostgres();
   try {
     const baseUrl = 'http://127.0.0.1:4242';
-    const library = await buildLibrary(directory, baseUrl);
+    const library = await buildLibrary(join(directory, 'rideport.sqlite'), baseUrl);
     const hello = await startServer(['hello']);
     servers.push(hello);
-    const api = await startServer(['api', library.databasePath, baseUrl]);
+    const api = await startServer(['api', library.location, baseUrl]);
     servers.push(api);
+    let postgresRoutesUrl: string | null = null;
+    let postgresHeaders = {};
+    if (!('skipped' in postgres)) {
+      const onPostgres = await buildLibrary(await postgres.newDatabase(), baseUrl);
+      const postgresApi = await startServer(['api', onPostgres.location, baseUrl]);
+      servers.push(postgresApi);
+      postgresRoutesUrl = `${postgresApi.url}/api/v1/routes.json?page_size=${PAGE_SIZE}`;
+      postgresHeaders = { authorization: onPostgres.authorization };
+    }
     const headers = { authorization: library.authorization };
     const routesUrl = `${api.url}/api/v1/routes.json?page_size=${PAGE_SIZE}`;
     // The same page's bytes from a bare Fastify route: what sending them costs on this machine, with
@@ -262,6 +279,17 @@ async function benchmark(): Promise<void> {
         }),
       },
       { label: tripLabel, url: tripUrl, headers, connections: CONNECTIONS, goal: null },
+      ...(postgresRoutesUrl === null
+        ? []
+        : [
+            {
+              label: `PostgreSQL: GET /api/v1/routes.json?page_size=${PAGE_SIZE}`,
+              url: postgresRoutesUrl,
+              headers: postgresHeaders,
+              connections: CONNECTIONS,
+              goal: null,
+            },
+          ]),
     ];
     console.log(
       [
@@ -336,8 +364,18 @@ async function benchmark(): Promise<void> {
       `A routes page rendered afresh (cache miss: count + page query, ${PAGE_SIZE} records spliced): ` +
         `${ms(library.renderMs)} ms median in-process, server time only.`,
     );
+    if (postgresRoutesUrl === null) {
+      console.log(`PostgreSQL: skipped (${'skipped' in postgres ? postgres.skipped : ''}).`);
+    } else {
+      const ofSqlite = ratioOf(runsOf(postgresRoutesUrl), runsOf(routesUrl));
+      console.log(
+        `routes index on PostgreSQL ÷ on SQLite: ${(ofSqlite * 100).toFixed(1)} % (` +
+          `${ofSqlite >= POSTGRES_TARGET_RATIO ? 'meets' : 'misses'} ≥ ${POSTGRES_TARGET_RATIO * 100} %)`,
+      );
+    }
   } finally {
     for (const server of servers) await server.stop();
+    if (!('skipped' in postgres)) postgres.stop();
     rmSync(directory, { recursive: true, force: true });
   }
 }

@@ -20,6 +20,13 @@
  *    each answer. Rides per second = uploads ÷ (last task finished − first task created), from the task
  *    rows. Targets: ≥ 50 rides/s, status median < 20 ms. Peer: the same probe with the server idle.
  *
+ * 3. Engines (issue 18, "Figures"): the same sustained ingest (ENGINE_UPLOADS hour rides, 8 uploaders
+ *    spread over the servers) on SQLite and on PostgreSQL with one, two and three server processes on
+ *    one database, each on a fresh database in the same run, and each rate as a ratio to SQLite's.
+ *    Target: PostgreSQL with one server ≥ 70 % of SQLite's rides/s. PostgreSQL runs on a throwaway
+ *    cluster with its durability settings on (bench/databases.ts); skipped, and said, without it.
+ *    `npm run bench:upload -- --engines-only` runs this part alone.
+ *
  * Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert wall-clock times.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,8 +36,9 @@ import { parseRideFile } from '@rideport/ridefile';
 import { openPlatform, type Platform } from '@rideport/server';
 import { Agent, request } from 'undici';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
-import { startServer } from './server-process.js';
+import { startServer, type ServerProcess } from './server-process.js';
 import { createBenchAccount } from './account.js';
+import { databaseOptionsOf, startBenchPostgres } from './databases.js';
 import { fitVariant, HOUR_FITS } from './rides.js';
 import { formatTable } from './table.js';
 
@@ -50,6 +58,8 @@ const TARGET_MEDIAN_MS = 100;
 const TARGET_P99_MS = 500;
 const TARGET_RIDES_PER_SECOND = 50;
 const TARGET_STATUS_MEDIAN_MS = 20;
+const ENGINE_UPLOADS = 240;
+const TARGET_POSTGRES_RATIO = 0.7;
 
 interface Account {
   query: string;
@@ -139,8 +149,8 @@ async function untilDone(url: string, account: Account, id: number): Promise<voi
 // ---------------------------------------------------------------------------------------------------
 // The server
 
-async function createAccount(databasePath: string): Promise<Account> {
-  const { apiKey, authToken } = await createBenchAccount(databasePath);
+async function createAccount(location: string): Promise<Account> {
+  const { apiKey, authToken } = await createBenchAccount(location);
   return { query: new URLSearchParams({ apikey: apiKey, auth_token: authToken }).toString() };
 }
 
@@ -260,8 +270,20 @@ async function main(): Promise<void> {
     console.log(CORPUS_SKIP_REASON);
     return;
   }
-  const headline = checkVariant(HEADLINE_FIT);
   const hourFiles = HOUR_FITS.map((name) => ({ name, bytes: readFit(name), ...checkVariant(name) }));
+  try {
+    if (!process.argv.includes('--engines-only')) await queueFigures(hourFiles);
+    await engineFigures(hourFiles);
+  } finally {
+    await agent.close();
+  }
+}
+
+type HourFile = { name: string; bytes: Uint8Array; points: number; hours: number };
+
+/** Parts 1 and 2, on SQLite. */
+async function queueFigures(hourFiles: HourFile[]): Promise<void> {
+  const headline = checkVariant(HEADLINE_FIT);
   const directory = mkdtempSync(join(tmpdir(), 'rideport-bench-upload-'));
   const databasePath = join(directory, 'rideport.sqlite');
   try {
@@ -322,7 +344,6 @@ async function main(): Promise<void> {
       reference = await latencyRuns(referenceServer.url, account, fenix);
     } finally {
       await referenceServer.stop();
-      await agent.close();
     }
 
     const platform = await openPlatform({ databasePath, baseUrl: 'http://127.0.0.1' });
@@ -441,6 +462,97 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Sustained ingest of ENGINE_UPLOADS hour rides on the database at `location` with `nodes` servers:
+ * 8 uploaders, upload k to server k mod nodes; rides/s from the task rows (first created → last
+ * finished).
+ */
+async function ingestOn(location: string, nodes: number, hourFiles: HourFile[]): Promise<number> {
+  const account = await createAccount(location);
+  const servers: ServerProcess[] = [];
+  for (let node = 0; node < nodes; node++)
+    servers.push(await startServer(['api', location, 'http://127.0.0.1']));
+  const ids: number[] = [];
+  try {
+    const files = Array.from({ length: ENGINE_UPLOADS }, (_, k) => {
+      const file = hourFiles[k % hourFiles.length]!;
+      return { name: file.name, bytes: fitVariant(file.bytes, ++variantCounter) };
+    });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: INGEST_UPLOADERS }, async () => {
+        for (let k = next++; k < ENGINE_UPLOADS; k = next++) {
+          ids.push(await upload(servers[k % nodes]!.url, account, files[k]!.name, files[k]!.bytes));
+        }
+      }),
+    );
+    for (;;) {
+      let pending = 0;
+      // status.json takes at most 200 ids at a time.
+      for (let i = 0; i < ids.length; i += 200) {
+        for (const task of await statuses(servers[0]!.url, account, ids.slice(i, i + 200))) {
+          if (task.status === 0) pending++;
+          else if (task.response_code !== 'success') throw new Error(`task ${task.id}: ${task.message}`);
+        }
+      }
+      if (pending === 0) break;
+      await sleep(100);
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+  const platform = await openPlatform({ ...databaseOptionsOf(location), baseUrl: 'http://127.0.0.1' });
+  try {
+    return (ENGINE_UPLOADS / (await serverTimes(platform, ids)).spanMs) * 1000;
+  } finally {
+    await platform.close();
+  }
+}
+
+/** Part 3: SQLite against PostgreSQL with one, two and three servers, in this run. */
+async function engineFigures(hourFiles: HourFile[]): Promise<void> {
+  const postgres = await startBenchPostgres();
+  if ('skipped' in postgres) {
+    console.log(`\n3. Engines: skipped (PostgreSQL is not installed here: ${postgres.skipped}).`);
+    return;
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'rideport-bench-engines-'));
+  try {
+    const sqlite = await ingestOn(join(directory, 'rideport.sqlite'), 1, hourFiles);
+    const rows: string[][] = [['SQLite, 1 server', sqlite.toFixed(1), '1.00×', '']];
+    const configurations = [
+      { nodes: 1, synchronousCommit: true },
+      { nodes: 1, synchronousCommit: false },
+      { nodes: 2, synchronousCommit: true },
+      { nodes: 3, synchronousCommit: true },
+    ];
+    for (const { nodes, synchronousCommit } of configurations) {
+      const rate = await ingestOn(await postgres.newDatabase({ synchronousCommit }), nodes, hourFiles);
+      const ratio = rate / sqlite;
+      const verdict =
+        nodes === 1
+          ? `${ratio >= TARGET_POSTGRES_RATIO ? 'meets' : 'misses'} ≥ ${TARGET_POSTGRES_RATIO * 100} %`
+          : '';
+      const commits = synchronousCommit ? '' : ', synchronous_commit off';
+      rows.push([
+        `PostgreSQL, ${nodes} server${nodes === 1 ? '' : 's'}${commits}`,
+        rate.toFixed(1),
+        `${ratio.toFixed(2)}×`,
+        verdict,
+      ]);
+    }
+    console.log(
+      `\n3. Engines: sustained ingest of ${ENGINE_UPLOADS} hour rides, ${INGEST_UPLOADERS} uploaders spread over the servers; each server in its own process with one parse worker per core (${availableParallelism()}), on one fresh database each. PostgreSQL on a throwaway cluster with its default durability (each commit waits for its WAL on disk), and once with synchronous_commit off, which is what SQLite's WAL with synchronous=NORMAL does (a power loss may lose the last moments, never corrupts). All uploads are one rider's, whose rides are stored one transaction at a time (the duplicate checks, issue 18).\n`,
+    );
+    console.log(
+      formatTable(['database', 'rides/s', '÷ SQLite', 'target'], rows, ['left', 'right', 'right', 'left']),
+    );
+  } finally {
+    postgres.stop();
     rmSync(directory, { recursive: true, force: true });
   }
 }

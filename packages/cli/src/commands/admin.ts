@@ -43,8 +43,8 @@ interface Subcommand {
 
 /** What a subcommand may need beyond the database. */
 interface AdminContext {
-  /** the data directory */
-  directory: string;
+  /** the data directory; null on a shared PostgreSQL database (--database), which has none */
+  directory: string | null;
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -246,12 +246,20 @@ const SUBCOMMANDS: Subcommand[] = [
     },
     async run(platform, values, context) {
       const user = await userOption(platform, values);
-      const baseUrl = optional(values, 'base-url') ?? (await runningServerUrl(context.directory));
+      let baseUrl = optional(values, 'base-url') ?? null;
       if (baseUrl === null) {
-        throw new CliError(
-          CliErrorCode.NOT_RUNNING,
-          `no Rideport server runs on ${context.directory}, and a link works only for 2 minutes: start rideport up (or rideport serve) on it, then run this again (or give the server's address with --base-url)`,
-        );
+        if (context.directory === null) {
+          throw new UsageError(
+            "admin sign-in-link: on PostgreSQL give --base-url <the servers' public address, e.g. https://rides.example>: there is no data directory to find a running server in",
+          );
+        }
+        baseUrl = await runningServerUrl(context.directory);
+        if (baseUrl === null) {
+          throw new CliError(
+            CliErrorCode.NOT_RUNNING,
+            `no Rideport server runs on ${context.directory}, and a link works only for 2 minutes: start rideport up (or rideport serve) on it, then run this again (or give the server's address with --base-url)`,
+          );
+        }
       }
       const url = await issueSignInLink(platform.store, new URL(baseUrl), user.id);
       const minutes = SIGN_IN_LINK_LIFETIME_MS / 60_000;
@@ -410,7 +418,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     });
     // Issue 20: as serve and up do at start, though admin claims no lock.
     if (shared === undefined) ownerOnlyDirectory(directory);
-    outcome = await subcommand.run(platform, values, { directory, env: io.env ?? {} });
+    outcome = await subcommand.run(platform, values, {
+      directory: shared === undefined ? directory : null,
+      env: io.env ?? {},
+    });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new OperationError(`admin ${name}`, error);

@@ -227,6 +227,36 @@ describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
     expect(worker.output()).toContain('SIGTERM: stopping (running uploads finish or go back to the queue)');
   });
 
+  it("admin sign-in-link on PostgreSQL: asks for the servers' address, and its link signs in on a server", async () => {
+    const url = await newDatabaseUrl();
+    await accountAndToken(url);
+    const on = ['--database', url, '--master-key-file', keyFile];
+    const refused = await rideport(['admin', 'sign-in-link', '--user', 'ops@example.com', ...on]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(
+      "admin sign-in-link: on PostgreSQL give --base-url <the servers' public address, e.g. https://rides.example>",
+    );
+    const base = await serve(url).listening();
+    const made = await rideport([
+      'admin',
+      'sign-in-link',
+      '--user',
+      'ops@example.com',
+      '--base-url',
+      base,
+      ...on,
+      '--json',
+    ]);
+    expect(made.stderr).toBe('');
+    const link = (JSON.parse(made.stdout) as { url: string }).url;
+    expect(link.startsWith(`${base}/sign-in/link?token=`)).toBe(true);
+    const opened = await request(link);
+    await opened.body.dump();
+    expect(opened.statusCode).toBe(303);
+    expect(opened.headers['location']).toBe('/dashboard');
+    expect(opened.headers['set-cookie']).toBeDefined();
+  });
+
   it('refuses in words to serve PostgreSQL without the shared master key, or with a wrong URL', async () => {
     const url = await newDatabaseUrl();
     const noKey = await rideport(['serve', '--database', url], undefined, {});
