@@ -194,6 +194,8 @@ describe('sync sources', () => {
       retryFailed: () => 0,
       chooseImport: () => false,
       addFolder: () => undefined,
+      removeSource: () => false,
+      restoreSource: () => false,
       tripSources: (ids) => new Map(ids.filter((id) => id % 2 === 1).map((id) => [id, `Edge <${id}>`])),
     };
     await start({ localSync: fake });
