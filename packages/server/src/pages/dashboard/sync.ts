@@ -200,7 +200,9 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
     <h2 id="sync-sources-heading">Sources</h2>
     ${
       status.sources.length === 0
-        ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
+        ? (status.removedSources ?? []).length === 0
+          ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
+          : html`<p>No folder or device is synced now. Add a folder below, or sync a removed one again.</p>`
         : html`<table>
             <thead>
               <tr>
@@ -243,6 +245,13 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
         </form>`;
       })}
   </section>`;
+}
+
+/** Every source's label by id, removed ones too: their rides stay in the history (issue 19). */
+function sourceLabels(status: ShownStatus): Map<string, string> {
+  return new Map(
+    [...status.sources, ...(status.removedSources ?? [])].map((source) => [source.id, source.label]),
+  );
 }
 
 /** "Remove" a folder, "Forget" a device (issue 19), and what that does, in words. */
@@ -327,7 +336,7 @@ function historyMessage(ride: ShownStatus['recent'][number], names: RideNames): 
 }
 
 function historySection(token: string, status: ShownStatus, names: RideNames): SafeHtml {
-  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  const labels = sourceLabels(status);
   return html`<section aria-labelledby="sync-history-heading">
     <h2 id="sync-history-heading">History</h2>
     ${
@@ -426,7 +435,7 @@ export function liveFragment(token: string, status: ShownStatus, names: RideName
 function waitingSection(status: ShownStatus): SafeHtml | string {
   const files = status.waitingFiles ?? [];
   if (files.length === 0) return '';
-  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  const labels = sourceLabels(status);
   const more = status.counts.waiting - files.length;
   return html`<section aria-labelledby="sync-waiting-heading">
     <h2 id="sync-waiting-heading">Not complete yet</h2>
