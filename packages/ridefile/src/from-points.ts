@@ -13,7 +13,7 @@ import { noWheelSensor, UNKNOWN_RECORDING } from './draft.js';
 import type { Stat, Track, TrackKind, TrackPoint } from './model.js';
 import { channelStats, PLAUSIBLE, temperatureSpec } from './summary/channels.js';
 import { Pauses } from './summary/clock.js';
-import { cumulativeDistance } from './summary/distance.js';
+import type { CumulativeDistance } from './summary/distance.js';
 import { stopSpeedMetersPerSecond } from './summary/stop-speed.js';
 import { timeTotals } from './summary/time.js';
 import { finishTrack } from './track.js';
@@ -106,14 +106,16 @@ export function elevationAndTemperature(points: readonly TrackPoint[]): {
   temperatureCelsius: Stat | null;
 } {
   const { columns } = pointColumns(points);
-  const pauses = new Pauses();
-  // The stop speed decides moving time only, never the seconds a value holds: any sport's will do.
-  const times = timeTotals(
-    columns,
-    cumulativeDistance(columns, pauses),
-    pauses,
-    stopSpeedMetersPerSecond(null),
-  );
+  // The distance and the stop speed decide moving time only, never the seconds a value holds: a track
+  // that covers no distance stands in, which spares measuring it (issue 19, bench/ride-page.ts).
+  const n = columns.length;
+  const noDistance: CumulativeDistance = {
+    meters: new Float64Array(n),
+    source: null,
+    measured: new Float64Array(n).fill(NaN),
+    spikeRows: new Set(),
+  };
+  const times = timeTotals(columns, noDistance, new Pauses(), stopSpeedMetersPerSecond(null));
   const [elevationMeters, temperatureCelsius] = channelStats(
     columns,
     [{ values: columns.e, zeros: 'keep', bounds: PLAUSIBLE.elevation }, temperatureSpec(columns)],
