@@ -10,9 +10,9 @@
  * Medians over the runs; skips (exit 0) without Chromium. Not part of `npm test`: tests never assert
  * wall-clock times.
  */
-import type { TrackPoint } from '@rideport/ridefile';
 import { trackFromPoints } from '@rideport/ridefile';
 import { chromiumAvailable, CHROMIUM_SKIP_REASON, launchChromium } from '../test/support/chromium.js';
+import { longRide } from '../test/support/long-ride.js';
 import { signedInPage, startPageServer } from '../test/support/page-server.js';
 import { median } from './child-timing.js';
 import { formatTable } from './table.js';
@@ -24,22 +24,6 @@ const SERVER_TARGET_MS = 100;
 const SCRIPT_TARGET_MS = 200;
 const EMAIL = 'bench.rider@example.com';
 const PASSWORD = 'correct horse bench';
-
-function longRide(count: number): TrackPoint[] {
-  const start = Date.parse('2025-07-14T05:30:00Z') / 1000;
-  return Array.from({ length: count }, (_, i) => {
-    const angle = (i / count) * 2 * Math.PI;
-    return {
-      x: 7.44 + 0.25 * Math.cos(angle) + 0.01 * Math.sin(i / 300),
-      y: 46.95 + 0.15 * Math.sin(angle),
-      e: 560 + 300 * Math.sin(angle * 3) + 5 * Math.sin(i / 20),
-      t: start + i,
-      h: Math.round(130 + 25 * Math.sin(i / 900)),
-      c: Math.round(85 + 8 * Math.sin(i / 120)),
-      p: Math.round(220 + 80 * Math.sin(i / 60)),
-    };
-  });
-}
 
 async function main(): Promise<void> {
   if (!chromiumAvailable) {

@@ -377,5 +377,77 @@ describe.skipIf(!chromiumAvailable)(
       await page.keyboard.press('Shift+Tab');
       await screenshot(page, 'dashboard-sync-keyboard');
     });
+
+    it('removes the watched folder after asking, syncs nothing new from it, and adds it back without uploading again (issue 19)', async () => {
+      const attemptsBefore = new Map(engine.status().recent.map((ride) => [ride.sha256, ride.attempts]));
+      const syncedBefore = engine.status().counts.synced;
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${url}/dashboard/sync`);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.locator('#sync-sources-heading').scrollIntoViewIfNeeded();
+        await screenshot(page, `dashboard-sync-sources-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/sync\/remove\?/),
+        page.getByRole('link', { name: `Remove ${watched}` }).click(),
+      ]);
+      expect(await page.textContent('h1')).toBe('Stop syncing this folder?');
+      expect((await page.textContent('main'))?.replace(/\s+/g, ' ')).toContain(
+        'The rides already synced from it stay on your dashboard, and are not uploaded again if you add it back.',
+      );
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 700 });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+        await screenshot(page, `dashboard-sync-remove-folder-question-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await Promise.all([
+        page.waitForURL(/notice=folder-removed$/),
+        page.getByRole('button', { name: 'Remove folder' }).click(),
+      ]);
+      expect(await page.textContent('.notice')).toContain('The folder was removed');
+      const removed = page.locator('.removed-sources li', { hasText: watched });
+      expect(await removed.count()).toBe(1);
+      expect(engine.status().sources.some((source) => source.path === watched)).toBe(false);
+
+      // A new ride dropped into the removed folder is not picked up, though a pass runs.
+      copyFileSync(
+        join(REPOSITORY_ROOT, 'fixtures/fit/smart-trainer.fit'),
+        join(watched, 'after-removal.fit'),
+      );
+      const lastPass = engine.status().lastPassAt;
+      await page.getByRole('button', { name: 'Sync now' }).click();
+      await expect.poll(() => engine.status().lastPassAt !== lastPass, { timeout: 30_000 }).toBe(true);
+      await page.goto(`${url}/dashboard/sync`);
+      expect(await historyRow('after-removal.fit').count()).toBe(0);
+      expect(engine.status().counts.synced, 'synced while removed').toBe(syncedBefore);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+        await removed.scrollIntoViewIfNeeded();
+        await screenshot(page, `dashboard-sync-folder-removed-${width}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // Added back: only the new ride is uploaded; the ones synced before are not sent again.
+      await page.fill('#folder-path', watched);
+      await Promise.all([
+        page.waitForURL(/notice=folder-added$/),
+        page.getByRole('button', { name: 'Add folder' }).click(),
+      ]);
+      await historyRow('after-removal.fit')
+        .locator('.state', { hasText: 'Synced' })
+        .waitFor({ timeout: 30_000 });
+      expect(await page.locator('.removed-sources').count()).toBe(0);
+      expect(engine.status().counts.synced, 'synced once added back').toBe(syncedBefore + 1);
+      // Each ride synced before was sent as often as before: none again.
+      const attemptsAfter = new Map(engine.status().recent.map((ride) => [ride.sha256, ride.attempts]));
+      for (const [sha256, attempts] of attemptsBefore) expect(attemptsAfter.get(sha256)).toBe(attempts);
+      expect(await historyRow('after-removal.fit').locator('a[href^="/dashboard/"]').count()).toBeGreaterThan(
+        0,
+      );
+    });
   },
 );

@@ -10,12 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RideportClient, undiciTransport } from '@rideport/client';
-import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
+import { parseRideFile, trackFromPoints } from '@rideport/ridefile';
 import { buildServer } from '@rideport/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot, SCREENSHOT_DIR } from './support/chromium.js';
 import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus, readFixture } from './support/corpus.js';
+import { longRide } from './support/long-ride.js';
 
 const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
 /** Another ride for the cut-off copy: a copy of CORPUS_RIDE, stored whole above, is the same recording. */
@@ -27,22 +28,6 @@ const LONG_RIDE_POINTS = 50_000;
 if (!corpusAvailable) console.warn(`[dashboard browser] ${CORPUS_SKIP_REASON}`);
 
 /** A synthetic ride of `count` points a second apart, with elevation, heart rate, cadence and power. */
-function longRide(count: number): TrackPoint[] {
-  const start = Date.parse('2025-07-14T05:30:00Z') / 1000;
-  return Array.from({ length: count }, (_, i) => {
-    const angle = (i / count) * 2 * Math.PI;
-    return {
-      x: 7.44 + 0.25 * Math.cos(angle) + 0.01 * Math.sin(i / 300),
-      y: 46.95 + 0.15 * Math.sin(angle),
-      e: 560 + 300 * Math.sin(angle * 3) + 5 * Math.sin(i / 20),
-      t: start + i,
-      h: Math.round(130 + 25 * Math.sin(i / 900)),
-      c: Math.round(85 + 8 * Math.sin(i / 120)),
-      p: Math.round(210 + 60 * Math.sin(i / 45)),
-    };
-  });
-}
-
 describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
   let directory: string | undefined;
   let app: Awaited<ReturnType<typeof buildServer>> | undefined;

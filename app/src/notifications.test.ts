@@ -38,6 +38,7 @@ function status(
   return {
     state,
     sources: [],
+    removedSources: [],
     counts: { found: recent.length, waiting: 0, queued: 0, uploading: 0, synced, failed: 0 },
     waitingFiles: [],
     recent,

@@ -6,6 +6,7 @@ function status(state: SyncState, extra: Partial<SyncStatus> = {}): SyncStatus {
   return {
     state,
     sources: [],
+    removedSources: [],
     counts: { found: 12, waiting: 0, queued: 0, uploading: 0, synced: 12, failed: 0 },
     waitingFiles: [],
     recent: [],

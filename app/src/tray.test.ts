@@ -8,6 +8,7 @@ function status(state: SyncStatus['state']): SyncStatus {
   return {
     state,
     sources: [],
+    removedSources: [],
     counts: { found: 0, waiting: 0, queued: 0, uploading: 0, synced: 0, failed: 0 },
     waitingFiles: [],
     recent: [],

@@ -10,7 +10,12 @@
  */
 import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from './columns.js';
 import { noWheelSensor, UNKNOWN_RECORDING } from './draft.js';
-import type { Track, TrackKind, TrackPoint } from './model.js';
+import type { Stat, Track, TrackKind, TrackPoint } from './model.js';
+import { channelStats, PLAUSIBLE, temperatureSpec } from './summary/channels.js';
+import { Pauses } from './summary/clock.js';
+import type { CumulativeDistance } from './summary/distance.js';
+import { stopSpeedMetersPerSecond } from './summary/stop-speed.js';
+import { timeTotals } from './summary/time.js';
 import { finishTrack } from './track.js';
 
 /** What `trackFromPoints` is told about the track beside its points. */
@@ -33,6 +38,35 @@ export interface TrackFromPointsOptions {
  * wheel-sensor values (`sensors.wheelSensor`) when any point has them.
  */
 export function trackFromPoints(points: readonly TrackPoint[], options: TrackFromPointsOptions = {}): Track {
+  const { columns, timed, wheel } = pointColumns(points);
+  return finishTrack({
+    kind: options.kind ?? (timed ? 'ride' : 'route'),
+    name: options.name ?? null,
+    sport: options.sport ?? null,
+    subSport: options.subSport ?? null,
+    startTime: null,
+    columns,
+    laps: [],
+    sensors: wheel
+      ? {
+          wheelSensor: true,
+          wheelSensorReason: 'the points carry speed or distance, which are sent only from a wheel sensor',
+          devices: [],
+        }
+      : noWheelSensor('the points carry no speed or distance'),
+    recorded: null,
+    calories: null,
+    device: options.device ?? null,
+    recording: UNKNOWN_RECORDING,
+  });
+}
+
+/** The points as the summary's columns; whether any has a time, and any a wheel-sensor value. */
+function pointColumns(points: readonly TrackPoint[]): {
+  columns: PointColumns;
+  timed: boolean;
+  wheel: boolean;
+} {
   const columns = new PointColumns(Math.max(points.length, 1), Math.max(points.length, 1));
   let timed = false;
   let wheel = false;
@@ -58,24 +92,34 @@ export function trackFromPoints(points: readonly TrackPoint[], options: TrackFro
       wheel = true;
     }
   }
-  return finishTrack({
-    kind: options.kind ?? (timed ? 'ride' : 'route'),
-    name: options.name ?? null,
-    sport: options.sport ?? null,
-    subSport: options.subSport ?? null,
-    startTime: null,
+  return { columns, timed, wheel };
+}
+
+/**
+ * Elevation and temperature by the summary's rules (channelStats, each value held for its seconds as
+ * timeTotals counts them), for points stored without their file (no pauses, no file totals): what
+ * the ride page's chart captions say, so they average as the summary does (issue 19: one function,
+ * not two). Temperature is summarize()'s `temperatureCelsius` of the same points.
+ */
+export function elevationAndTemperature(points: readonly TrackPoint[]): {
+  elevationMeters: Stat | null;
+  temperatureCelsius: Stat | null;
+} {
+  const { columns } = pointColumns(points);
+  // The distance and the stop speed decide moving time only, never the seconds a value holds: a track
+  // that covers no distance stands in, which spares measuring it (issue 19, bench/ride-page.ts).
+  const n = columns.length;
+  const noDistance: CumulativeDistance = {
+    meters: new Float64Array(n),
+    source: null,
+    measured: new Float64Array(n).fill(NaN),
+    spikeRows: new Set(),
+  };
+  const times = timeTotals(columns, noDistance, new Pauses(), stopSpeedMetersPerSecond(null));
+  const [elevationMeters, temperatureCelsius] = channelStats(
     columns,
-    laps: [],
-    sensors: wheel
-      ? {
-          wheelSensor: true,
-          wheelSensorReason: 'the points carry speed or distance, which are sent only from a wheel sensor',
-          devices: [],
-        }
-      : noWheelSensor('the points carry no speed or distance'),
-    recorded: null,
-    calories: null,
-    device: options.device ?? null,
-    recording: UNKNOWN_RECORDING,
-  });
+    [{ values: columns.e, zeros: 'keep', bounds: PLAUSIBLE.elevation }, temperatureSpec(columns)],
+    times.holdSeconds,
+  );
+  return { elevationMeters: elevationMeters ?? null, temperatureCelsius: temperatureCelsius ?? null };
 }

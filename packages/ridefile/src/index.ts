@@ -1,7 +1,7 @@
 export { parseFitFile, parseRideFile, parseRideFileColumns } from './parse.js';
 export { checkRideFileComplete } from './complete.js';
 export type { Completeness } from './complete.js';
-export { trackFromPoints } from './from-points.js';
+export { elevationAndTemperature, trackFromPoints } from './from-points.js';
 export type { TrackFromPointsOptions } from './from-points.js';
 export type { ParseOptions } from './parse.js';
 export { RideFileError, RideFileErrorCode, RideFileWarningCode, isRideFileError } from './errors.js';

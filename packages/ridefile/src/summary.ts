@@ -2,7 +2,7 @@ import type { PointColumns } from './columns.js';
 import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals, Stat, Summary, TimeSpan, Warning } from './model.js';
 import { normalizedPower } from './analysis.js';
-import { channelStats, PLAUSIBLE } from './summary/channels.js';
+import { channelStats, PLAUSIBLE, temperatureSpec } from './summary/channels.js';
 import { Pauses } from './summary/clock.js';
 import { cumulativeDistance, type CumulativeDistance } from './summary/distance.js';
 import { elevationGainLoss, elevationSummary } from './summary/elevation.js';
@@ -72,7 +72,7 @@ export function summarize(
       { values: columns.h, zeros: 'skip', bounds: PLAUSIBLE.heartRate },
       { values: columns.c, zeros: 'skip-in-average', bounds: PLAUSIBLE.cadence },
       { values: columns.p, zeros: 'keep', bounds: PLAUSIBLE.power },
-      { values: columns.T, zeros: 'keep', bounds: PLAUSIBLE.temperature },
+      temperatureSpec(columns),
     ],
     times.holdSeconds,
   );

@@ -401,3 +401,102 @@ describe('running', () => {
     expect((await engine.syncOnce()).counts.synced).toBe(1);
   });
 });
+
+describe('removing a folder and forgetting a device (issue 19)', () => {
+  it('stops picking up new files of a removed folder, while running and after a restart', async () => {
+    device.write('ride-1.gpx', gpxRide(1));
+    let engine = engineFor({ fullPassIntervalMs: 3_600_000 });
+    engine.start();
+    await until(() => engine.status().counts.synced === 1, 'the first ride synced');
+    const id = engine.status().sources[0]!.id;
+
+    expect(engine.removeSource(id)).toBe(true);
+    expect(engine.removeSource(id)).toBe(false);
+    expect(engine.status().sources).toEqual([]);
+    expect(engine.status().removedSources.map((source) => source.id)).toEqual([id]);
+    device.write('ride-2.gpx', gpxRide(2));
+    engine.syncNow();
+    // Two passes later (the watch closed, the pass that follows a removal): nothing new is found.
+    const passes = engine.status().lastPassAt;
+    await until(() => engine.status().lastPassAt !== passes, 'a pass after the removal');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(uploader.uploads).toHaveLength(1);
+    expect(engine.status().counts).toMatchObject({ found: 1, synced: 1, queued: 0 });
+
+    // `up --watch <folder>` names it again at the next start: it stays removed.
+    engine = await restart(engine);
+    expect(engine.status().sources).toEqual([]);
+    expect((await engine.syncOnce()).counts.found).toBe(1);
+    expect(uploader.uploads).toHaveLength(1);
+    // Its ride stays synced, and known to come from that folder.
+    expect(engine.tripSources([1]).get(1)).toBe(device.path);
+  });
+
+  it('does not upload the synced files again when the folder is added back, only the new ones', async () => {
+    for (let seed = 1; seed <= 3; seed++) device.write(`ride-${seed}.gpx`, gpxRide(seed));
+    let engine = engineFor();
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(3);
+    engine.removeSource(engine.status().sources[0]!.id);
+    device.write('ride-4.gpx', gpxRide(4));
+    engine = await restart(engine);
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(3);
+
+    engine.addFolder(device.path, { kind: 'all' });
+    expect(engine.status().removedSources).toEqual([]);
+    expect(engine.status().sources.map((source) => source.path)).toEqual([device.path]);
+    const status = await engine.syncOnce();
+    // Only ride 4, once: the three synced before are neither read again nor uploaded again.
+    expect(uploader.uploads.map((upload) => upload.filename)).toEqual([
+      ...uploader.uploads.slice(0, 3).map((upload) => upload.filename),
+      'ride-4.gpx',
+    ]);
+    expect(status.counts).toMatchObject({ found: 4, synced: 4, queued: 0, failed: 0 });
+  });
+
+  it('keeps rides queued from a removed folder waiting, and uploads them once it is back', async () => {
+    device.write('ride-1.gpx', gpxRide(1));
+    const engine = engineFor();
+    engine.pause();
+    await engine.syncOnce();
+    expect(engine.status().counts.queued).toBe(1);
+    const id = engine.status().sources[0]!.id;
+    engine.removeSource(id);
+    engine.resume();
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(0);
+    expect(engine.restoreSource(id)).toBe(true);
+    expect(engine.restoreSource(id)).toBe(false);
+    expect((await engine.syncOnce()).counts.synced).toBe(1);
+    expect(uploader.uploads).toHaveLength(1);
+  });
+
+  it('does not take up a forgotten device when it is plugged in again, until it is restored', async () => {
+    const media = join(data.path, 'media');
+    const activity = join(media, 'GARMIN', 'Garmin', 'Activity');
+    mkdirSync(activity, { recursive: true });
+    writeFileSync(join(activity, 'ride-1.gpx'), gpxRide(1));
+    let engine = engineFor({ folders: [], deviceRoots: [{ path: media, transport: 'mass-storage' }] });
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+    const id = engine.status().sources[0]!.id;
+    expect(engine.status().sources[0]!.kind).toBe('device');
+    expect(engine.removeSource(id)).toBe(true);
+
+    // Unplugged, a new ride recorded, plugged in again, and the engine restarted meanwhile.
+    writeFileSync(join(activity, 'ride-2.gpx'), gpxRide(2));
+    engine = await restart(engine, {
+      folders: [],
+      deviceRoots: [{ path: media, transport: 'mass-storage' }],
+    });
+    await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+    expect(engine.status().sources).toEqual([]);
+    expect(engine.status().removedSources).toMatchObject([{ id, kind: 'device', present: true }]);
+
+    expect(engine.restoreSource(id, { kind: 'all' })).toBe(true);
+    await engine.syncOnce();
+    expect(uploader.uploads.map((upload) => upload.filename)).toEqual(['ride-1.gpx', 'ride-2.gpx']);
+  });
+});

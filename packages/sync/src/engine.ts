@@ -134,7 +134,11 @@ export class SyncEngine {
     };
     this.#ledger = new Ledger(options.ledgerPath);
     this.#inbox = new Inbox(options.inboxFolder);
-    for (const folder of options.folders ?? []) this.addFolder(folder);
+    // A folder removed on the sync page stays removed though the host names it again (`up --watch`
+    // at every login): the page is where it is added back (issue 19).
+    for (const folder of options.folders ?? []) {
+      if (this.#ledger.removedSource(folderSourceId(folder)) === undefined) this.addFolder(folder);
+    }
   }
 
   /** Runs until stop(): a first pass now, then passes on every trigger. */
@@ -236,7 +240,10 @@ export class SyncEngine {
     return retried;
   }
 
-  /** Adds a folder as a source; a new one waits for chooseImport() unless a first import window is set. */
+  /**
+   * Adds a folder as a source; a new one waits for chooseImport() unless a first import window is set.
+   * A removed one comes back (restoreSource).
+   */
   addFolder(path: string, window: ImportWindow | undefined = this.#options.firstImport): SourceStatus {
     const absolute = resolve(path);
     const source: PendingSource = {
@@ -245,17 +252,53 @@ export class SyncEngine {
       path: absolute,
       label: absolute,
     };
-    if (this.#ledger.source(source.id) === undefined) this.#adopt(source, window);
+    if (this.#ledger.removedSource(source.id) !== undefined) this.restoreSource(source.id, window);
+    else if (this.#ledger.source(source.id) === undefined) this.#adopt(source, window);
     this.#requestPassIfRunning();
     return this.#sourceStatus(source.id)!;
   }
 
-  /** Forgets a source (its rides stay in the history and on the server). */
-  removeSource(id: string): void {
-    this.#ledger.removeSource(id);
-    this.#pending.delete(id);
+  /**
+   * Stops syncing a folder, or forgets a device (issue 19): no more passes over it, its watch is
+   * closed, files not whole yet are forgotten and rides still queued from it wait. Everything it
+   * synced stays synced, and stays known, so it is not uploaded again if the source comes back. A
+   * forgotten device is not taken up again when it is plugged in, until restoreSource(). A pass that
+   * is listing the source now finishes it. False when no such source is synced or awaits its import choice.
+   */
+  removeSource(id: string): boolean {
+    const waited = this.#pending.delete(id);
+    const removed = this.#ledger.removeSource(id, this.#options.nowMs());
+    if (!waited && !removed) return false;
     this.#present.delete(id);
     this.#changed();
+    // The next pass watches the folders that are left: the removed one's watch is closed there.
+    this.#requestPassIfRunning();
+    return true;
+  }
+
+  /**
+   * Syncs a removed folder or forgotten device again: files it has not seen are taken as `window` says
+   * (the first-import answer when undefined: all); those it synced before are not read again.
+   */
+  restoreSource(id: string, window: ImportWindow | undefined = this.#options.firstImport): boolean {
+    const importAfter = window === undefined ? null : importAfterMs(window, this.#options.nowMs());
+    if (!this.#ledger.restoreSource(id, importAfter)) return false;
+    this.#changed();
+    this.#requestPassIfRunning();
+    this.#kickUploads();
+    return true;
+  }
+
+  /** The removed folders and forgotten devices, for a page that offers to add them back. */
+  removedSources(): SourceStatus[] {
+    return this.#ledger.removedSources().map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      label: row.label,
+      path: row.path,
+      present: row.kind === 'device' ? this.#devices.has(row.id) : false,
+      awaitingImportChoice: false,
+    }));
   }
 
   /** The first-run answer for a source that waits for it: how far back to import. */
@@ -286,6 +329,7 @@ export class SyncEngine {
     return {
       state: this.#state(counts.queued + counts.uploading),
       sources,
+      removedSources: this.removedSources(),
       counts: {
         found: counts.queued + counts.uploading + counts.synced + counts.failed,
         waiting: this.#ledger.waitingFiles(),
@@ -415,7 +459,12 @@ export class SyncEngine {
       const detected = await detectDevices([...this.#options.deviceRoots]);
       this.#devices = new Map(detected.map((device) => [device.id, device]));
       for (const device of detected) {
-        if (this.#ledger.source(device.id) === undefined && !this.#pending.has(device.id)) {
+        // A forgotten device is not taken up again when it is plugged in (removeSource).
+        if (
+          this.#ledger.source(device.id) === undefined &&
+          this.#ledger.removedSource(device.id) === undefined &&
+          !this.#pending.has(device.id)
+        ) {
           const source: PendingSource = {
             id: device.id,
             kind: 'device',
@@ -456,6 +505,8 @@ export class SyncEngine {
     let diskFull: unknown = null;
     for (const source of sources) {
       if (this.#stopping) return;
+      // Removed while an earlier source was being listed (removeSource): not listed any more.
+      if (this.#ledger.source(source.row.id) === undefined) continue;
       try {
         const result = await collectSource(source.row, source.folders, this.#ledger, this.#inbox, {
           incompleteGraceMs: this.#options.incompleteGraceMs,

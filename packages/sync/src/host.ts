@@ -41,6 +41,8 @@ export interface EngineControls {
   retryFailed(): number;
   chooseImport(sourceId: string, window: string): boolean;
   addFolder(path: string, window: string | undefined): void;
+  removeSource(sourceId: string): boolean;
+  restoreSource(sourceId: string, window: string | undefined): boolean;
   tripSources(tripIds: readonly number[]): Map<number, string>;
 }
 
@@ -71,6 +73,9 @@ export function engineControls(engine: SyncEngine, userId: () => number | null):
     addFolder: (path, text) => {
       engine.addFolder(path, text === undefined ? undefined : window(text));
     },
+    removeSource: (sourceId) => engine.removeSource(sourceId),
+    restoreSource: (sourceId, text) =>
+      engine.restoreSource(sourceId, text === undefined ? undefined : window(text)),
     tripSources: (tripIds) => engine.tripSources(tripIds),
   };
 }

@@ -64,7 +64,9 @@ describe('the ledger keeps the server code of a failed ride (issue 16)', () => {
     first.close();
     // The ledger as the first migration left it.
     const raw = new Database(path);
-    raw.exec('ALTER TABLE rides DROP COLUMN duplicate; ALTER TABLE rides DROP COLUMN error_code');
+    raw.exec(
+      'ALTER TABLE rides DROP COLUMN duplicate; ALTER TABLE rides DROP COLUMN error_code; ALTER TABLE sources DROP COLUMN removed_at_ms',
+    );
     raw.pragma('user_version = 1');
     raw.close();
 
@@ -84,7 +86,7 @@ describe('the ledger', () => {
     // As the first version of the ledger left it.
     const sqlite = new Database(path);
     sqlite.exec(
-      'ALTER TABLE rides DROP COLUMN duplicate; ALTER TABLE rides DROP COLUMN error_code; PRAGMA user_version = 1;',
+      'ALTER TABLE rides DROP COLUMN duplicate; ALTER TABLE rides DROP COLUMN error_code; ALTER TABLE sources DROP COLUMN removed_at_ms; PRAGMA user_version = 1;',
     );
     sqlite
       .prepare(
@@ -97,6 +99,8 @@ describe('the ledger', () => {
 
     const migrated = new Ledger(path);
     try {
+      // Issue 19: sources of a ledger from before removal existed are all synced.
+      expect(migrated.removedSources()).toEqual([]);
       expect(migrated.history(10)).toMatchObject([
         { sha256: 'a', state: 'synced', tripIds: [7], duplicate: false },
       ]);

@@ -134,7 +134,13 @@ const MIGRATIONS: readonly string[] = [
   // two places of an index as large as the table. Queries name `state <> 'synced'` to use it.
   `DROP INDEX IF EXISTS rides_by_state;
    CREATE INDEX IF NOT EXISTS rides_unsettled ON rides (state, next_attempt_at_ms) WHERE state <> 'synced';`,
+  // Issue 19: a folder removed (or a device forgotten) on the sync page is marked, not deleted, so what
+  // was seen in it stays known: added back, its synced files are not read or uploaded again.
+  `ALTER TABLE sources ADD COLUMN removed_at_ms INTEGER;`,
 ];
+
+/** The sources removed on the sync page, whose queued rides wait (issue 19). */
+const REMOVED_SOURCE_IDS = 'SELECT id FROM sources WHERE removed_at_ms IS NOT NULL';
 
 interface SourceRecord {
   id: string;
@@ -250,14 +256,32 @@ export class Ledger {
     this.#migrate();
     const db = this.#db;
     this.#statements = {
-      sources: db.prepare<[], SourceRecord>('SELECT * FROM sources ORDER BY added_at_ms, id'),
-      source: db.prepare<[string], SourceRecord>('SELECT * FROM sources WHERE id = ?'),
+      sources: db.prepare<[], SourceRecord>(
+        'SELECT * FROM sources WHERE removed_at_ms IS NULL ORDER BY added_at_ms, id',
+      ),
+      source: db.prepare<[string], SourceRecord>(
+        'SELECT * FROM sources WHERE id = ? AND removed_at_ms IS NULL',
+      ),
+      removedSources: db.prepare<[], SourceRecord>(
+        'SELECT * FROM sources WHERE removed_at_ms IS NOT NULL ORDER BY removed_at_ms, id',
+      ),
+      removedSource: db.prepare<[string], SourceRecord>(
+        'SELECT * FROM sources WHERE id = ? AND removed_at_ms IS NOT NULL',
+      ),
       insertSource: db.prepare(
         `INSERT INTO sources (id, kind, path, label, import_after_ms, added_at_ms)
          VALUES (@id, @kind, @path, @label, @importAfterMs, @addedAtMs)
          ON CONFLICT (id) DO UPDATE SET path = excluded.path, label = excluded.label`,
       ),
-      removeSource: db.prepare('DELETE FROM sources WHERE id = ?'),
+      removeSource: db.prepare(
+        'UPDATE sources SET removed_at_ms = @nowMs WHERE id = @id AND removed_at_ms IS NULL',
+      ),
+      // Files not whole yet are looked at afresh if the source comes back; collected ones stay known.
+      forgetWaitingFiles: db.prepare(`DELETE FROM files WHERE source_id = ? AND state = 'waiting'`),
+      restoreSource: db.prepare(
+        `UPDATE sources SET removed_at_ms = NULL, import_after_ms = @importAfterMs
+         WHERE id = @id AND removed_at_ms IS NOT NULL`,
+      ),
       files: db.prepare<[string], FileRecord>('SELECT * FROM files WHERE source_id = ?'),
       upsertFile: db.prepare(
         `INSERT INTO files (source_id, relative_path, size_bytes, mtime_ms, state, sha256, reason, unchanged_since_ms)
@@ -274,10 +298,12 @@ export class Ledger {
       ),
       due: db.prepare<[number, number], RideRecord>(
         `SELECT * FROM rides WHERE state <> 'synced' AND state = 'queued' AND next_attempt_at_ms <= ?
+           AND source_id NOT IN (${REMOVED_SOURCE_IDS})
          ORDER BY found_at_ms, sha256 LIMIT ?`,
       ),
       nextAttempt: db.prepare<[], { at: number | null }>(
-        `SELECT min(next_attempt_at_ms) AS at FROM rides WHERE state <> 'synced' AND state = 'queued'`,
+        `SELECT min(next_attempt_at_ms) AS at FROM rides WHERE state <> 'synced' AND state = 'queued'
+           AND source_id NOT IN (${REMOVED_SOURCE_IDS})`,
       ),
       setState: db.prepare(
         `UPDATE rides SET state = @state, message = @message, error_code = NULL, updated_at_ms = @nowMs
@@ -391,9 +417,35 @@ export class Ledger {
     this.#statements.insertSource.run(source);
   }
 
-  /** Forgets a source and what was seen in it; its rides (and their upload state) stay. */
-  removeSource(id: string): void {
-    this.#statements.removeSource.run(id);
+  /**
+   * Stops syncing a source (issue 19): it is marked removed, and its files not whole yet are
+   * forgotten. What was collected from it, its rides and their upload state stay; rides still queued
+   * from it wait (dueRides leaves them out) until it is restored. False when no such source is synced.
+   */
+  removeSource(id: string, nowMs: number): boolean {
+    return this.#db.transaction(() => {
+      if (this.#statements.removeSource.run({ id, nowMs }).changes === 0) return false;
+      this.#statements.forgetWaitingFiles.run(id);
+      return true;
+    })();
+  }
+
+  /** Removed sources (removeSource), oldest removal first. */
+  removedSources(): SourceRow[] {
+    return this.#statements.removedSources.all().map(sourceRow);
+  }
+
+  removedSource(id: string): SourceRow | undefined {
+    const record = this.#statements.removedSource.get(id);
+    return record === undefined ? undefined : sourceRow(record);
+  }
+
+  /**
+   * Syncs a removed source again, with a new import window for files it has not seen; the files it
+   * collected before stay collected. False when the source was not removed.
+   */
+  restoreSource(id: string, importAfterMs: number | null): boolean {
+    return this.#statements.restoreSource.run({ id, importAfterMs }).changes > 0;
   }
 
   /** What was seen in a source, by relative path. */

@@ -87,6 +87,11 @@ export interface WaitingFile {
 export interface SyncStatus {
   state: SyncState;
   sources: SourceStatus[];
+  /**
+   * folders removed and devices forgotten on the sync page (issue 19): not synced until added back;
+   * what they synced stays synced
+   */
+  removedSources: SourceStatus[];
   counts: SyncCounts;
   /** the files counted in `counts.waiting` (at most 50, those waiting longest first) */
   waitingFiles: WaitingFile[];

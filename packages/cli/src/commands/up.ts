@@ -11,6 +11,7 @@ import {
   currentUser,
   defaultMountRoots,
   engineControls,
+  folderSourceId,
   renewCredentialsWhenRefused,
   SyncEngine,
   syncFolders,
@@ -175,9 +176,20 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     });
     const report = reportSync(engine, io, logFormat);
     engine.start();
-    announce(io, logFormat, describeSources(values.watch ?? [], values['no-devices'] !== true), {
+    // A --watch folder removed on the sync page stays removed (issue 19): said, so its absence is explained.
+    const removed = new Set(engine.removedSources().map((source) => source.id));
+    const watched = (values.watch ?? []).filter((folder) => !removed.has(folderSourceId(folder)));
+    announce(io, logFormat, describeSources(watched, values['no-devices'] !== true), {
       event: 'sync-started',
     });
+    for (const folder of (values.watch ?? []).filter((each) => removed.has(folderSourceId(each)))) {
+      announce(
+        io,
+        logFormat,
+        `sync: not watching ${folder}: it was removed on the dashboard's sync page; add it again there`,
+        { event: 'folder-removed', folder },
+      );
+    }
     const signal = await stopped;
     announce(io, logFormat, `${signal}: stopping`, { signal });
     repair();

@@ -22,12 +22,14 @@ export type Zeros = 'keep' | 'skip' | 'skip-in-average';
  * running cadences stay below 250 rpm, and air temperatures between -90 and 60 °C.
  */
 export const PLAUSIBLE: Readonly<
-  Record<'power' | 'heartRate' | 'cadence' | 'temperature', readonly [number, number]>
+  Record<'power' | 'heartRate' | 'cadence' | 'temperature' | 'elevation', readonly [number, number]>
 > = {
   power: [0, 3000],
   heartRate: [0, 250],
   cadence: [0, 300],
   temperature: [-90, 70],
+  // Below the Dead Sea's shore (-430 m) to above Everest (8,849 m): a GPS glitch's -9,999 is no reading.
+  elevation: [-500, 9000],
 };
 
 /** One channel to summarise: its values, how its zeros count, and the values it can hold. */
@@ -35,6 +37,11 @@ export interface ChannelSpec {
   values: Column;
   zeros: Zeros;
   bounds: readonly [number, number];
+}
+
+/** Temperature as the summary takes it: every value counts, zeros too. */
+export function temperatureSpec(columns: PointColumns): ChannelSpec {
+  return { values: columns.T, zeros: 'keep', bounds: PLAUSIBLE.temperature };
 }
 
 /**

@@ -35,6 +35,11 @@ export interface LocalSyncStatus {
     present: boolean;
     awaitingImportChoice: boolean;
   }[];
+  /**
+   * folders removed and devices forgotten (issue 19), the same shape as `sources`; absent from a host
+   * that cannot remove sources
+   */
+  removedSources?: LocalSyncStatus['sources'];
   counts: Record<'found' | 'waiting' | 'queued' | 'uploading' | 'synced' | 'failed', number>;
   recent: {
     sha256: string;
@@ -72,8 +77,12 @@ export interface LocalSync {
   retryFailed(): number;
   /** the first-run answer for a source awaiting it; false when no source awaits it; throws on a bad window */
   chooseImport(sourceId: string, window: string): boolean;
-  /** adds a folder source; throws on a bad window */
+  /** adds a folder source, or a removed one back; throws on a bad window */
   addFolder(path: string, window: string | undefined): void;
+  /** stops syncing a folder or forgets a device (issue 19); false when no such source is synced */
+  removeSource(sourceId: string): boolean;
+  /** syncs a removed folder or forgotten device again; false when it was not removed; throws on a bad window */
+  restoreSource(sourceId: string, window: string | undefined): boolean;
   /** the label of the folder or device each of these trips was synced from (trips not synced: left out) */
   tripSources(tripIds: readonly number[]): Map<number, string>;
 }

@@ -9,14 +9,15 @@ import { activityInWords } from '../../activity-words.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType, RouteRow, TripRow, Units, UserRow } from '../../db/schema.js';
-import { recordWarnings } from '../../store/asset-records.js';
+import { storedWarnings, warnedTrack } from '../../store/asset-records.js';
+import { saidWarnings } from '../../warning-words.js';
 import type { AssetRow } from '../../store/assets.js';
 import { csrfToken } from '../csrf.js';
 import { html, SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
-import { analyseRide } from '@rideport/ridefile';
+import { analyseRide, elevationAndTemperature, type Stat } from '@rideport/ridefile';
 import { isVirtualActivity } from '../../activity-words.js';
 import { rideTimeZone } from '../../ride-time-zone.js';
 import type { Preferences } from '../../store/preferences.js';
@@ -77,7 +78,7 @@ export async function assetPage<T extends AssetType>(
   const body = html`<p><a href="${words.path}">← All ${words.many}</a></p>
     ${changeNotice(request, type)}
     <h1>${row.name}</h1>
-    ${manageLinks(type, row.id)} ${fileNotice(type, row)}
+    ${manageLinks(type, row.id)} ${fileNotice(type, row, zone)}
     ${row.description !== null && html`<p>${row.description}</p>`}
     ${
       overlaps.length > 0 &&
@@ -92,7 +93,7 @@ export async function assetPage<T extends AssetType>(
     </section>
     ${trip !== null && analysisSection(analyseRide(columns, preferences))}
     ${showMap ? mapSection(data, trip?.time_zone ?? null) : noMapSection()}
-    ${chartsSection(data, words.one, trip, preferences.units)}
+    ${chartsSection(data, words.one, trip, elevationAndTemperature(points), preferences.units)}
     ${lapsSection(row.laps, zone, { columns, preferences })} ${clubs}
     <section aria-labelledby="downloads-heading">
       <h2 id="downloads-heading">Downloads</h2>
@@ -133,10 +134,11 @@ export async function assetPage<T extends AssetType>(
 /**
  * What was wrong with the file, in words, at the top of the page (issue 16: a cut-off ride must not
  * pass for a whole one): a note with a heading, which screen readers list among the page's headings.
- * Nothing for a sound file.
+ * Nothing for a sound file. Its times are in `zone`, the page's (issue 19: a virtual ride's in the
+ * rider's zone, not its virtual world's).
  */
-function fileNotice(type: AssetType, row: RouteRow | TripRow): SafeHtml | '' {
-  const warnings = recordWarnings(type, row);
+function fileNotice(type: AssetType, row: RouteRow | TripRow, zone: string): SafeHtml | '' {
+  const warnings = saidWarnings(storedWarnings(row.warnings), { ...warnedTrack(type, row), timeZone: zone });
   if (warnings.length === 0) return '';
   const heading = warnings.length === 1 ? 'A problem with the file' : 'Problems with the file';
   return html`<section class="notice file-notice" aria-labelledby="file-notice-heading">
@@ -284,37 +286,84 @@ function noMapSection(): SafeHtml {
   </section>`;
 }
 
+/** A chart's figures as its words give them: lowest, average and highest, in the rider's units. */
+export interface CaptionFigures {
+  min: number;
+  avg: number;
+  max: number;
+}
+
 /**
- * The averages the summary shows for a ride's speed, heart rate, cadence and power (ridefile's, over
- * time, a cadence of 0 left out; stored with the trip), so a chart's words never give another average than
- * the summary's (issue 19: 73 rpm in the summary, 68.5 on the chart). Other charts, and routes, average
- * their points.
+ * The figures a chart's words give: the summary's, so they never give another average than it (issue
+ * 19: 73 rpm in the summary, 68.5 on the chart), nor an average above their maximum. A ride's speed,
+ * heart rate, cadence and power are ridefile's summary values stored with the trip (over time, a
+ * cadence of 0 left out, implausible values left out); elevation and temperature, which the trip does
+ * not store, come from the same summary rules over the stored points (ridefile's
+ * elevationAndTemperature). The lowest speed, which the summary does not keep, and a route's speed,
+ * heart rate, cadence and power are those of the points.
  */
-function summaryAverage(chart: ChartSeries, trip: TripRow | null, units: Units): number {
-  const stored =
-    trip === null
-      ? null
-      : chart.key === 's'
-        ? trip.avg_speed === null
-          ? null
-          : trip.avg_speed * UNIT_SYSTEMS[units].speed.perKmh
-        : chart.key === 'h'
-          ? trip.avg_hr
-          : chart.key === 'c'
-            ? trip.avg_cad
-            : chart.key === 'p'
-              ? trip.avg_watts
-              : null;
-  return stored === null ? chart.avg : Math.round(stored * 10) / 10;
+export function captionFigures(
+  chart: ChartSeries,
+  trip: TripRow | null,
+  overTime: ReturnType<typeof elevationAndTemperature>,
+  units: Units,
+): CaptionFigures {
+  const system = UNIT_SYSTEMS[units];
+  const tenth = (value: number): number => Math.round(value * 10) / 10;
+  const converted = (stat: Stat | null, convert: (value: number) => number): CaptionFigures =>
+    stat === null
+      ? chart
+      : { min: tenth(convert(stat.min)), avg: tenth(convert(stat.avg)), max: tenth(convert(stat.max)) };
+  const stored = (
+    min: number | null,
+    avg: number | null,
+    max: number | null,
+    convert: (value: number) => number = (value) => value,
+  ): CaptionFigures =>
+    avg === null || max === null
+      ? chart
+      : {
+          min: min === null ? chart.min : tenth(convert(min)),
+          avg: tenth(convert(avg)),
+          max: tenth(convert(max)),
+        };
+  switch (chart.key) {
+    case 'e':
+      return converted(overTime.elevationMeters, (m) => m * system.elevation.perMetre);
+    case 'T':
+      return converted(overTime.temperatureCelsius, system.temperature.fromCelsius);
+    case 's':
+      return trip === null
+        ? chart
+        : stored(null, trip.avg_speed, trip.max_speed, (kmh) => kmh * system.speed.perKmh);
+    case 'h':
+      return trip === null ? chart : stored(trip.min_hr, trip.avg_hr, trip.max_hr);
+    case 'c':
+      return trip === null ? chart : stored(trip.min_cad, trip.avg_cad, trip.max_cad);
+    case 'p':
+      return trip === null ? chart : stored(trip.min_watts, trip.avg_watts, trip.max_watts);
+  }
 }
 
-function chartSummary(chart: ChartSeries, one: string, trip: TripRow | null, units: Units): string {
+function chartSummary(
+  chart: ChartSeries,
+  one: string,
+  trip: TripRow | null,
+  overTime: ReturnType<typeof elevationAndTemperature>,
+  units: Units,
+): string {
   const what = chart.derived ? `${chart.label} (computed from positions)` : chart.label;
-  const average = summaryAverage(chart, trip, units);
-  return `${what} over the ${one}: from ${chart.min} to ${chart.max} ${chart.unit}, average ${average} ${chart.unit}.`;
+  const { min, avg, max } = captionFigures(chart, trip, overTime, units);
+  return `${what} over the ${one}: from ${min} to ${max} ${chart.unit}, average ${avg} ${chart.unit}.`;
 }
 
-function chartsSection(data: DrawingData, one: string, trip: TripRow | null, units: Units): SafeHtml {
+function chartsSection(
+  data: DrawingData,
+  one: string,
+  trip: TripRow | null,
+  overTime: ReturnType<typeof elevationAndTemperature>,
+  units: Units,
+): SafeHtml {
   if (data.charts.length === 0) {
     return html`<section aria-labelledby="charts-heading">
       <h2 id="charts-heading">Charts</h2>
@@ -337,7 +386,8 @@ function chartsSection(data: DrawingData, one: string, trip: TripRow | null, uni
       (chart) =>
         html`<figure class="chart-figure">
           <figcaption id="chart-${chart.key}-caption">
-            <strong>${chart.label} (${chart.unit})</strong>: ${chartSummary(chart, one, trip, units)}
+            <strong>${chart.label} (${chart.unit})</strong>:
+            ${chartSummary(chart, one, trip, overTime, units)}
           </figcaption>
           <div
             class="chart"

@@ -1,7 +1,17 @@
-import { parseRideFile, trackFromPoints, type Track, type TrackPoint } from '@rideport/ridefile';
+import {
+  elevationAndTemperature,
+  parseRideFile,
+  trackFromPoints,
+  type Stat,
+  type Track,
+  type TrackPoint,
+} from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFixture } from '../../../../../test/support/corpus.js';
+import { corpusAvailable, readCorpus, readFixture } from '../../../../../test/support/corpus.js';
+import type { TripRow } from '../../db/schema.js';
+import { tripColumns } from '../../store/track-columns.js';
+import { captionFigures } from './asset-page.js';
 import type { LocalSync } from '../../api/v1/local-sync.js';
 import { onlyTrack } from '../../test-support/assets.js';
 import { Browser } from '../../test-support/browser.js';
@@ -194,6 +204,8 @@ describe('sync sources', () => {
       retryFailed: () => 0,
       chooseImport: () => false,
       addFolder: () => undefined,
+      removeSource: () => false,
+      restoreSource: () => false,
       tripSources: (ids) => new Map(ids.filter((id) => id % 2 === 1).map((id) => [id, `Edge <${id}>`])),
     };
     await start({ localSync: fake });
@@ -321,6 +333,20 @@ describe('the notice of a damaged or cut-off file (issue 16)', () => {
     expect(page.indexOf('file-notice-heading')).toBeLessThan(page.indexOf('summary-heading'));
   });
 
+  it("says the time of a virtual ride in the rider's zone, as the rest of the page (issue 19)", async () => {
+    // The same cut-off file, as a Zwift ride: its positions lie in Zurich's zone, the rider sits in New York.
+    const track = onlyTrack(readFixture('fit', 'truncated.fit'), 'truncated.fit');
+    track.sport = 'cycling';
+    track.subSport = 'virtual_activity';
+    const id = await storeRide(rider.id, track);
+    const preferences = await server.store.preferences.get(rider.id);
+    await server.store.preferences.save(rider.id, { ...preferences, timeZone: 'America/New_York' });
+    const page = (await browser.get(`/dashboard/rides/${id}`)).body;
+    expect(page).toContain('(America/New_York)');
+    // The last point is 08:00:24 UTC: 04:00 in New York (summer time), not Zurich's 10:00.
+    expect(notice(page)).toContain('This file ends early: the ride was read up to 04:00.');
+  });
+
   it('lists several problems, and none for a sound file or a route', async () => {
     const damaged = trackFromPoints(points(30, BASE), { name: 'Damaged', sport: 'cycling' });
     damaged.warnings = [
@@ -421,6 +447,84 @@ describe('downloads', () => {
     const parsed = parseRideFile(response.rawPayload, { format: 'gpx' });
     expect(parsed.tracks[0]!.kind).toBe('route');
     expect(parsed.tracks[0]!.points.length).toBe(40);
+  });
+});
+
+describe('chart captions (issue 19: the summary averages, one function)', () => {
+  /** The figures a chart's caption states, by its label, in the page's words. */
+  const caption = (page: string, label: string): { min: number; avg: number; max: number } => {
+    const figures = new RegExp(
+      `<strong>${label} \\([^)]*\\)</strong>:[^<]*from (-?[\\d.]+) to (-?[\\d.]+) [^,]*, average (-?[\\d.]+) `,
+    ).exec(page);
+    if (figures === null) throw new Error(`no ${label} caption`);
+    return { min: Number(figures[1]), max: Number(figures[2]), avg: Number(figures[3]) };
+  };
+  const tenths = (stat: Stat): { min: number; avg: number; max: number } => ({
+    min: Math.round(stat.min * 10) / 10,
+    avg: Math.round(stat.avg * 10) / 10,
+    max: Math.round(stat.max * 10) / 10,
+  });
+
+  it.skipIf(!corpusAvailable)('give the summary values on a corpus file', async () => {
+    await start();
+    const track = onlyTrack(readCorpus('fitfilefaker__palisade.fit'), 'palisade.fit');
+    const id = await storeRide(rider.id, track);
+    const page = (await browser.get(`/dashboard/rides/${id}`)).body;
+    const { summary } = track;
+    expect(caption(page, 'Temperature')).toEqual(tenths(summary.temperatureCelsius!));
+    for (const [label, stat] of [
+      ['Heart rate', summary.heartRateBpm],
+      ['Cadence', summary.cadenceRpm],
+      ['Power', summary.powerWatts],
+    ] as const) {
+      if (stat !== null) expect(caption(page, label), label).toEqual(tenths(stat));
+    }
+    // Elevation, which the summary does not average, by the same rules (each value held for its time).
+    expect(caption(page, 'Elevation')).toEqual(
+      tenths(elevationAndTemperature(track.points).elevationMeters!),
+    );
+  });
+
+  it('never state an average above the maximum or below the minimum they give', () => {
+    const point = fc.record(
+      {
+        gap: fc.integer({ min: 0, max: 120 }),
+        x: fc.double({ min: 7, max: 8, noNaN: true }),
+        y: fc.double({ min: 46, max: 47, noNaN: true }),
+        e: fc.double({ min: -12_000, max: 12_000, noNaN: true }),
+        s: fc.double({ min: 0, max: 30, noNaN: true }),
+        h: fc.integer({ min: 0, max: 300 }),
+        c: fc.integer({ min: 0, max: 400 }),
+        p: fc.integer({ min: 0, max: 4000 }),
+        T: fc.double({ min: -120, max: 90, noNaN: true }),
+      },
+      { requiredKeys: ['gap'] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(point, { minLength: 1, maxLength: 200 }),
+        fc.constantFrom('metric' as const, 'imperial' as const),
+        (drawn, units) => {
+          let t = BASE;
+          const rows: TrackPoint[] = drawn.map(({ gap, ...values }) => {
+            t += gap;
+            return { ...values, t };
+          });
+          const track = trackFromPoints(rows, { sport: 'cycling' });
+          const trip = tripColumns(track) as unknown as TripRow;
+          const overTime = elevationAndTemperature(rows);
+          for (const chart of drawingData(readColumns(rows), units).charts) {
+            for (const row of [trip, null]) {
+              const { min, avg, max } = captionFigures(chart, row, overTime, units);
+              expect(avg, chart.key).toBeLessThanOrEqual(max);
+              // Speed's summary average is distance over moving time, which a ride that never moved
+              // gives as 0, below its slowest sample; every other average lies within what it averages.
+              if (chart.key !== 's') expect(avg, chart.key).toBeGreaterThanOrEqual(min);
+            }
+          }
+        },
+      ),
+    );
   });
 });
 

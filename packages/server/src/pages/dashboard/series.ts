@@ -143,7 +143,23 @@ export function readColumns(points: readonly TrackPoint[]): Columns {
   return columns;
 }
 
-const hasAny = (values: Float64Array): boolean => values.some((value) => !Number.isNaN(value));
+/** Whether any value is a number. Plain loops here: typed arrays' some, find and map call a function per value. */
+function hasAny(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) if (values[i] === values[i]) return true;
+  return false;
+}
+
+function firstNumber(values: Float64Array): number | undefined {
+  for (let i = 0; i < values.length; i++) if (values[i] === values[i]) return values[i];
+  return undefined;
+}
+
+/** `values` in the rider's units (NaN stays NaN). */
+function converted(values: Float64Array, convert: (value: number) => number): Float64Array {
+  const result = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) result[i] = convert(values[i]!);
+  return result;
+}
 
 export function drawingData(columns: Columns, units: Units = 'metric'): DrawingData {
   const n = columns.length;
@@ -151,7 +167,7 @@ export function drawingData(columns: Columns, units: Units = 'metric'): DrawingD
   const metresPerDistanceUnit = 1 / UNIT_SYSTEMS[units].distance.perMetre;
   const seconds = new Float64Array(n).fill(NaN);
   const meters = new Float64Array(n).fill(NaN);
-  const t0 = t.find((value) => !Number.isNaN(value));
+  const t0 = firstNumber(t);
   const hasWheelDistance = hasAny(d);
 
   // pausesUpTo[i]: the pauses at or before row i, so a drawn series knows if one lies between two points.
@@ -216,7 +232,7 @@ export function drawingData(columns: Columns, units: Units = 'metric'): DrawingD
     const derived = key === 's' && !wheelSpeeds;
     const stored = derived ? speedFromPositions(seconds, meters) : columns[key];
     if (stored === null) continue;
-    const values = stored.map((value) => convert(value));
+    const values = converted(stored, convert);
     const stats = statistics(values);
     // No channel at all, or a speed of nothing but zeros (a trainer without a wheel sensor): no chart.
     if (stats === null || (key === 's' && stats.max === 0)) continue;

@@ -115,6 +115,16 @@ class RecordingSync implements LocalSync {
         })),
       ],
       lastPassAt: '2026-03-01T11:59:00.000Z',
+      removedSources: [
+        {
+          id: 'device:forgotten',
+          kind: 'device',
+          label: 'Old Edge <520>',
+          path: '/media/EDGE',
+          present: true,
+          awaitingImportChoice: false,
+        },
+      ],
       waitingFiles: [
         {
           sourceId: 'device:garmin',
@@ -148,6 +158,14 @@ class RecordingSync implements LocalSync {
   }
   addFolder(path: string, window: string | undefined): void {
     this.calls.push(`folder ${path} ${window ?? '-'}`);
+  }
+  removeSource(sourceId: string): boolean {
+    this.calls.push(`remove ${sourceId}`);
+    return true;
+  }
+  restoreSource(sourceId: string, window: string | undefined): boolean {
+    this.calls.push(`restore ${sourceId} ${window ?? '-'}`);
+    return sourceId === 'device:forgotten';
   }
   tripSources(): Map<number, string> {
     return new Map();
@@ -446,6 +464,98 @@ describe('the sync buttons', () => {
     });
     expect(notWaiting.statusCode).toBe(400);
     expect(sync.calls).toEqual(['import folder:/home/rider/Rides all']);
+  });
+});
+
+describe('removing a folder and forgetting a device (issue 19)', () => {
+  it('asks on a page of its own, in words, then removes with a POST and redirects back', async () => {
+    const { browser, sync } = await setUp();
+    const page = (await browser.get('/dashboard/sync')).body;
+    expect(page).toContain(
+      `href="/dashboard/sync/remove?source_id=${encodeURIComponent('folder:/home/rider/Rides')}"`,
+    );
+    expect(page).toMatch(/aria-label="Forget Garmin Edge &lt;530&gt;"\s*>Forget</);
+    expect(page).toMatch(/aria-label="Remove \/home\/rider\/Rides"\s*>Remove</);
+    // The forgotten device, with "Sync again".
+    expect(page).toContain('Removed folders and forgotten devices');
+    expect(page).toContain('<code>Old Edge &lt;520&gt;</code>');
+    expect(page).toContain('aria-label="Sync Old Edge &lt;520&gt; again"');
+
+    const question = await browser.get(
+      `/dashboard/sync/remove?source_id=${encodeURIComponent('folder:/home/rider/Rides')}`,
+    );
+    expect(question.statusCode).toBe(200);
+    expect(question.body).toContain('<h1>Stop syncing this folder?</h1>');
+    expect(question.body).toContain('The rides already synced from it stay on your dashboard');
+    expect(question.body).toContain('<button type="submit">Remove folder</button>');
+    expect(question.body).toContain('<a href="/dashboard/sync">Cancel</a>');
+    // Asking changes nothing.
+    expect(sync.calls).toEqual([]);
+    const device = await browser.get('/dashboard/sync/remove?source_id=device%3Agarmin');
+    expect(device.body).toContain('<h1>Forget this device?</h1>');
+    expect(device.body).toContain('It will not be synced when it is plugged in');
+
+    const token = csrfTokenIn(question.body);
+    const removed = await browser.post('/dashboard/sync/remove', {
+      _csrf: token,
+      source_id: 'folder:/home/rider/Rides',
+    });
+    expect([removed.statusCode, removed.headers.location]).toEqual([
+      303,
+      '/dashboard/sync?notice=folder-removed',
+    ]);
+    const forgotten = await browser.post('/dashboard/sync/remove', {
+      _csrf: token,
+      source_id: 'device:garmin',
+    });
+    expect(forgotten.headers.location).toBe('/dashboard/sync?notice=device-forgotten');
+    const restored = await browser.post('/dashboard/sync/restore', {
+      _csrf: token,
+      source_id: 'device:forgotten',
+    });
+    expect(restored.headers.location).toBe('/dashboard/sync?notice=restored');
+    expect(sync.calls).toEqual([
+      'remove folder:/home/rider/Rides',
+      'remove device:garmin',
+      'restore device:forgotten -',
+    ]);
+    expect((await browser.get('/dashboard/sync?notice=folder-removed')).body).toContain(
+      'The folder was removed: it is not synced any more.',
+    );
+  });
+
+  it('refuses without a CSRF token, and says so of a source that is not synced, to anyone else 403', async () => {
+    const { browser, sync } = await setUp();
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    expect(
+      (await browser.post('/dashboard/sync/remove', { source_id: 'folder:/home/rider/Rides' })).statusCode,
+    ).toBe(403);
+    const unknown = await browser.post('/dashboard/sync/remove', {
+      _csrf: token,
+      source_id: 'folder:/nowhere',
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.body).toContain('No folder or device with that name is synced now.');
+    const empty = await browser.post('/dashboard/sync/remove', { _csrf: token });
+    expect(empty.statusCode).toBe(400);
+    expect((await browser.get('/dashboard/sync/remove?source_id=folder%3A%2Fnowhere')).statusCode).toBe(404);
+    const notRemoved = await browser.post('/dashboard/sync/restore', {
+      _csrf: token,
+      source_id: 'device:garmin',
+    });
+    expect(notRemoved.statusCode).toBe(404);
+    expect(sync.calls).toEqual(['restore device:garmin -']);
+
+    const other = await setUp({ engine: 'someone else' });
+    const otherToken = await other.browser.csrfTokenOf('/dashboard/sync');
+    expect((await other.browser.get('/dashboard/sync/remove?source_id=device%3Agarmin')).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await other.browser.post('/dashboard/sync/remove', { _csrf: otherToken, source_id: 'device:garmin' }))
+        .statusCode,
+    ).toBe(403);
+    expect(other.sync.calls).toEqual([]);
   });
 });
 

@@ -20,6 +20,10 @@
  *   POST /dashboard/sync/retry           sha256=<hex> or sha256=all
  *   POST /dashboard/sync/import          source_id, window=all|new|days, days
  *   POST /dashboard/sync/folders         path, window=all|new|days, days
+ *   GET  /dashboard/sync/remove          ?source_id=<id>: asks, in words, before a folder is removed
+ *                                        or a device forgotten (issue 19)
+ *   POST /dashboard/sync/remove          source_id
+ *   POST /dashboard/sync/restore         source_id: a removed folder or forgotten device synced again
  *   POST /dashboard/sync/upload          multipart: _csrf, then file
  */
 import multipart from '@fastify/multipart';
@@ -27,7 +31,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
-import { badRequest, forbidden } from '../../errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import { inWords } from '../../queue/one-ride.js';
 import { idParameter } from '../../whole-numbers.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
@@ -60,6 +64,7 @@ const MAX_IMPORT_DAYS = 99_999;
 
 type ShownStatus = LocalSyncStatus;
 type ShownState = LocalSyncStatus['state'];
+type ShownSource = LocalSyncStatus['sources'][number];
 
 // ---------------------------------------------------------------------------------------------------
 // Rendering
@@ -74,6 +79,11 @@ const NOTICES: Record<string, string> = {
   'nothing-to-retry': 'There was no failed ride to retry.',
   imported: 'The source will be imported as you chose.',
   'folder-added': 'The folder was added.',
+  'folder-removed':
+    'The folder was removed: it is not synced any more. The rides synced from it stay on your dashboard.',
+  'device-forgotten':
+    'The device was forgotten: it is not synced when it is plugged in. The rides synced from it stay on your dashboard.',
+  restored: 'The source is synced again. Files it synced before are not uploaded again.',
 };
 
 function utc(iso: string | number): SafeHtml {
@@ -190,13 +200,16 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
     <h2 id="sync-sources-heading">Sources</h2>
     ${
       status.sources.length === 0
-        ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
+        ? (status.removedSources ?? []).length === 0
+          ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
+          : html`<p>No folder or device is synced now. Add a folder below, or sync a removed one again.</p>`
         : html`<table>
             <thead>
               <tr>
                 <th scope="col">Source</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Present</th>
+                <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
             <tbody>
@@ -206,11 +219,20 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
                     <td><code>${source.label}</code></td>
                     <td>${source.kind === 'device' ? 'Device' : 'Folder'}</td>
                     <td>${source.present ? 'Present' : 'Not present'}</td>
+                    <td>
+                      <a
+                        href="${SYNC_PAGE}/remove?source_id=${encodeURIComponent(source.id)}"
+                        data-focus="remove:${source.id}"
+                        aria-label="${removeWords(source).verb} ${source.label}"
+                        >${removeWords(source).verb}</a
+                      >
+                    </td>
                   </tr>`,
               )}
             </tbody>
           </table>`
     }
+    ${removedSection(token, status.removedSources ?? [])}
     ${status.sources
       .filter((source) => source.awaitingImportChoice)
       .map((source, index) => {
@@ -223,6 +245,51 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
         </form>`;
       })}
   </section>`;
+}
+
+/** Every source's label by id, removed ones too: their rides stay in the history (issue 19). */
+function sourceLabels(status: ShownStatus): Map<string, string> {
+  return new Map(
+    [...status.sources, ...(status.removedSources ?? [])].map((source) => [source.id, source.label]),
+  );
+}
+
+/** "Remove" a folder, "Forget" a device (issue 19), and what that does, in words. */
+function removeWords(source: ShownSource): { verb: string; title: string; consequence: string } {
+  if (source.kind === 'device') {
+    return {
+      verb: 'Forget',
+      title: 'Forget this device?',
+      consequence:
+        'It will not be synced when it is plugged in, until you choose "Sync again" for it on the Sync page.',
+    };
+  }
+  return {
+    verb: 'Remove',
+    title: 'Stop syncing this folder?',
+    consequence:
+      'Rideport stops looking in it; files still being copied into it are not uploaded. Add it again on the Sync page to sync it again.',
+  };
+}
+
+/** Removed folders and forgotten devices (issue 19), each with "Sync again". */
+function removedSection(token: string, removed: readonly ShownSource[]): SafeHtml | string {
+  if (removed.length === 0) return '';
+  return html`<h3 id="sync-removed-heading">Removed folders and forgotten devices</h3>
+    <p>These are not synced. The rides synced from them stay on your dashboard.</p>
+    <ul class="removed-sources" aria-labelledby="sync-removed-heading">
+      ${removed.map(
+        (source) =>
+          html`<li>
+            ${source.kind === 'device' ? 'Device' : 'Folder'} <code>${source.label}</code>
+            ${button(token, 'restore', 'Sync again', {
+              focus: `restore:${source.id}`,
+              fields: { source_id: source.id },
+              ariaLabel: `Sync ${source.label} again`,
+            })}
+          </li>`,
+      )}
+    </ul>`;
 }
 
 const COUNT_LABELS: ReadonlyArray<[keyof ShownStatus['counts'], string]> = [
@@ -269,7 +336,7 @@ function historyMessage(ride: ShownStatus['recent'][number], names: RideNames): 
 }
 
 function historySection(token: string, status: ShownStatus, names: RideNames): SafeHtml {
-  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  const labels = sourceLabels(status);
   return html`<section aria-labelledby="sync-history-heading">
     <h2 id="sync-history-heading">History</h2>
     ${
@@ -368,7 +435,7 @@ export function liveFragment(token: string, status: ShownStatus, names: RideName
 function waitingSection(status: ShownStatus): SafeHtml | string {
   const files = status.waitingFiles ?? [];
   if (files.length === 0) return '';
-  const labels = new Map(status.sources.map((source) => [source.id, source.label]));
+  const labels = sourceLabels(status);
   const more = status.counts.waiting - files.length;
   return html`<section aria-labelledby="sync-waiting-heading">
     <h2 id="sync-waiting-heading">Not complete yet</h2>
@@ -570,6 +637,48 @@ async function syncPage(
   });
 }
 
+/**
+ * The question before a folder is removed or a device forgotten (issue 19), as a page of its own so
+ * that it works without JavaScript: what happens, in words, and a POST form with the CSRF token.
+ */
+function removePage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRow,
+  source: ShownSource,
+): FastifyReply {
+  const token = csrfToken(request, reply);
+  const words = removeWords(source);
+  const body = html`<h1>${words.title}</h1>
+    <p>${source.kind === 'device' ? 'Device' : 'Folder'}: <code>${source.label}</code></p>
+    <p>${words.consequence}</p>
+    <p>
+      The rides already synced from it stay on your dashboard, and are not uploaded again if you add it back.
+      Nothing is deleted from the ${source.kind === 'device' ? 'device' : 'folder'}.
+    </p>
+    <form method="post" action="${SYNC_PAGE}/remove" class="inline">
+      ${csrfField(token)}
+      <input type="hidden" name="source_id" value="${source.id}" />
+      <button type="submit">${words.verb} ${source.kind === 'device' ? 'device' : 'folder'}</button>
+    </form>
+    <a href="${SYNC_PAGE}">Cancel</a>`;
+  return sendPage(reply, 200, {
+    title: words.title,
+    body,
+    user,
+    csrfToken: token,
+    current: 'sync',
+  });
+}
+
+/** The source `source_id` names among those the engine syncs, or a 404 in words. */
+function syncedSource(sync: LocalSync, sourceId: string): ShownSource {
+  if (sourceId === '') throw badRequest('Say which folder or device to remove.');
+  const source = sync.status().sources.find((each) => each.id === sourceId);
+  if (source === undefined) throw notFound('No folder or device with that name is synced now.');
+  return source;
+}
+
 /** `window` (all, new or days) and `days` of a form, as LocalSync takes it (`all`, `new`, `<N>d`). */
 function windowOf(form: FormFields): string {
   const choice = form.text('window');
@@ -670,6 +779,25 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     }
     sync.addFolder(path, windowOf(form));
     return 'folder-added';
+  });
+  app.get(`${SYNC_PAGE}/remove`, hidden, async (request, reply) => {
+    const user = await signedInUser(request, reply, context);
+    if (user === undefined) return redirectToSignIn(reply, request.url);
+    const source = syncedSource(steeredSync(context, user), new FormFields(request.query).text('source_id'));
+    return removePage(request, reply, user, source);
+  });
+  steer('remove', (sync, form) => {
+    const source = syncedSource(sync, form.text('source_id'));
+    sync.removeSource(source.id);
+    return source.kind === 'device' ? 'device-forgotten' : 'folder-removed';
+  });
+  steer('restore', (sync, form) => {
+    const sourceId = form.text('source_id');
+    if (sourceId === '') throw badRequest('Say which folder or device to sync again.');
+    if (!sync.restoreSource(sourceId, undefined)) {
+      throw notFound('That folder or device is not removed, so there is nothing to sync again.');
+    }
+    return 'restored';
   });
 
   // The upload (issue 7): the same intake and task as POST /trips.json (queue/accept.ts). The fields
