@@ -91,10 +91,10 @@ async function loadConfig(): Promise<Config> {
   return yaml.load(await readFile(join(repository, 'electron-builder.yml'), 'utf8')) as Config;
 }
 
+// The bodies of skipped describe blocks still run, so `builder` is read inside the tests.
 describe.skipIf(builder === null)("electron-builder.yml, by electron-builder's own checks", () => {
-  const { validate, validateConfiguration } = builder!;
-
   it("validates against electron-builder's schema", async () => {
+    const { validate, validateConfiguration } = builder!;
     const config = await loadConfig();
     const valid = validate(config);
     expect(validate.errors ?? [], JSON.stringify(validate.errors)).toEqual([]);
@@ -103,6 +103,7 @@ describe.skipIf(builder === null)("electron-builder.yml, by electron-builder's o
   });
 
   it('the schema check is real: a misspelt or mistyped option fails', async () => {
+    const { validate, validateConfiguration } = builder!;
     const config = await loadConfig();
     expect(validate({ ...config, asarUnpak: ['x'] })).toBe(false);
     expect(validate({ ...config, linux: { ...(config['linux'] as object), colour: 'red' } })).toBe(false);
@@ -147,9 +148,8 @@ function targetsOf(config: Config): { platform: 'linux' | 'mac' | 'win'; target:
  * from: app/package.json with the configuration's extraMetadata.
  */
 describe.skipIf(builder === null)('artifact names, as electron-builder expands them', () => {
-  const { lib, deepAssign } = builder!;
-
   async function packagers(config: Config): Promise<Record<'linux' | 'mac' | 'win', PlatformPackager>> {
+    const { lib, deepAssign } = builder!;
     const metadata = deepAssign(
       JSON.parse(await readFile(join(appFolder, 'package.json'), 'utf8')) as object,
       config['extraMetadata'],
@@ -170,6 +170,7 @@ describe.skipIf(builder === null)('artifact names, as electron-builder expands t
   }
 
   async function artifactNames(config: Config): Promise<string[]> {
+    const { lib } = builder!;
     const byPlatform = await packagers(config);
     return targetsOf(config).flatMap(({ platform, target, archs }) => {
       const options = config[target === 'AppImage' ? 'appImage' : target] as
