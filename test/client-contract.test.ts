@@ -79,6 +79,32 @@ function clientOf(
   return new RideportClient({ baseUrl: world.baseUrl, credentials, transport: world.transport, ...options });
 }
 
+/** A club Alice runs and Bob is in, and a private route of Bob's, not shared yet. */
+async function clubWithBobsRoute(world: World, name: string, description: string) {
+  const { store } = world.server;
+  const club = await store.users.createOrganization(name, world.alice.id, description);
+  await store.users.setMembership(club.id, world.bob.id, 'member');
+  const [route] = await storeFile(
+    world.server,
+    world.bob.id,
+    readFixture('fit', 'course.fit'),
+    'course.fit',
+    {
+      visibility: 'private',
+    },
+  );
+  return { club, routeId: route!.row.id };
+}
+
+/** A client for a new person, in no club, through the world's API client. */
+async function outsiderClient(world: World, name: string): Promise<RideportClient> {
+  const { store } = world.server;
+  const outsider = await createPerson(world.server, name);
+  const client = await store.apiClients.findByApiKey(world.apiKey);
+  const authToken = (await store.authTokens.issue(outsider.id, client!.id)).token;
+  return clientOf(world, { kind: 'auth-token', apiKey: world.apiKey, authToken });
+}
+
 const asAlice = (world: World): Credentials => ({
   kind: 'auth-token',
   apiKey: world.apiKey,
@@ -371,6 +397,48 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     });
   });
 
+  describe('v1 clubs (issue 20)', () => {
+    it('reads a club, shares a route (201, then 200), lists it for members only, and takes it out', async () => {
+      const { club, routeId } = await clubWithBobsRoute(world, `Limmat Riders ${mode}`, 'Sundays');
+      const alice = clientOf(world, asAlice(world));
+      const bob = clientOf(world, asBob(world));
+
+      expect(await bob.v1.clubs.get(club.id)).toMatchObject({
+        id: club.id,
+        name: `Limmat Riders ${mode}`,
+        description: 'Sundays',
+        member_count: 2,
+      });
+      const first = await bob.v1.clubs.shareRoute(club.id, routeId);
+      expect(first).toMatchObject({ sharedNow: true, route: { id: routeId, visibility: 'private' } });
+      expect(await bob.v1.clubs.shareRoute(club.id, routeId)).toMatchObject({ sharedNow: false });
+
+      const page = await alice.v1.clubs.routes(club.id).list({ pageSize: 20 });
+      expect(page.items.map((item) => item.id)).toEqual([routeId]);
+      expect(page.pagination).toMatchObject({ record_count: 1, next_page_url: null });
+      expect((await collect(alice.v1.clubs.routes(club.id).all())).map((item) => item.id)).toEqual([routeId]);
+
+      // Alice's own route is not Bob's to share; an outsider sees no private route of the club.
+      const [alices] = await storeFile(
+        world.server,
+        world.alice.id,
+        readFixture('fit', 'course.fit'),
+        'course.fit',
+      );
+      expect(await rejection(bob.v1.clubs.shareRoute(club.id, alices!.row.id))).toMatchObject({
+        code: ClientErrorCode.FORBIDDEN,
+      });
+      const dora = await outsiderClient(world, 'Dora Outsider');
+      expect((await dora.v1.clubs.routes(club.id).list()).items).toEqual([]);
+
+      await alice.v1.clubs.removeRoute(club.id, routeId);
+      expect((await bob.v1.clubs.routes(club.id).list()).items).toEqual([]);
+      expect(await rejection(bob.v1.clubs.removeRoute(club.id, routeId))).toMatchObject({
+        code: ClientErrorCode.NOT_FOUND,
+      });
+    });
+  });
+
   describe('legacy interface (decisions.md §5)', () => {
     it('logs in with email and password and uses the new token from then on', async () => {
       const client = clientOf(world, { kind: 'api-key', apiKey: world.apiKey });
@@ -453,22 +521,8 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
 
     it('reads clubs, a user’s clubs and a club’s routes', async () => {
       const { store } = world.server;
-      const club = await store.users.createOrganization(
-        `Aare Riders ${mode}`,
-        world.alice.id,
-        'Thursday rides',
-      );
-      await store.users.setMembership(club.id, world.bob.id, 'member');
-      const [route] = await storeFile(
-        world.server,
-        world.bob.id,
-        readFixture('fit', 'course.fit'),
-        'course.fit',
-        {
-          visibility: 'private',
-        },
-      );
-      expect(await store.clubs.shareRoute(club.id, route!.row.id, world.bob.id)).toBe('shared');
+      const { club, routeId } = await clubWithBobsRoute(world, `Aare Riders ${mode}`, 'Thursday rides');
+      expect(await store.clubs.shareRoute(club.id, routeId, world.bob.id)).toBe('shared');
 
       const alice = clientOf(world, asAlice(world));
       expect(await alice.legacy.club(club.id)).toMatchObject({
@@ -480,11 +534,8 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       const clubs = await alice.legacy.userClubs(world.bob.id);
       expect(clubs.results.map((item) => item.id)).toContain(club.id);
       const routes = await alice.legacy.clubRoutes(club.id, { offset: 0, limit: 10 });
-      expect(routes).toMatchObject({ results_count: 1, results: [{ id: route!.row.id }] });
-      const outsider = await createPerson(world.server, 'Carol Outsider');
-      const client = await store.apiClients.findByApiKey(world.apiKey);
-      const carolToken = (await store.authTokens.issue(outsider.id, client!.id)).token;
-      const carol = clientOf(world, { kind: 'auth-token', apiKey: world.apiKey, authToken: carolToken });
+      expect(routes).toMatchObject({ results_count: 1, results: [{ id: routeId }] });
+      const carol = await outsiderClient(world, 'Carol Outsider');
       expect(await carol.legacy.clubRoutes(club.id)).toEqual({ results: [], results_count: 0 });
       expect(await rejection(alice.legacy.club(world.alice.id))).toMatchObject({
         code: ClientErrorCode.NOT_FOUND,

@@ -53,4 +53,13 @@ export type {
 export { MAX_UPLOAD_ATTEMPTS, UPLOAD_RIDE_DEFAULTS } from './upload-ride.js';
 export type { UploadedRide, UploadRideOptions, WaitForTaskOptions } from './upload-ride.js';
 export { V1Api } from './v1.js';
-export type { AllOptions, AssetEndpoints, EventEndpoints, ListOptions, Listing, SyncOptions } from './v1.js';
+export type {
+  AllOptions,
+  AssetEndpoints,
+  ClubEndpoints,
+  EventEndpoints,
+  ListOptions,
+  Listing,
+  SharedRoute,
+  SyncOptions,
+} from './v1.js';

@@ -129,6 +129,11 @@ export interface TripRecord extends RouteRecord {
   calories: number | null;
   /** e.g. "Garmin Edge 530" */
   device: string | null;
+  /**
+   * the uploader's own id of the upload the trip came from (Strava's external_id; issue 20), null
+   * without one; absent from servers before it
+   */
+  external_id?: string | null;
 }
 
 /** A single-record answer adds the points (list items leave them out). */

@@ -4,9 +4,10 @@
  */
 import { ClientError, ClientErrorCode } from './errors.js';
 import { v1AuthHeaders, type Credentials } from './credentials.js';
-import { rootOf, type CallOptions, type Http } from './http.js';
+import { readJsonObject, rootOf, type CallOptions, type Http } from './http.js';
 import type {
   AuthTokenRecord,
+  ClubRecord,
   EventFields,
   EventRecord,
   Page,
@@ -61,6 +62,34 @@ export interface EventEndpoints extends Listing<EventRecord> {
   delete(id: number, options?: CallOptions): Promise<void>;
 }
 
+/**
+ * Clubs (`v1.clubs`; issue 20): a club, the routes its members share with it, and sharing one. The
+ * specification has clubs on the legacy interface only; the server serves the same on v1.
+ */
+export interface ClubEndpoints {
+  /** GET /api/v1/clubs/{id}.json: the club's name, description and member count. */
+  get(id: number, options?: CallOptions): Promise<ClubRecord>;
+  /**
+   * GET /api/v1/clubs/{id}/routes.json: the routes shared with the club, most recently shared first;
+   * members see every one, others only the public ones.
+   */
+  routes(id: number): Listing<RouteRecord>;
+  /**
+   * POST /api/v1/clubs/{id}/routes.json: shares one of the caller's routes with a club they belong to.
+   * `sharedNow` is false when it was shared already.
+   */
+  shareRoute(id: number, routeId: number, options?: CallOptions): Promise<SharedRoute>;
+  /** DELETE /api/v1/clubs/{id}/routes/{routeId}.json: the member who shared it, or a club administrator. */
+  removeRoute(id: number, routeId: number, options?: CallOptions): Promise<void>;
+}
+
+/** What sharing a route with a club answers. */
+export interface SharedRoute {
+  route: RouteRecord;
+  /** true when this call shared it (201), false when it was shared already (200) */
+  sharedNow: boolean;
+}
+
 /** What `v1.sync` asks for: changes since a time, of which kinds. */
 export interface SyncOptions extends CallOptions {
   /** changes at or after this time; `new Date(0)` (or "1970-01-01") for the whole library */
@@ -71,7 +100,7 @@ export interface SyncOptions extends CallOptions {
 
 /**
  * The v1 interface (`client.v1`): auth tokens, the current user, routes and trips with their track
- * points, events, and the changes since a time (`sync`).
+ * points, events, clubs, and the changes since a time (`sync`).
  */
 export class V1Api {
   readonly #http: Http;
@@ -79,6 +108,7 @@ export class V1Api {
   readonly routes: AssetEndpoints<RouteRecord>;
   readonly trips: AssetEndpoints<TripRecord>;
   readonly events: EventEndpoints;
+  readonly clubs: ClubEndpoints;
 
   /** @internal Made by `RideportClient`, which owns its transport and credentials. */
   constructor(http: Http, credentials: () => Credentials) {
@@ -109,6 +139,25 @@ export class V1Api {
           'PATCH event',
         ),
       delete: (id, options) => this.#delete(`/events/${positive(id)}.json`, options),
+    };
+    this.clubs = {
+      get: async (id, options) =>
+        rootOf<ClubRecord>(await this.#get(`/clubs/${positive(id)}.json`, options), 'club', 'club'),
+      routes: (id) => this.#listing<RouteRecord>('routes', `/clubs/${positive(id)}/routes.json`),
+      shareRoute: async (id, routeId, options) => {
+        const call = {
+          ...this.#call('POST', `/clubs/${positive(id)}/routes.json`, options),
+          body: { json: { route_id: positive(routeId) } },
+        };
+        const response = await this.#http.send(call);
+        const json = readJsonObject(response, 'POST club routes');
+        return {
+          route: rootOf<RouteRecord>(json, 'route', 'POST club routes'),
+          sharedNow: response.status === 201,
+        };
+      },
+      removeRoute: (id, routeId, options) =>
+        this.#delete(`/clubs/${positive(id)}/routes/${positive(routeId)}.json`, options),
     };
   }
 
@@ -160,11 +209,12 @@ export class V1Api {
     };
   }
 
-  #listing<T>(plural: string): Listing<T> {
+  /** `plural`: the list's root key; `path`: where it is, `/<plural>.json` unless said. */
+  #listing<T>(plural: string, path = `/${plural}.json`): Listing<T> {
     const list = async (options: ListOptions = {}): Promise<Page<T>> =>
       this.#page<T>(
         {
-          ...this.#call('GET', `/${plural}.json`, options),
+          ...this.#call('GET', path, options),
           query: { page: options.page, page_size: options.pageSize },
         },
         plural,
@@ -175,7 +225,7 @@ export class V1Api {
     async function* all(options: AllOptions = {}): AsyncGenerator<T, void, undefined> {
       const seen = new Set<string>();
       let current = await page({
-        ...call(`/${plural}.json`, options),
+        ...call(path, options),
         query: { page_size: options.pageSize },
       });
       for (;;) {

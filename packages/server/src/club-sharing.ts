@@ -1,17 +1,38 @@
 /**
- * What sharing a route with a club, and taking it out, answers in words (issue 20, "Clubs"): the same
- * sentences and statuses for the legacy API and the dashboard. The rules themselves are the store's
- * (store/clubs.ts).
+ * Sharing a route with a club, and taking it out (issue 20, "Clubs"), as the legacy API, the v1 API and
+ * the dashboard all do it: the store's change, and when it is refused, the same error in words and
+ * status everywhere. The rules themselves are the store's (store/clubs.ts).
  */
 import { forbidden, notFound, type ApiError } from './errors.js';
-import type { ShareOutcome, UnshareOutcome } from './store/index.js';
+import type { ShareOutcome, Store } from './store/index.js';
 
-/** The error of a refused share, or null when the route is (now or already) shared. */
-export function shareRefusal(outcome: ShareOutcome, clubId: number, routeId: number): ApiError | null {
+/**
+ * Shares one of the user's routes with a club they belong to. True when it is shared now, false when it
+ * was already; a refusal (no such club or route, not a member, not the route's owner) is thrown.
+ */
+export async function shareRouteWithClub(
+  store: Store,
+  clubId: number,
+  routeId: number,
+  userId: number,
+): Promise<boolean> {
+  const outcome = await store.clubs.shareRoute(clubId, routeId, userId);
   switch (outcome) {
     case 'shared':
+      return true;
     case 'already_shared':
-      return null;
+      return false;
+    default:
+      throw shareRefusal(outcome, clubId, routeId);
+  }
+}
+
+function shareRefusal(
+  outcome: Exclude<ShareOutcome, 'shared' | 'already_shared'>,
+  clubId: number,
+  routeId: number,
+): ApiError {
+  switch (outcome) {
     case 'no_such_club':
       return notFound(`club ${clubId} not found`);
     case 'no_such_route':
@@ -23,17 +44,26 @@ export function shareRefusal(outcome: ShareOutcome, clubId: number, routeId: num
   }
 }
 
-/** The error of a refused removal, or null when the route was taken out of the club. */
-export function unshareRefusal(outcome: UnshareOutcome, clubId: number, routeId: number): ApiError | null {
+/**
+ * Takes a route out of a club, as the member who shared it or an administrator of the club; a refusal
+ * (no such club, a route not shared with it, anyone else) is thrown.
+ */
+export async function removeRouteFromClub(
+  store: Store,
+  clubId: number,
+  routeId: number,
+  actorId: number,
+): Promise<void> {
+  const outcome = await store.clubs.unshareRoute(clubId, routeId, actorId);
   switch (outcome) {
     case 'removed':
-      return null;
+      return;
     case 'no_such_club':
-      return notFound(`club ${clubId} not found`);
+      throw notFound(`club ${clubId} not found`);
     case 'not_shared':
-      return notFound(`route ${routeId} is not shared with club ${clubId}`);
+      throw notFound(`route ${routeId} is not shared with club ${clubId}`);
     case 'not_allowed':
-      return forbidden(
+      throw forbidden(
         `only the member who shared route ${routeId} or an administrator of club ${clubId} can remove it`,
       );
   }

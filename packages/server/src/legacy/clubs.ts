@@ -19,15 +19,17 @@
  *   caller's own routes with a club they belong to: 201 `{"success": 1, "route": {...}}`, 200 when it
  *   was shared already. `DELETE /clubs/{id}/routes/{route_id}.json` takes it out again: the member
  *   who shared it or an administrator of the club, 200 `{"success": 1}`. Refusals are 403 in words
- *   (club-sharing.ts); an unknown club or route, or one not shared, 404.
+ *   (club-sharing.ts, the same as v1's and the dashboard's); an unknown club or route, or one not
+ *   shared, 404.
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../context.js';
-import { shareRefusal, unshareRefusal } from '../club-sharing.js';
+import { removeRouteFromClub, shareRouteWithClub } from '../club-sharing.js';
 import { notFound } from '../errors.js';
 import { idParameter, wholeNumberOr400, ID_RANGE } from '../whole-numbers.js';
 import { legacyPage, pathId } from './inputs.js';
-import { legacyAssetUrl, legacyClubRecord, legacyUrlPrefix, parsedRecord } from './records.js';
+import { clubRecord } from '../api/v1/records.js';
+import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from './records.js';
 import { legacyRoute } from './route.js';
 import { viewerId } from './users.js';
 import { legacyList } from './version.js';
@@ -49,7 +51,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
       return {
         body: legacyList(
           call.version,
-          clubs.map((club) => legacyClubRecord(club, prefix)),
+          clubs.map((club) => clubRecord(club, prefix)),
         ),
       };
     },
@@ -63,7 +65,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
       const clubId = pathId(request, 'club');
       const club = await store.clubs.find(clubId);
       if (club === undefined) throw notFound(`club ${clubId} not found`);
-      return { body: { club: legacyClubRecord(club, prefix) } };
+      return { body: { club: clubRecord(club, prefix) } };
     },
   });
 
@@ -90,12 +92,10 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     handler: async (request, call) => {
       const clubId = pathId(request, 'club');
       const routeId = wholeNumberOr400(call.params.raw('route_id'), 'route_id', ID_RANGE);
-      const outcome = await store.clubs.shareRoute(clubId, routeId, call.user!.user.id);
-      const refusal = shareRefusal(outcome, clubId, routeId);
-      if (refusal !== null) throw refusal;
+      const sharedNow = await shareRouteWithClub(store, clubId, routeId, call.user!.user.id);
       const [record] = await store.assets.recordsByIds('route', [routeId], routeUrl);
       return {
-        status: outcome === 'shared' ? 201 : 200,
+        status: sharedNow ? 201 : 200,
         body: { success: 1, route: record === undefined ? null : parsedRecord(record) },
       };
     },
@@ -108,9 +108,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     handler: async (request, call) => {
       const clubId = pathId(request, 'club');
       const routeId = idParameter(request.params, 'routeId', 'the route id in the path');
-      const outcome = await store.clubs.unshareRoute(clubId, routeId, call.user!.user.id);
-      const refusal = unshareRefusal(outcome, clubId, routeId);
-      if (refusal !== null) throw refusal;
+      await removeRouteFromClub(store, clubId, routeId, call.user!.user.id);
       return { body: { success: 1 } };
     },
   });

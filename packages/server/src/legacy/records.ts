@@ -8,16 +8,14 @@
  * - route and trip: every field of the v1 record (decisions.md §2), with `url` naming the record on
  *   this interface (`<base>/routes/<id>.json`) rather than on v1. Single-record answers add
  *   `track_points`; lists and the created trip leave them out, as v1 lists do.
- * - club: `id, url, name, description, member_count, created_at, updated_at` (decisions.md §5: "name,
- *   description, member count").
+ * - club: v1's club record (api/v1/records.ts), with `url` on this interface.
  *
  * `visibility` stays in v1 words (`public`, `private`, `friends_only`) in every answer; only the
  * `trip[visibility]` input of a new ride also takes the legacy numbers (0, 1, 2).
  */
 import { userRecord, type UserRecord } from '../api/v1/records.js';
-import { isoTime } from '../iso-time.js';
 import type { AssetType, UserRow } from '../db/schema.js';
-import type { ClubRow, RecordUrl } from '../store/index.js';
+import type { RecordUrl } from '../store/index.js';
 
 /** The site root of the public base URL, where the legacy paths hang (decisions.md §5). */
 export function legacyUrlPrefix(baseUrl: URL): string {
@@ -34,28 +32,6 @@ export type LegacyUserRecord = UserRecord;
 /** A user as the legacy interface shows them to `viewerId` (null: a caller without a user). */
 export function legacyUserRecord(user: UserRow, viewerId: number | null): LegacyUserRecord {
   return userRecord(user, viewerId);
-}
-
-export interface LegacyClubRecord {
-  id: number;
-  url: string;
-  name: string;
-  description: string | null;
-  member_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export function legacyClubRecord(club: ClubRow, prefix: string): LegacyClubRecord {
-  return {
-    id: club.id,
-    url: `${prefix}/clubs/${club.id}.json`,
-    name: club.name,
-    description: club.description,
-    member_count: club.member_count,
-    created_at: isoTime(club.created_at),
-    updated_at: isoTime(club.updated_at),
-  };
 }
 
 /** A route or trip record, from its JSON as the data-access layer renders it (with `url`). */

@@ -172,6 +172,22 @@ describe('external_id', () => {
       ['external_id', 'device-1/rides/a.fit#1'],
     ]);
     expect(first).toMatchObject({ response_code: 'success', external_id: 'device-1/rides/a.fit#1' });
+    // The v1 trip record echoes it too, alone and in the list; a trip uploaded without one has null.
+    const v1 = async (path: string) => {
+      const response = await request(`${origin}/api/v1/${path}`, {
+        headers: { authorization: basic('bob') },
+      });
+      expect(response.statusCode).toBe(200);
+      return (await response.body.json()) as Record<string, unknown>;
+    };
+    expect((await v1(`trips/${tripOf(first)}.json`))['trip']).toMatchObject({
+      id: tripOf(first),
+      external_id: 'device-1/rides/a.fit#1',
+    });
+    const plain = await uploaded('bob', 'p.tcx', readFixture('tcx', 'activity.tcx'));
+    const listed = (await v1('trips.json'))['trips'] as { id: number; external_id: string | null }[];
+    expect(listed.find((trip) => trip.id === tripOf(first))?.external_id).toBe('device-1/rides/a.fit#1');
+    expect(listed.find((trip) => trip.id === tripOf(plain))?.external_id).toBeNull();
     const repeat = await uploaded('bob', 'b.fit', readFixture('fit', 'hr-messages.fit'), [
       ['external_id', 'device-1/rides/a.fit#1'],
     ]);

@@ -17,9 +17,9 @@ import { saidWarnings, type WarnedTrack } from '../warning-words.js';
 
 /**
  * The format of record_json; rows whose record_format differs are rendered again when read.
- * 2: `warnings` (issue 16).
+ * 2: `warnings` (issue 16). 3: trips' `external_id` (issue 20).
  */
-export const RECORD_FORMAT = 2;
+export const RECORD_FORMAT = 3;
 
 /** The columns a record is built from (a row, or the values about to be inserted). */
 export type RouteRecordSource = Omit<RoutesTable, 'id' | 'record_json' | 'record_format'>;
@@ -81,6 +81,8 @@ export interface TripRecordFields extends RouteRecordFields {
   max_watts: number | null;
   calories: number | null;
   device: string | null;
+  /** the uploader's own id of the upload it came from (Strava's external_id; issue 20), else null */
+  external_id: string | null;
 }
 
 export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {
@@ -134,6 +136,7 @@ export function tripRecordFields(row: TripRecordSource): TripRecordFields {
     max_watts: row.max_watts,
     calories: row.calories,
     device: row.device,
+    external_id: row.external_id,
     warnings: recordWarnings('trip', row),
   };
 }

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import { authTokensRoutes } from './auth-tokens.js';
+import { clubsRoutes } from './clubs.js';
 import { installV1ErrorHandling } from './errors.js';
 import { eventsRoutes } from './events.js';
 import { localSyncRoutes } from './local-sync.js';
@@ -24,6 +25,7 @@ export async function v1Api(app: FastifyInstance, { context }: PluginOptions): P
   await app.register(routesRoutes, options);
   await app.register(tripsRoutes, options);
   await app.register(eventsRoutes, options);
+  await app.register(clubsRoutes, options);
   await app.register(syncRoutes, options);
   const { localSync } = context.options;
   if (localSync !== null) {

@@ -3,6 +3,7 @@
  * give is null; `email` only when the caller is that user.
  */
 import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
+import type { ClubRow } from '../../store/index.js';
 import { isoTime } from '../../iso-time.js';
 import { ID_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
@@ -52,6 +53,11 @@ export const ERRORS_SCHEMA = {
   required: ['errors'],
   properties: { errors: { type: 'array', items: { type: 'string' } } },
 } as const;
+
+/** The error body under each of these statuses, for a route's response schemas. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ERRORS_SCHEMA> {
+  return Object.fromEntries(statuses.map((status) => [status, ERRORS_SCHEMA]));
+}
 
 /**
  * The prefix of absolute v1 URLs (`next_page_url`, record `url`, sync `item_url`): the configured public
@@ -174,6 +180,11 @@ const TRIP_PROPERTIES = {
   max_watts: NUMBER_OR_NULL,
   calories: { ...NUMBER_OR_NULL, description: 'kcal' },
   device: { type: ['string', 'null'], description: 'e.g. Garmin Edge 530' },
+  external_id: {
+    type: ['string', 'null'],
+    description:
+      "the uploader's own id of the upload the trip came from (Strava's external_id); null without one",
+  },
 } as const;
 
 /** A legacy track point (platform-api.md, "Track point"): every key optional. */
@@ -274,6 +285,47 @@ export const ID_PARAMS_SCHEMA = {
   type: 'object',
   required: ['id'],
   properties: { id: wholeNumberSchema(ID_RANGE) },
+} as const;
+
+/**
+ * A club (decisions.md §5: "name, description, member count"), the same on v1 and the legacy interface
+ * but for `url`, which names it on the interface that answers (`prefix`: v1's or the legacy site root).
+ */
+export interface ClubRecord {
+  id: number;
+  url: string;
+  name: string;
+  description: string | null;
+  /** administrators and members */
+  member_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function clubRecord(club: ClubRow, prefix: string): ClubRecord {
+  return {
+    id: club.id,
+    url: `${prefix}/clubs/${club.id}.json`,
+    name: club.name,
+    description: club.description,
+    member_count: club.member_count,
+    created_at: isoTime(club.created_at),
+    updated_at: isoTime(club.updated_at),
+  };
+}
+
+export const CLUB_SCHEMA = {
+  type: 'object',
+  required: ['id', 'url', 'name', 'description', 'member_count', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    url: { type: 'string', format: 'uri' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    member_count: { type: 'integer', description: 'administrators and members' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
 } as const;
 
 export const NO_CONTENT_SCHEMA = { type: 'null', description: 'deleted; the body is empty' } as const;

@@ -396,6 +396,10 @@ describe('the OpenAPI document', () => {
         'PATCH /api/v1/events/{id}.json',
         'DELETE /api/v1/events/{id}.json',
         'GET /api/v1/sync.json',
+        'GET /api/v1/clubs/{id}.json',
+        'GET /api/v1/clubs/{id}/routes.json',
+        'POST /api/v1/clubs/{id}/routes.json',
+        'DELETE /api/v1/clubs/{id}/routes/{route_id}.json',
       ]),
     );
     const index = document.paths['/api/v1/routes.json']!['get']!;
@@ -409,5 +413,13 @@ describe('the OpenAPI document', () => {
       '404',
     ]);
     expect(Object.keys(document.paths['/api/v1/events.json']!['post']!.responses)).toContain('422');
+    expect(Object.keys(document.paths['/api/v1/clubs/{id}/routes.json']!['post']!.responses)).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+    ]);
   });
 });

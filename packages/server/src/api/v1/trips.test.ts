@@ -95,6 +95,7 @@ describe('trips from our own fixtures', () => {
       max_watts: summary.powerWatts!.max,
       calories: null,
       device: null,
+      external_id: null,
       warnings: [],
     });
     expect(points).toEqual(track.points);
@@ -252,6 +253,7 @@ describe.skipIf(!corpusAvailable)(
         max_watts: 1336,
         calories: 741,
         device: 'Garmin Edge MTB',
+        external_id: null,
         warnings: [],
       });
       // Distance ÷ moving time; heart rate and power averaged over time, as the Edge does (113 and 134

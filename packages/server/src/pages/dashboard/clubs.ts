@@ -10,7 +10,7 @@
  *   POST /dashboard/clubs/{id}/routes/remove   an administrator takes one out (field route_id)
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { shareRefusal, unshareRefusal } from '../../club-sharing.js';
+import { removeRouteFromClub, shareRouteWithClub } from '../../club-sharing.js';
 import type { ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { forbidden, notFound } from '../../errors.js';
@@ -94,12 +94,8 @@ export async function shareFromPage(
 ): Promise<FastifyReply> {
   await ownAsset(context, user, 'route', routeId);
   const clubId = clubIdField(request);
-  const { clubs } = context.store;
-  const refusal =
-    action === 'share'
-      ? shareRefusal(await clubs.shareRoute(clubId, routeId, user.id), clubId, routeId)
-      : unshareRefusal(await clubs.unshareRoute(clubId, routeId, user.id), clubId, routeId);
-  if (refusal !== null) throw refusal;
+  if (action === 'share') await shareRouteWithClub(context.store, clubId, routeId, user.id);
+  else await removeRouteFromClub(context.store, clubId, routeId, user.id);
   const done = action === 'share' ? 'shared' : 'removed';
   return reply.redirect(`${WORDS.route.path}/${routeId}?club=${done}#clubs-heading`, 303);
 }
@@ -178,11 +174,6 @@ export async function removeFromClubPage(
 ): Promise<FastifyReply> {
   await memberClub(context, user, clubId);
   const routeId = wholeNumberOr400(new FormFields(request.body).text('route_id'), 'route_id', ID_RANGE);
-  const refusal = unshareRefusal(
-    await context.store.clubs.unshareRoute(clubId, routeId, user.id),
-    clubId,
-    routeId,
-  );
-  if (refusal !== null) throw refusal;
+  await removeRouteFromClub(context.store, clubId, routeId, user.id);
   return reply.redirect(`${clubPath(clubId)}?removed=1`, 303);
 }
