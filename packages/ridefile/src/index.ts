@@ -17,6 +17,9 @@ export {
 export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export { isGzip } from './gzip.js';
+export { isZip, readZipEntries, unzipEntry } from './zip.js';
+export type { ZipEntry } from './zip.js';
+export { kmzDocument } from './kmz.js';
 export {
   analyseRide,
   analysisColumns,

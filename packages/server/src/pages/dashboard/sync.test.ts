@@ -512,7 +512,7 @@ describe('POST /dashboard/sync/upload', () => {
     await taskEnd(server, taskId);
     const page = await browser.get(`/dashboard/sync?task=${taskId}`);
     expect(page.body).toContain(
-      `<p class="error">Upload ${taskId} failed: Could not read the file: the content is not a FIT, TCX, GPX or KML file`,
+      `<p class="error">Upload ${taskId} failed: Could not read the file: the content is not a FIT, TCX, GPX, KML or KMZ file`,
     );
     expect(page.body).not.toContain('RIDEFILE_');
   });
