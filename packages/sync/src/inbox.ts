@@ -10,7 +10,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkRideFileComplete } from '@rideport/ridefile';
 import { writeFileAtomically } from './atomic-write.js';
-import { isGone } from './listing.js';
+import { isGone, RIDE_FILE_EXTENSION } from './listing.js';
 
 export type Reading =
   /** the file vanished or its device went away while it was read */
@@ -64,7 +64,7 @@ export class Inbox {
 
   /** The inbox name of a ride: its SHA-256 and the original extension (the server sniffs content). */
   static nameFor(sha256: string, filename: string): string {
-    const extension = /\.(?:fit|tcx|gpx|kml)(?:\.gz)?$/i.exec(filename)?.[0].toLowerCase() ?? '';
+    const extension = RIDE_FILE_EXTENSION.exec(filename)?.[0].toLowerCase() ?? '';
     return `${sha256}${extension}`;
   }
 

@@ -6,8 +6,11 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
-/** Ride files by name: what `parseRideFile` reads (design.md), optionally gzip-wrapped. */
-const RIDE_FILE_NAME = /\.(?:fit|tcx|gpx|kml)(?:\.gz)?$/i;
+/**
+ * The extension of a ride file: what `parseRideFile` reads (design.md), KMZ included (issue 20:
+ * OpenTracks exports them), optionally gzip-wrapped.
+ */
+export const RIDE_FILE_EXTENSION = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
 
 /** Stats in flight at once: enough to hide a slow (USB, MTP) disk's latency, few enough not to flood it. */
 const STAT_CONCURRENCY = 32;
@@ -23,7 +26,7 @@ export interface ListedFile {
 export function isRideFileName(name: string): boolean {
   // Names starting with a dot are not rides: macOS leaves `._Ride.fit` resource forks on FAT volumes,
   // and editors leave hidden temporary files.
-  return !name.startsWith('.') && RIDE_FILE_NAME.test(name);
+  return !name.startsWith('.') && RIDE_FILE_EXTENSION.test(name);
 }
 
 /**
