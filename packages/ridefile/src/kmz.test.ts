@@ -30,8 +30,7 @@ function errorOf(run: () => unknown): RideFileError {
 
 /** What a KMZ and its KML must agree on: everything but the format. */
 function withoutFormat(ride: RideFile): Omit<RideFile, 'format'> {
-  const { format: _format, ...rest } = ride;
-  return rest;
+  return { creator: ride.creator, tracks: ride.tracks, warnings: ride.warnings };
 }
 
 /** Offsets of an archive's records, to damage one field at a time. */
@@ -69,7 +68,7 @@ describe('parseRideFile: KMZ', () => {
 
   it('prefers doc.kml at the top, then the first .kml at the top, then the first anywhere', () => {
     const name = (names: string[]): string | undefined =>
-      kmzDocument(readZipEntries(kmz(Object.fromEntries(names.map((n) => [n, TRACKS_KML]))))).name;
+      kmzDocument(readZipEntries(kmz(Object.fromEntries(names.map((n) => [n, TRACKS_KML])))))?.name;
     expect(name(['a.kml', 'doc.kml', 'files/z.kml'])).toBe('doc.kml');
     expect(name(['files/z.kml', 'b.KML', 'a.kml'])).toBe('b.KML');
     expect(name(['files/z.kml', 'files/y.kml'])).toBe('files/z.kml');
@@ -200,10 +199,9 @@ describe('KMZ: hostile archives', () => {
     const error = errorOf(() => parseRideFile(archive));
     expect(error.code).toBe(RideFileErrorCode.ENCRYPTED);
     expect(error.message).toMatch(/"doc\.kml" in the ZIP archive is encrypted \(password-protected\)/);
-    expect(checkRideFileComplete(archive)).toMatchObject({
-      complete: false,
-      reason: expect.stringMatching(/encrypted/),
-    });
+    const completeness = checkRideFileComplete(archive);
+    expect(completeness.complete).toBe(false);
+    expect(completeness.complete ? '' : completeness.reason).toMatch(/encrypted/);
   });
 
   it('corrupt data or a wrong checksum is RIDEFILE_MALFORMED', () => {

@@ -3,6 +3,13 @@ import { decodeXmlPrefix } from './xml/text.js';
 import { isZip } from './zip.js';
 import { localName } from './xml/names.js';
 
+/**
+ * The name of a file `parseRideFile` reads, by its extension (optionally gzip-wrapped): for tools that
+ * pick ride files out of a folder or an archive (the sync engine, the server's ZIP uploads; issue 20).
+ * The content still decides the format.
+ */
+export const RIDE_FILE_EXTENSION = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
+
 /** How far into an XML file the root element is looked for (comments and a DOCTYPE may come first). */
 const XML_SNIFF_BYTES = 64 * 1024;
 

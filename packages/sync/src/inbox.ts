@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkRideFileComplete } from '@rideport/ridefile';
+import { checkRideFileComplete, RIDE_FILE_EXTENSION } from '@rideport/ridefile';
 import { writeFileAtomically } from './atomic-write.js';
-import { isGone, RIDE_FILE_EXTENSION } from './listing.js';
+import { isGone } from './listing.js';
 
 export type Reading =
   /** the file vanished or its device went away while it was read */

@@ -5,12 +5,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-
-/**
- * The extension of a ride file: what `parseRideFile` reads (design.md), KMZ included (issue 20:
- * OpenTracks exports them), optionally gzip-wrapped.
- */
-export const RIDE_FILE_EXTENSION = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
+import { RIDE_FILE_EXTENSION } from '@rideport/ridefile';
 
 /** Stats in flight at once: enough to hide a slow (USB, MTP) disk's latency, few enough not to flood it. */
 const STAT_CONCURRENCY = 32;
@@ -23,6 +18,7 @@ export interface ListedFile {
   mtimeMs: number;
 }
 
+/** What `parseRideFile` reads by name (RIDE_FILE_EXTENSION; KMZ too, issue 20), and no hidden file. */
 export function isRideFileName(name: string): boolean {
   // Names starting with a dot are not rides: macOS leaves `._Ride.fit` resource forks on FAT volumes,
   // and editors leave hidden temporary files.

@@ -360,7 +360,7 @@ describe('GET /dashboard/sync', () => {
       expect(page.body).not.toContain('broken.fit');
       expect(page.body).toContain('action="/dashboard/sync/upload" enctype="multipart/form-data"');
       expect(page.body).toContain('<label for="upload-file">');
-      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.gz"');
+      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.kmz,.gz"');
       const token = await browser.csrfTokenOf('/dashboard/sync');
       const steer = await browser.post('/dashboard/sync/pause', { _csrf: token });
       expect(steer.statusCode).toBe(403);
