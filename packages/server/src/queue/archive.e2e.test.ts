@@ -84,7 +84,7 @@ function stravaExport(): Uint8Array {
     activities: {
       '1001.fit.gz': gzipSync(readFixture('fit', 'hr-messages.fit')),
       '1002.gpx': gpx,
-      '1003.tcx': readFixture('tcx', 'activity.tcx'),
+      '1003.tcx': [readFixture('tcx', 'activity.tcx'), { level: 0 }], // stored, not deflated
       'copy-of-1002.gpx': gpx,
       phone: { '1004.kmz': zipSync({ 'doc.kml': KML }) },
     },

@@ -87,7 +87,9 @@ export function bulkArchiveOf(bytes: Buffer, maxBytes: number): BulkArchive | nu
   const rides: ArchiveRide[] = [];
   for (const entry of rideFiles) {
     try {
-      const content = Buffer.from(unzipEntry(bytes, entry, maxBytes));
+      // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
+      const unzipped = unzipEntry(bytes, entry, maxBytes);
+      const content = Buffer.from(unzipped.buffer, unzipped.byteOffset, unzipped.byteLength);
       rides.push({
         path: entry.name,
         bytes: content,
