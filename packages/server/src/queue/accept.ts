@@ -217,7 +217,7 @@ export async function storeUpload(
   // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
   await readRestOfForm(upload).catch(asBadForm);
   const { metadata, externalId } = uploadMetadata(new LegacyParams(request.query, upload.fields));
-  const archive = bulkArchiveOf(bytes, context.options.limits.gunzipBytes);
+  const archive = await bulkArchiveOf(bytes, context.options.limits.gunzipBytes);
   const files =
     archive === null
       ? [{ sha256, filename: uploadFilename(file.filename), bytes, externalId }]
