@@ -35,7 +35,7 @@ export const BUNDLES: readonly BundleEntry[] = [
   },
   {
     id: 'parse',
-    label: 'parseRideFile (FIT, TCX, GPX, KML, gzip)',
+    label: 'parseRideFile (FIT, TCX, GPX, KML, KMZ, gzip)',
     source: "import { parseRideFile } from '@rideport/ridefile'; globalThis.parse = parseRideFile;",
     peer: 'peers-all',
   },

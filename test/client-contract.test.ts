@@ -6,6 +6,8 @@
  * shows the client following `next_page_url` on its own origin.
  */
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClientError,
@@ -658,6 +660,31 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
         code: ClientErrorCode.NOT_FOUND,
         taskId: 999_999,
       });
+    });
+
+    it('uploadFile of a ZIP of rides answers a task per ride and the entries it skipped (issue 20)', async () => {
+      const alice = clientOf(world, asAlice(world));
+      const archive = zipSync({
+        export: {
+          'a.tcx': readFixture('tcx', 'multisport-and-courses.tcx'),
+          'b.gpx.gz': gzipSync(readFixture('gpx', 'bom-utf8.gpx')),
+          'notes.txt': new TextEncoder().encode('not a ride'),
+        },
+      });
+      const uploaded = await alice.legacy.uploadFile({ bytes: archive, filename: 'export.zip' });
+      expect(uploaded.taskIds).toHaveLength(2);
+      expect(uploaded.taskId).toBe(uploaded.taskIds[0]);
+      expect(uploaded.skipped).toEqual([
+        { name: 'export/notes.txt', reason: 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)' },
+      ]);
+      for (const taskId of uploaded.taskIds) {
+        expect((await alice.waitForTask(taskId)).outcome).toBe('created');
+      }
+      const single = await alice.legacy.uploadFile({
+        bytes: readFixture('gpx', 'latin1.gpx'),
+        filename: 'l.gpx',
+      });
+      expect(single).toEqual({ taskId: single.taskId, taskIds: [single.taskId], skipped: [] });
     });
 
     it('a corrupt file ends as REJECTED with the server’s message and the task id', async () => {

@@ -441,7 +441,7 @@ describe('a project that installed the tarballs', () => {
       };
       expect(result.readings).toEqual(expectedReadings());
       expect(result.refused).toMatchObject({ code: 'RIDEFILE_UNKNOWN_FORMAT', isRideFileError: true });
-      expect(result.refused.message).toMatch(/not a FIT, TCX, GPX or KML file/);
+      expect(result.refused.message).toMatch(/not a FIT, TCX, GPX, KML or KMZ file/);
       expect(result.email).toBe(environment['RIDER_EMAIL']);
       expect(result.unreachable).toEqual({ code: 'CLIENT_UNREACHABLE', isClientError: true });
       expect(result.version).toBe(CLIENT_VERSION);

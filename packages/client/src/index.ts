@@ -9,7 +9,7 @@ export { ClientError, ClientErrorCode, isClientError, isRetryable, serverMessage
 export type { ClientErrorDetails } from './errors.js';
 export type { CallOptions } from './http.js';
 export { LEGACY_VERSION, LegacyApi } from './legacy.js';
-export type { LegacyListOptions, PointsMetadata, TaskStatusOptions } from './legacy.js';
+export type { LegacyListOptions, PointsMetadata, TaskStatusOptions, UploadedFile } from './legacy.js';
 export { LEGACY_VISIBILITY, rideUploadBody } from './multipart.js';
 export type { MultipartBody, RideUpload } from './multipart.js';
 export type {

@@ -133,23 +133,36 @@ export class LegacyApi {
   }
 
   /**
-   * POST /trips.json with the file (decisions.md §5): answered at once with the queued task's id.
+   * POST /trips.json with the file (decisions.md §5): answered at once with the queued task's id. A
+   * ZIP of ride files (issue 20) is a task per ride: `taskIds` holds them all (`taskId` is the first)
+   * and `skipped` the archive's entries that became no task, with the reason in words; for any other
+   * file `taskIds` is `[taskId]` and `skipped` empty.
    * Not idempotent and not retried here: uploadRide knows how to recover a lost answer.
    */
-  async uploadFile(upload: RideUpload, options: CallOptions = {}): Promise<{ taskId: number }> {
+  async uploadFile(upload: RideUpload, options: CallOptions = {}): Promise<UploadedFile> {
     const { body, contentType } = await rideUploadBody(upload);
     const json = await this.#http.json({
       ...this.#call('POST', '/trips.json', {}, options),
       body: { bytes: body, contentType },
     });
     const taskId = json['task_id'];
-    if (json['success'] !== 1 || typeof taskId !== 'number' || !Number.isSafeInteger(taskId)) {
+    const taskIds = json['task_ids'] ?? [taskId];
+    const skipped = json['skipped'] ?? [];
+    if (
+      json['success'] !== 1 ||
+      !isTaskId(taskId) ||
+      !Array.isArray(taskIds) ||
+      !taskIds.every(isTaskId) ||
+      taskIds[0] !== taskId ||
+      !Array.isArray(skipped) ||
+      !skipped.every(isSkippedEntry)
+    ) {
       throw new ClientError(
         ClientErrorCode.BAD_RESPONSE,
         `upload: the answer is not {"success": 1, "task_id": N}: ${JSON.stringify(json).slice(0, 200)}`,
       );
     }
-    return { taskId };
+    return { taskId, taskIds, skipped };
   }
 
   /**
@@ -207,4 +220,24 @@ export class LegacyApi {
   #get(path: string, query: Query, options: CallOptions): Promise<Record<string, unknown>> {
     return this.#http.json(this.#call('GET', path, query, options));
   }
+}
+
+/** What POST /trips.json with a file answers (legacy.uploadFile). */
+export interface UploadedFile {
+  /** the task of the file, or of a ZIP's first ride */
+  taskId: number;
+  /** every task the upload made, in the archive's order: one per ride of a ZIP (issue 20) */
+  taskIds: number[];
+  /** the entries of a ZIP that became no task, and why in words (not a ride file, encrypted, …) */
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+function isTaskId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isSkippedEntry(value: unknown): value is { name: string; reason: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return typeof entry['name'] === 'string' && typeof entry['reason'] === 'string';
 }

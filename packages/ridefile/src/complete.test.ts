@@ -150,7 +150,7 @@ describe('checkRideFileComplete: hand-written fixtures', () => {
 describe('checkRideFileComplete: anything else', () => {
   it('calls an empty file, unknown bytes and bare beginnings incomplete', () => {
     expect(reasonOf(new Uint8Array(0))).toMatch(/empty/);
-    expect(reasonOf(encode('Lorem ipsum dolor sit amet\n'))).toMatch(/not a FIT, TCX, GPX or KML/);
+    expect(reasonOf(encode('Lorem ipsum dolor sit amet\n'))).toMatch(/not a FIT, TCX, GPX, KML or KMZ/);
     expect(reasonOf(new Uint8Array([14, 0x20, 0x54]))).toMatch(/not yet a whole FIT file header/);
     expect(reasonOf(encode('<?xml version="1.0"?>\n'))).toMatch(/no GPX, TCX or KML root/);
     expect(reasonOf(encode('<html><body></body></html>'))).toMatch(/no GPX, TCX or KML root/);

@@ -1,10 +1,13 @@
 import { Gunzip } from 'fflate';
 import { SaxesParser } from 'saxes';
 import { fitCrc } from './fit/crc.js';
+import { crc32 } from './crc32.js';
 import { concat, DEFAULT_MAX_BYTES, isGzip } from './gzip.js';
 import type { RideFileFormat } from './model.js';
+import { kmzDocument } from './kmz.js';
 import { looksLikeFit, sniffFormat } from './sniff.js';
 import { decodeXmlChunks, decodeXmlPrefix } from './xml/text.js';
+import { isZip, readZipEntries, unzipEntry } from './zip.js';
 
 /**
  * Whether a ride file is whole, for the sync engine (design.md, "Sync engine": FIT completeness is
@@ -20,7 +23,7 @@ const GZIP_SLICE_BYTES = 16 * 1024;
 const GZIP_MIN_MEMBER_BYTES = 20;
 
 /**
- * Tells a whole FIT, TCX, GPX or KML file (or a gzip of one) from one still being written or cut off.
+ * Tells a whole FIT, TCX, GPX, KML or KMZ file (or a gzip of one) from one still being written or cut off.
  * Never throws, whatever the bytes.
  */
 export function checkRideFileComplete(bytes: Uint8Array): Completeness {
@@ -43,6 +46,7 @@ function incomplete(reason: string): Completeness {
 function checkContent(bytes: Uint8Array): Completeness {
   if (bytes.length === 0) return incomplete('the file is empty');
   if (looksLikeFit(bytes)) return checkFit(bytes);
+  if (isZip(bytes)) return checkKmz(bytes);
   const format = sniffFormat(bytes);
   if (format !== null && format !== 'fit') return checkXml(bytes, format);
   if (bytes.length < 12 && (bytes[0] === 12 || bytes[0] === 14)) {
@@ -51,7 +55,7 @@ function checkContent(bytes: Uint8Array): Completeness {
   if (/^\s*</.test(decodeXmlPrefix(bytes, 256))) {
     return incomplete('the XML has no GPX, TCX or KML root element (yet)');
   }
-  return incomplete('the content is not a FIT, TCX, GPX or KML file (nor a gzip of one)');
+  return incomplete('the content is not a FIT, TCX, GPX, KML or KMZ file (nor a gzip of one)');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -140,7 +144,13 @@ class StopAtFirstError extends Error {}
 
 const LEADING_WHITESPACE = /^[ \t\r\n]+/;
 
-const FORMAT_NAMES: Record<RideFileFormat, string> = { fit: 'FIT', tcx: 'TCX', gpx: 'GPX', kml: 'KML' };
+const FORMAT_NAMES: Record<RideFileFormat, string> = {
+  fit: 'FIT',
+  tcx: 'TCX',
+  gpx: 'GPX',
+  kml: 'KML',
+  kmz: 'KMZ',
+};
 
 /**
  * Well formed to the end: the whole document goes through saxes (plain, no fast paths: this is a check
@@ -211,6 +221,28 @@ function checkXml(bytes: Uint8Array, format: RideFileFormat): Completeness {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// KMZ (kmz.ts)
+
+/**
+ * Whole when the archive's directory, which ZIP writers put last, is there, its KML document
+ * decompresses to its recorded size and CRC-32, and that KML is whole by the XML rules above.
+ */
+function checkKmz(bytes: Uint8Array): Completeness {
+  let kml: Uint8Array;
+  try {
+    const document = kmzDocument(readZipEntries(bytes));
+    if (document === undefined) return incomplete('the ZIP archive holds no .kml file (yet)');
+    kml = unzipEntry(bytes, document, DEFAULT_MAX_BYTES);
+  } catch (error) {
+    return incomplete(error instanceof Error ? error.message : String(error));
+  }
+  const inner = sniffFormat(kml) === 'kml' ? checkXml(kml, 'kml') : incomplete('it is not a KML document');
+  return inner.complete
+    ? { complete: true, format: 'kmz' }
+    : incomplete(`the KMZ's KML document is incomplete: ${inner.reason}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
 // gzip (RFC 1952)
 
 class TooLarge extends Error {}
@@ -272,22 +304,4 @@ function checkGzip(bytes: Uint8Array): Completeness {
     ? incomplete('the gzip holds another gzip, which is not read')
     : checkContent(content);
   return inner.complete ? inner : incomplete(`the gzip's content is incomplete: ${inner.reason}`);
-}
-
-/** CRC-32 of gzip (RFC 1952 §8, ISO 3309: reflected polynomial 0xEDB88320), continued from `crc`. */
-const CRC32_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let bit = 0; bit < 8; bit++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-function crc32(crc: number, bytes: Uint8Array): number {
-  const table = CRC32_TABLE;
-  let c = ~crc;
-  for (let i = 0; i < bytes.length; i++) c = (c >>> 8) ^ table[(c ^ bytes[i]!) & 0xff]!;
-  return ~c >>> 0;
 }

@@ -65,6 +65,8 @@ export function pausesBetweenSegments(columns: PointColumns, segmentStarts: read
 
 export interface ReaderOptions {
   maxPoints: number;
+  /** largest decompressed input: a KMZ's KML inside its archive (default 256 MB, decisions.md §7) */
+  maxBytes?: number;
 }
 
 export interface ReaderResult {

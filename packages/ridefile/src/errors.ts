@@ -4,16 +4,18 @@
  */
 
 export const RideFileErrorCode = {
-  /** the bytes are not FIT, TCX, GPX or KML */
+  /** the bytes are not FIT, TCX, GPX, KML or KMZ (a ZIP without a .kml, or compressed in a way not read) */
   UNKNOWN_FORMAT: 'RIDEFILE_UNKNOWN_FORMAT',
   /** zero bytes, or nothing after gunzip */
   EMPTY: 'RIDEFILE_EMPTY',
-  /** the format is recognised but not a single point or track could be read */
+  /** the format is recognised but not a single point or track could be read (or a ZIP is corrupt) */
   MALFORMED: 'RIDEFILE_MALFORMED',
   /** the file is well formed but holds no track with points */
   NO_TRACKS: 'RIDEFILE_NO_TRACKS',
   /** gunzip output or the point count exceeds the configured limit */
   TOO_LARGE: 'RIDEFILE_TOO_LARGE',
+  /** the file (an entry of a ZIP archive) is encrypted, with a password this library does not have */
+  ENCRYPTED: 'RIDEFILE_ENCRYPTED',
   /** an unexpected internal failure; always a bug in this library */
   INTERNAL: 'RIDEFILE_INTERNAL',
 } as const;

@@ -17,6 +17,10 @@ export {
 export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export { isGzip } from './gzip.js';
+export { RIDE_FILE_EXTENSION } from './sniff.js';
+export { isZip, readZipEntries, unzipEntry } from './zip.js';
+export type { ZipEntry } from './zip.js';
+export { kmzDocument } from './kmz.js';
 export {
   analyseRide,
   analysisColumns,

@@ -3,7 +3,7 @@
  * Everything a reader produces is expressed in these types; values the file does not give are `null`.
  */
 
-export type RideFileFormat = 'fit' | 'tcx' | 'gpx' | 'kml';
+export type RideFileFormat = 'fit' | 'tcx' | 'gpx' | 'kml' | 'kmz';
 
 /**
  * A legacy track point (platform-api.md, "Track point"). Each key is present only when known.

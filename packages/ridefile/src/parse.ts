@@ -6,6 +6,7 @@ import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
 import type { ColumnarRideFile, ColumnarTrack, RideFile, RideFileFormat, Track, Warning } from './model.js';
 import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
 import { sniffFormat } from './sniff.js';
+import { readKmz } from './kmz.js';
 import { finishColumnarTrack, finishTrack } from './track.js';
 import { readGpx } from './xml/gpx.js';
 import { readKml } from './xml/kml.js';
@@ -17,7 +18,7 @@ export interface ParseOptions {
   format?: RideFileFormat;
   /** the file's name, a hint used only when the content does not decide */
   filename?: string;
-  /** largest input accepted, after gunzip (default 256 MB, decisions.md §7) */
+  /** largest input accepted, after gunzip, and of a KMZ's KML once unzipped (default 256 MB, decisions.md §7) */
   maxBytes?: number;
   /** most points in one track (default 2,000,000, decisions.md §7) */
   maxPoints?: number;
@@ -56,13 +57,15 @@ const READERS: Readers = {
   gpx: readGpx,
   tcx: readTcx,
   kml: readKml,
+  kmz: readKmz,
 };
 
 /** FIT alone: what parseFitFile reads, so a bundle that imports only it leaves the XML readers out. */
 const FIT_READERS: Readers = { fit: readFit };
 
 /**
- * Reads a FIT, TCX, GPX or KML file (gzip-wrapped or not) into rides and routes.
+ * Reads a FIT, TCX, GPX, KML or KMZ file (gzip-wrapped or not) into rides and routes; a KMZ is
+ * reported as `format: 'kmz'` and read through its KML document (kmz.ts).
  * Throws only `RideFileError`, whatever the bytes (design.md, `@rideport/ridefile`).
  */
 export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): RideFile {
@@ -81,8 +84,8 @@ export function parseRideFileColumns(bytes: Uint8Array, options: ParseOptions = 
 }
 
 /**
- * Reads a FIT file (gzip-wrapped or not) exactly as `parseRideFile` does, and refuses a TCX, GPX or
- * KML file with `RIDEFILE_UNKNOWN_FORMAT`. For tools that read only FIT: a bundle that imports this
+ * Reads a FIT file (gzip-wrapped or not) exactly as `parseRideFile` does, and refuses a TCX, GPX,
+ * KML or KMZ file with `RIDEFILE_UNKNOWN_FORMAT`. For tools that read only FIT: a bundle that imports this
  * and not `parseRideFile` leaves out the TCX, GPX and KML readers and the XML parser (issue 21, the
  * size benchmark's FIT-only import).
  */
@@ -150,7 +153,7 @@ function parse<T>(
   if (format === null) {
     throw new RideFileError(
       RideFileErrorCode.UNKNOWN_FORMAT,
-      'the content is not a FIT, TCX, GPX or KML file (nor a gzip of one)',
+      'the content is not a FIT, TCX, GPX, KML or KMZ file (nor a gzip of one)',
     );
   }
 
@@ -161,7 +164,7 @@ function parse<T>(
       `this is a ${format.toUpperCase()} file, and parseFitFile reads only FIT files (parseRideFile reads every format)`,
     );
   }
-  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS });
+  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS, maxBytes });
   warnings.push(...result.warnings);
   // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
   const creator = boundedFileText('creator', result.creator, warnings);

@@ -1,6 +1,14 @@
 import type { RideFileFormat } from './model.js';
 import { decodeXmlPrefix } from './xml/text.js';
+import { isZip } from './zip.js';
 import { localName } from './xml/names.js';
+
+/**
+ * The name of a file `parseRideFile` reads, by its extension (optionally gzip-wrapped): for tools that
+ * pick ride files out of a folder or an archive (the sync engine, the server's ZIP uploads; issue 20).
+ * The content still decides the format.
+ */
+export const RIDE_FILE_EXTENSION = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
 
 /** How far into an XML file the root element is looked for (comments and a DOCTYPE may come first). */
 const XML_SNIFF_BYTES = 64 * 1024;
@@ -18,9 +26,13 @@ const EXTENSION_FORMATS: Record<string, RideFileFormat> = {
   kml: 'kml',
 };
 
-/** The format of (already gunzipped) bytes, from their content; `filename` only breaks a tie. */
+/**
+ * The format of (already gunzipped) bytes, from their content; `filename` only breaks a tie. Any ZIP
+ * archive is taken for a KMZ, whose reader says so when it holds no KML (kmz.ts).
+ */
 export function sniffFormat(bytes: Uint8Array, filename?: string): RideFileFormat | null {
   if (looksLikeFit(bytes)) return 'fit';
+  if (isZip(bytes)) return 'kmz';
   const root = xmlRootElement(bytes);
   if (root !== null) {
     const byRoot = ROOT_ELEMENT_FORMATS[localName(root).toLowerCase()];

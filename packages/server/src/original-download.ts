@@ -16,6 +16,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   tcx: 'application/vnd.garmin.tcx+xml',
   gpx: 'application/gpx+xml',
   kml: 'application/vnd.google-earth.kml+xml',
+  kmz: 'application/vnd.google-earth.kmz',
 };
 
 /** The original's name: as uploaded, else `<fallback>.<format>` (with `.gz` when it came gzipped). */

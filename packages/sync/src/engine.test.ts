@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClientError, ClientErrorCode } from '@rideport/client';
+import { zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncEngine, type SyncEngineOptions } from './engine.js';
 import { sha256Of } from './inbox.js';
@@ -126,6 +127,27 @@ describe('a pass over a folder', () => {
     status = await engine.syncOnce();
     expect(uploader.uploads).toHaveLength(1);
     expect(status.counts.waiting).toBe(0);
+  });
+
+  it('takes a KMZ (issue 20: OpenTracks exports them): waits while the archive is cut off, uploads it once whole', async () => {
+    const kml = new TextEncoder().encode(
+      '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Placemark><gx:Track>' +
+        '<when>2026-01-01T08:00:00Z</when><when>2026-01-01T08:00:05Z</when>' +
+        '<gx:coord>8.5 47.1 400</gx:coord><gx:coord>8.5 47.2 401</gx:coord></gx:Track></Placemark></kml>',
+    );
+    const kmz = zipSync({ 'doc.kml': kml, 'images/marker.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47]) });
+    // The archive's directory comes last: a copy cut before it is a file still being written.
+    const path = device.write('OpenTracks/track.kmz', kmz.subarray(0, kmz.length - 30));
+    device.write('OpenTracks/track.zip', kmz);
+    const engine = engineFor();
+    let status = await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(0);
+    expect(status.counts).toMatchObject({ waiting: 1 });
+    writeFileSync(path, kmz);
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    status = await engine.syncOnce();
+    expect(uploader.uploads).toEqual([{ filename: 'track.kmz', sha256: sha256Of(kmz) }]);
+    expect(status.counts).toMatchObject({ found: 1, synced: 1, waiting: 0 });
   });
 
   it('takes a file that stays cut off longer than the grace period: the server reads what it holds', async () => {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkRideFileComplete } from '@rideport/ridefile';
+import { checkRideFileComplete, RIDE_FILE_EXTENSION } from '@rideport/ridefile';
 import { writeFileAtomically } from './atomic-write.js';
 import { isGone } from './listing.js';
 
@@ -64,7 +64,7 @@ export class Inbox {
 
   /** The inbox name of a ride: its SHA-256 and the original extension (the server sniffs content). */
   static nameFor(sha256: string, filename: string): string {
-    const extension = /\.(?:fit|tcx|gpx|kml)(?:\.gz)?$/i.exec(filename)?.[0].toLowerCase() ?? '';
+    const extension = RIDE_FILE_EXTENSION.exec(filename)?.[0].toLowerCase() ?? '';
     return `${sha256}${extension}`;
   }
 

@@ -5,9 +5,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-
-/** Ride files by name: what `parseRideFile` reads (design.md), optionally gzip-wrapped. */
-const RIDE_FILE_NAME = /\.(?:fit|tcx|gpx|kml)(?:\.gz)?$/i;
+import { RIDE_FILE_EXTENSION } from '@rideport/ridefile';
 
 /** Stats in flight at once: enough to hide a slow (USB, MTP) disk's latency, few enough not to flood it. */
 const STAT_CONCURRENCY = 32;
@@ -20,10 +18,11 @@ export interface ListedFile {
   mtimeMs: number;
 }
 
+/** What `parseRideFile` reads by name (RIDE_FILE_EXTENSION; KMZ too, issue 20), and no hidden file. */
 export function isRideFileName(name: string): boolean {
   // Names starting with a dot are not rides: macOS leaves `._Ride.fit` resource forks on FAT volumes,
   // and editors leave hidden temporary files.
-  return !name.startsWith('.') && RIDE_FILE_NAME.test(name);
+  return !name.startsWith('.') && RIDE_FILE_EXTENSION.test(name);
 }
 
 /**

@@ -25,7 +25,7 @@ const OUT_EXTENSIONS = [
 
 const help = `Usage: rideport convert <file> [--to ${TARGETS.join('|')}] [--out <file>]
 
-Reads a FIT, TCX, GPX or KML file (or a .gz of one) and writes it in another form.
+Reads a FIT, TCX, GPX, KML or KMZ file (or a .gz of one) and writes it in another form.
 
 Options:
   --to <target>   output form; supported: ${TARGETS.join(', ')} (default: points on stdout;

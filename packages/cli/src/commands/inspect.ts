@@ -11,7 +11,7 @@ import type { Command } from './command.js';
 
 const help = `Usage: rideport inspect <file> [--json]
 
-Reads a FIT, TCX, GPX or KML file (or a .gz of one) and reports what it holds: format, creator,
+Reads a FIT, TCX, GPX, KML or KMZ file (or a .gz of one) and reports what it holds: format, creator,
 warnings, and per track the sport, start, channels, distance, times, elevation, speed, heart rate,
 cadence and power, device, whether speed and distance come from a wheel sensor (and why), laps
 and bounds.

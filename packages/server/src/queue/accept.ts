@@ -27,6 +27,7 @@ import {
   tooLongWords,
   type TaskMetadata,
 } from '../store/index.js';
+import { bulkArchiveOf, skippedWords, type SkippedEntry } from './archive.js';
 
 /** The names of the file field (decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
@@ -155,30 +156,57 @@ export interface Uploader {
 
 /**
  * Stores the upload of an authenticated request (legacy/create-trip.ts): streams the file into memory,
- * hashing it, up to the limit; reads the rest of the form; then commits the task and its bytes.
+ * hashing it, up to the limit; reads the rest of the form; then commits the task and its bytes. A ZIP
+ * of ride files (issue 20) answers with every task's id, `task_id` being the first one's, and the
+ * entries that became no task.
  */
 export async function queueUpload(
   request: FastifyRequest,
   call: LegacyCall,
   context: ServerContext,
 ): Promise<LegacyAnswer> {
-  const taskId = await storeUpload(request, context, () => ({
+  const stored = await storeUpload(request, context, () => ({
     userId: call.user!.user.id,
     apiClientId: call.client.id,
   }));
-  return { body: { success: 1, task_id: taskId } };
+  const taskId = stored.taskIds[0]!;
+  if (stored.skipped === null) return { body: { success: 1, task_id: taskId } };
+  return {
+    body: {
+      success: 1,
+      task_id: taskId,
+      task_ids: stored.taskIds,
+      skipped: stored.skipped,
+      message: archiveWords(stored.taskIds.length, stored.skipped),
+    },
+  };
+}
+
+/** What became of a ZIP upload, in words: the count of rides queued and what was skipped. */
+export function archiveWords(rides: number, skipped: readonly SkippedEntry[]): string {
+  const queued = `${rides} ride file${rides === 1 ? '' : 's'} in the ZIP archive ${rides === 1 ? 'is' : 'are'} read as ${rides === 1 ? 'an upload' : 'uploads'} of ${rides === 1 ? 'its' : 'their'} own`;
+  return skipped.length === 0
+    ? `${queued}.`
+    : `${queued}; ${skipped.length} skipped: ${skippedWords(skipped)}.`;
+}
+
+/** What an upload became: its tasks, and for a ZIP of rides the entries skipped (null: one file). */
+export interface StoredUpload {
+  /** one at least: a ZIP without a ride is refused (archive.ts) */
+  taskIds: number[];
+  skipped: SkippedEntry[] | null;
 }
 
 /**
  * What queueUpload does, for any caller whose form was read by `uploadIntake(...).fields` first (the
- * legacy route, and the dashboard's upload form): stores the file as a task of `uploader` and wakes
- * the queue; the task's id.
+ * legacy route, and the dashboard's upload form): stores the file as a task of `uploader`, or each
+ * ride file of a ZIP as a task (queue/archive.ts), in one transaction, and wakes the queue.
  */
 export async function storeUpload(
   request: FastifyRequest,
   context: ServerContext,
   uploader: () => Uploader,
-): Promise<number> {
+): Promise<StoredUpload> {
   const upload = pendingUploads.get(request);
   if (upload?.file == null) {
     throw badRequest('no file: send the ride file in the multipart field "file" (or "data_file")');
@@ -189,18 +217,39 @@ export async function storeUpload(
   // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
   await readRestOfForm(upload).catch(asBadForm);
   const { metadata, externalId } = uploadMetadata(new LegacyParams(request.query, upload.fields));
-  const taskId = await context.store.tasks.create({
-    userId,
-    apiClientId,
-    sha256,
-    filename: uploadFilename(file.filename),
-    bytes,
-    metadata,
-    externalId,
-  });
+  const archive = await bulkArchiveOf(bytes, context.options.limits.gunzipBytes);
+  const files =
+    archive === null
+      ? [{ sha256, filename: uploadFilename(file.filename), bytes, externalId }]
+      : archive.rides.map((ride) => ({
+          sha256: ride.sha256,
+          filename: uploadFilename(ride.path),
+          bytes: ride.bytes,
+          externalId: externalId === null ? null : archiveExternalId(externalId, ride.path),
+        }));
+  const taskIds = await context.store.tasks.createMany(
+    files.map((one) => ({ userId, apiClientId, metadata, ...one })),
+  );
   upload.stored = true;
-  request.server.uploadQueue.accepted(taskId, bytes);
-  return taskId;
+  taskIds.forEach((taskId, index) => {
+    request.server.uploadQueue.accepted(taskId, files[index]!.bytes);
+  });
+  return { taskIds, skipped: archive?.skipped ?? null };
+}
+
+/**
+ * A ride's external_id in an archive sent with one: the archive's and the ride's path, so sending the
+ * same archive again with the same external_id makes each ride a duplicate of itself (issue 20), and
+ * no ride a duplicate of another of the archive.
+ */
+function archiveExternalId(externalId: string, path: string): string {
+  const id = `${externalId}/${path}`;
+  if (isTooLong(id, TEXT_MAX_CHARS.externalId)) {
+    throw badRequest(
+      `external_id: with the path of "${path}" in the ZIP archive it is longer than ${TEXT_MAX_CHARS.externalId} characters; send a shorter one`,
+    );
+  }
+  return id;
 }
 
 /**

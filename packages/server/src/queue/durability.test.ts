@@ -25,6 +25,7 @@ import { reopenableDatabase } from '../test-support/test-database.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';
 import {
   multipartBody,
+  statusesOverSocket,
   taskEnded,
   type LegacyCredentials,
   type QueuedTask,
@@ -77,21 +78,6 @@ async function post(server: ChildServer, credentials: LegacyCredentials, upload:
   return answer.task_id;
 }
 
-async function statuses(
-  server: ChildServer,
-  credentials: LegacyCredentials,
-  ids: number[],
-): Promise<QueuedTask[]> {
-  const query = new URLSearchParams({
-    apikey: credentials.apiKey,
-    auth_token: credentials.authToken,
-    ids: ids.join(','),
-    include_objects: 'true',
-  });
-  const response = await request(`${server.url}/queued_tasks/status.json?${query}`);
-  return ((await response.body.json()) as { queued_tasks: QueuedTask[] }).queued_tasks;
-}
-
 async function accountIn(database: string): Promise<{ userId: number; credentials: LegacyCredentials }> {
   const platform: Platform = await openPlatform({
     ...databaseOptions(database),
@@ -129,7 +115,7 @@ describe.skipIf(!corpusAvailable)('a server killed while it processes uploads', 
     try {
       taskIds = [];
       for (const upload of uploads) taskIds.push(await post(first, credentials, upload));
-      const seen = await statuses(first, credentials, taskIds);
+      const seen = await statusesOverSocket(first.url, credentials, taskIds);
       pendingAtKill = seen.filter((task) => task.status === 0).length;
     } finally {
       await first.kill();
@@ -141,7 +127,7 @@ describe.skipIf(!corpusAvailable)('a server killed while it processes uploads', 
     let ended: QueuedTask[];
     try {
       for (;;) {
-        ended = await statuses(second, credentials, taskIds);
+        ended = await statusesOverSocket(second.url, credentials, taskIds);
         if (ended.every((task) => task.status !== 0)) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

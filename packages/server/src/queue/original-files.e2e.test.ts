@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { legacySetup, type LegacySetup } from '../test-support/legacy.js';
 import { testServer, type TestServer } from '../test-support/server.js';
-import { multipartBody } from '../test-support/uploads.js';
+import { taskIdOf, tasksEndedOverSocket, uploadOverSocket } from '../test-support/uploads.js';
 
 let server: TestServer;
 let origin: string;
@@ -43,26 +43,11 @@ interface Task {
 
 /** Uploads `bytes` as `who` through POST /trips.json and waits for its task to end. */
 async function uploaded(who: Who, name: string, bytes: Uint8Array, fields: [string, string][] = []) {
-  const form = await multipartBody(
-    [['apikey', setup.apiKey], ['auth_token', setup[who].authToken], ...fields],
-    { name, bytes },
-  );
-  const answer = await request(`${origin}/trips.json`, {
-    method: 'POST',
-    headers: { 'content-type': form.contentType },
-    body: form.body,
-  });
-  const body = (await answer.body.json()) as { task_id: number };
-  expect(answer.statusCode, JSON.stringify(body)).toBe(200);
-  for (let attempt = 0; attempt < 600; attempt++) {
-    const status = await request(
-      `${origin}/queued_tasks/status.json?ids=${body.task_id}&include_objects=true&apikey=${setup.apiKey}&auth_token=${setup[who].authToken}`,
-    );
-    const [task] = ((await status.body.json()) as { queued_tasks: Task[] }).queued_tasks;
-    if (task !== undefined && task.status !== 0) return task;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`task ${body.task_id} did not end`);
+  const credentials = { apiKey: setup.apiKey, authToken: setup[who].authToken };
+  const answer = await uploadOverSocket(origin, credentials, { name, bytes }, fields);
+  expect(answer.statusCode, JSON.stringify(answer.body)).toBe(200);
+  const [task] = await tasksEndedOverSocket(origin, credentials, [taskIdOf(answer)]);
+  return task as unknown as Task;
 }
 
 async function original(who: Who, tripId: number) {
@@ -203,21 +188,14 @@ describe('external_id', () => {
   });
 
   it('refuses one longer than 255 characters in words', async () => {
-    const form = await multipartBody(
-      [
-        ['apikey', setup.apiKey],
-        ['auth_token', setup.bob.authToken],
-        ['external_id', 'x'.repeat(256)],
-      ],
+    const answer = await uploadOverSocket(
+      origin,
+      { apiKey: setup.apiKey, authToken: setup.bob.authToken },
       { name: 'a.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') },
+      [['external_id', 'x'.repeat(256)]],
     );
-    const answer = await request(`${origin}/trips.json`, {
-      method: 'POST',
-      headers: { 'content-type': form.contentType },
-      body: form.body,
-    });
     expect(answer.statusCode).toBe(400);
-    expect(((await answer.body.json()) as { error: string }).error).toMatch(/external_id.*255 characters/);
+    expect(answer.body['error']).toMatch(/external_id.*255 characters/);
   });
 });
 

@@ -177,7 +177,7 @@ describe('POST /trips.json with a file', () => {
     });
     // Words for people, the code for programs (issue 16): the message never carries the code.
     expect(task.message).toBe(
-      'Could not read the file: the content is not a FIT, TCX, GPX or KML file (nor a gzip of one)',
+      'Could not read the file: the content is not a FIT, TCX, GPX, KML or KMZ file (nor a gzip of one)',
     );
     expect(await server.store.tasks.uploadBytes(taskId)).toBeUndefined();
   });

@@ -150,33 +150,48 @@ export class Tasks {
 
   /** Stores the task and its bytes in one transaction; the task's id. */
   async create(task: NewTask): Promise<number> {
-    assertFits('trip[name]', task.metadata.name, TEXT_MAX_CHARS.assetName);
-    assertFits('trip[description]', task.metadata.description, TEXT_MAX_CHARS.assetDescription);
-    assertFits('external_id', task.externalId ?? undefined, TEXT_MAX_CHARS.externalId);
+    const [id] = await this.createMany([task]);
+    return id!;
+  }
+
+  /**
+   * Stores the tasks and their bytes in one transaction (the rides of one ZIP upload, issue 20: all of
+   * them or none); their ids, in order.
+   */
+  async createMany(tasks: readonly NewTask[]): Promise<number[]> {
+    for (const task of tasks) {
+      assertFits('trip[name]', task.metadata.name, TEXT_MAX_CHARS.assetName);
+      assertFits('trip[description]', task.metadata.description, TEXT_MAX_CHARS.assetDescription);
+      assertFits('external_id', task.externalId ?? undefined, TEXT_MAX_CHARS.externalId);
+    }
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
-      const { id } = await db
-        .insertInto('queued_tasks')
-        .values({
-          user_id: task.userId,
-          api_client_id: task.apiClientId,
-          status: 0,
-          response_code: 'pending',
-          message: TASK_MESSAGES.waiting,
-          progress: 0,
-          sha256: task.sha256,
-          filename: task.filename === null ? null : cutToWholeChars(task.filename, TEXT_MAX_CHARS.filename),
-          byte_length: task.bytes.length,
-          metadata: JSON.stringify(task.metadata),
-          external_id: task.externalId ?? null,
-          attempts: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await db.insertInto('task_uploads').values({ task_id: id, bytes: task.bytes }).execute();
-      return id;
+      const ids: number[] = [];
+      for (const task of tasks) {
+        const { id } = await db
+          .insertInto('queued_tasks')
+          .values({
+            user_id: task.userId,
+            api_client_id: task.apiClientId,
+            status: 0,
+            response_code: 'pending',
+            message: TASK_MESSAGES.waiting,
+            progress: 0,
+            sha256: task.sha256,
+            filename: task.filename === null ? null : cutToWholeChars(task.filename, TEXT_MAX_CHARS.filename),
+            byte_length: task.bytes.length,
+            metadata: JSON.stringify(task.metadata),
+            external_id: task.externalId ?? null,
+            attempts: 0,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await db.insertInto('task_uploads').values({ task_id: id, bytes: task.bytes }).execute();
+        ids.push(id);
+      }
+      return ids;
     });
   }
 

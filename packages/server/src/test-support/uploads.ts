@@ -1,7 +1,9 @@
 /**
  * File uploads for tests of the upload queue (issue 5): multipart bodies as a browser or curl makes
- * them, the legacy upload and status requests through `inject`, and waiting for a task to end.
+ * them, the legacy upload and status requests through `inject` or over a real socket, and waiting for
+ * tasks to end.
  */
+import { request } from 'undici';
 import type { TestServer } from './server.js';
 
 export interface UploadFile {
@@ -126,5 +128,61 @@ export async function taskEnded(
     if (task.status !== 0) return task;
     if (Date.now() > deadline) throw new Error(`task ${taskId} did not end: ${JSON.stringify(task)}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * POST /trips.json over a real socket at `origin` (the end-to-end tests), the credentials as the
+ * form's first fields, as a client sends them.
+ */
+export async function uploadOverSocket(
+  origin: string,
+  credentials: LegacyCredentials,
+  file: UploadFile,
+  fields: [string, string][] = [],
+): Promise<LegacyAnswer> {
+  const form = await multipartBody(
+    [['apikey', credentials.apiKey], ['auth_token', credentials.authToken], ...fields],
+    file,
+  );
+  const answer = await request(`${origin}/trips.json`, {
+    method: 'POST',
+    headers: { 'content-type': form.contentType },
+    body: form.body,
+  });
+  return { statusCode: answer.statusCode, body: (await answer.body.json()) as Record<string, unknown> };
+}
+
+/** GET /queued_tasks/status.json over a real socket at `origin`, with the tasks' objects. */
+export async function statusesOverSocket(
+  origin: string,
+  credentials: LegacyCredentials,
+  ids: readonly number[],
+): Promise<QueuedTask[]> {
+  const query = new URLSearchParams({
+    apikey: credentials.apiKey,
+    auth_token: credentials.authToken,
+    ids: ids.join(','),
+    include_objects: 'true',
+  });
+  const response = await request(`${origin}/queued_tasks/status.json?${query}`);
+  return ((await response.body.json()) as { queued_tasks: QueuedTask[] }).queued_tasks;
+}
+
+/** Polls status.json over a real socket until every task of `ids` has ended; them, in that order. */
+export async function tasksEndedOverSocket(
+  origin: string,
+  credentials: LegacyCredentials,
+  ids: readonly number[],
+): Promise<QueuedTask[]> {
+  const deadline = Date.now() + GIVE_UP_MS;
+  for (;;) {
+    const tasks = await statusesOverSocket(origin, credentials, ids);
+    if (tasks.length === ids.length && tasks.every((task) => task.status !== 0)) {
+      return ids.map((id) => tasks.find((task) => task.id === id)!);
+    }
+    if (Date.now() > deadline)
+      throw new Error(`tasks ${ids.join(',')} did not end: ${JSON.stringify(tasks)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -378,7 +378,7 @@ describe('GET /dashboard/sync', () => {
       expect(page.body).not.toContain('broken.fit');
       expect(page.body).toContain('action="/dashboard/sync/upload" enctype="multipart/form-data"');
       expect(page.body).toContain('<label for="upload-file">');
-      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.gz"');
+      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.kmz,.gz"');
       const token = await browser.csrfTokenOf('/dashboard/sync');
       const steer = await browser.post('/dashboard/sync/pause', { _csrf: token });
       expect(steer.statusCode).toBe(403);
@@ -622,7 +622,7 @@ describe('POST /dashboard/sync/upload', () => {
     await taskEnd(server, taskId);
     const page = await browser.get(`/dashboard/sync?task=${taskId}`);
     expect(page.body).toContain(
-      `<p class="error">Upload ${taskId} failed: Could not read the file: the content is not a FIT, TCX, GPX or KML file`,
+      `<p class="error">Upload ${taskId} failed: Could not read the file: the content is not a FIT, TCX, GPX, KML or KMZ file`,
     );
     expect(page.body).not.toContain('RIDEFILE_');
   });

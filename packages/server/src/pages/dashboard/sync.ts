@@ -54,8 +54,8 @@ export const SYNC_PAGE = '/dashboard/sync';
 const SYNC_PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/** The file types the upload form offers (ridefile reads them, gzip-compressed too). */
-const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.gz';
+/** The file types the upload form offers (ridefile reads them, gzip-compressed too; KMZ, issue 20). */
+const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.kmz,.gz';
 
 /** The largest "last N days" answer (the engine's window text allows five digits). */
 const MAX_IMPORT_DAYS = 99_999;
@@ -549,7 +549,7 @@ function uploadSection(token: string): SafeHtml {
     <h2 id="upload-heading">Upload a ride file</h2>
     <form method="post" action="${SYNC_PAGE}/upload" enctype="multipart/form-data">
       ${csrfField(token)}
-      <label for="upload-file">Ride file (FIT, TCX, GPX or KML, also gzip-compressed)</label>
+      <label for="upload-file">Ride file (FIT, TCX, GPX, KML or KMZ, also gzip-compressed)</label>
       <input type="file" id="upload-file" name="file" accept="${UPLOAD_ACCEPT}" required />
       <button type="submit" data-focus="upload">Upload</button>
     </form>
@@ -824,8 +824,8 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
       if (!request.isMultipart()) throw badRequest('Send the ride file with the upload form.');
       // No API client: the file comes from a signed-in browser, not through a client, so the task's
       // api_client_id is null (it only records which client sent an upload; nothing else reads it).
-      const taskId = await storeUpload(request, context, () => ({ userId: user.id, apiClientId: null }));
-      return reply.redirect(`${SYNC_PAGE}?task=${taskId}`, 303);
+      const { taskIds } = await storeUpload(request, context, () => ({ userId: user.id, apiClientId: null }));
+      return reply.redirect(`${SYNC_PAGE}?task=${taskIds[0]!}`, 303);
     },
   );
 }

@@ -1,0 +1,108 @@
+/**
+ * Properties of picking the rides out of a ZIP upload (archive.ts, issue 20), on generated archives:
+ * every file is either a ride, byte for byte as it went in, or skipped with a reason; nothing is both,
+ * nothing is lost; a KMZ is one upload; the bounds hold whatever the archive declares.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { zipSync, type Zippable } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../errors.js';
+import { bulkArchiveOf } from './archive.js';
+
+const RIDE = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
+
+/** Paths of one to three folders deep, with ride extensions and others, in any case. */
+const path = fc
+  .tuple(
+    fc.array(fc.stringMatching(/^[a-z0-9_-]{1,6}$/), { maxLength: 2 }),
+    fc.stringMatching(/^[a-z0-9]{1,6}$/),
+    fc.constantFrom('.fit', '.FIT', '.gpx', '.tcx.gz', '.kml', '.kmz', '.fit.gz', '.txt', '.jpg', '.csv', ''),
+  )
+  .map(([folders, stem, extension]) => [...folders, `${stem}${extension}`].join('/'));
+
+const archiveFiles = fc.uniqueArray(fc.tuple(path, fc.uint8Array({ minLength: 1, maxLength: 200 })), {
+  minLength: 1,
+  maxLength: 12,
+  selector: ([name]) => name.toLowerCase(),
+});
+
+describe('bulkArchiveOf (property)', () => {
+  it('splits any archive into its ride files, byte for byte, and the rest, skipped in words', async () => {
+    await fc.assert(
+      fc.asyncProperty(archiveFiles, fc.constantFrom<0 | 6>(0, 6), async (files, level) => {
+        const zippable: Zippable = {};
+        for (const [name, bytes] of files) zippable[name] = [bytes, { level }];
+        const archive = Buffer.from(zipSync(zippable));
+        const rides = files.filter(([name]) => RIDE.test(name));
+        const onlyKml = rides.length === 1 && /\.kml$/i.test(rides[0]![0]);
+        let result: Awaited<ReturnType<typeof bulkArchiveOf>>;
+        try {
+          result = await bulkArchiveOf(archive, 1024 * 1024);
+        } catch (error) {
+          // Only an archive without a ride is refused, as a 400 that says so.
+          expect(error).toBeInstanceOf(ApiError);
+          expect(rides).toEqual([]);
+          expect((error as ApiError).message).toMatch(/holds no ride file that can be read/);
+          return;
+        }
+        if (onlyKml) {
+          // A lone .kml is a KMZ: one upload, read by the parser.
+          expect(result).toBeNull();
+          return;
+        }
+        expect(result).not.toBeNull();
+        const { rides: got, skipped } = result!;
+        expect(got.map((ride) => ride.path)).toEqual(rides.map(([name]) => name));
+        got.forEach((ride, index) => {
+          expect(Buffer.compare(ride.bytes, Buffer.from(rides[index]![1]))).toBe(0);
+          expect(ride.sha256).toBe(createHash('sha256').update(ride.bytes).digest('hex'));
+        });
+        expect(skipped.map((entry) => entry.name).sort()).toEqual(
+          files
+            .filter(([name]) => !RIDE.test(name))
+            .map(([name]) => name)
+            .sort(),
+        );
+        expect(skipped.every((entry) => entry.reason.length > 0)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('refuses archives whose rides declare more than the limit together, whatever their count', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 1, max: 2000 }),
+        async (count, size) => {
+          const zippable: Zippable = {};
+          for (let i = 0; i < count; i++) zippable[`r${i}.gpx`] = new Uint8Array(size).fill(0x20);
+          const limit = count * size - 1;
+          await expect(bulkArchiveOf(Buffer.from(zipSync(zippable)), limit)).rejects.toThrow(
+            /once decompressed, more than the limit/,
+          );
+          expect((await bulkArchiveOf(Buffer.from(zipSync(zippable)), limit + 1))?.rides).toHaveLength(count);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('lets other work in while it unzips a large archive, and loses nothing by it', async () => {
+    const big = new Uint8Array(3 * 1024 * 1024).fill(0x20);
+    const archive = Buffer.from(zipSync({ 'a.gpx': big, 'b.gpx': big, 'c.gpx': big }));
+    let otherWorkRan = false;
+    // Queued before the call: it runs before the call ends only if the call gives the event loop a turn.
+    setImmediate(() => {
+      otherWorkRan = true;
+    });
+    const result = await bulkArchiveOf(archive, 16 * 1024 * 1024);
+    expect(otherWorkRan).toBe(true);
+    expect(result?.rides.map((ride) => ride.bytes.length)).toEqual([big.length, big.length, big.length]);
+  });
+
+  it('is null for anything that is not a ZIP', async () => {
+    expect(await bulkArchiveOf(Buffer.from('<gpx/>'), 1024)).toBeNull();
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * ZIP uploads of several rides (issue 20, "Bulk and phone exports"): Strava's bulk export
+ * (`activities/*.fit.gz`, `*.gpx`, `*.tcx`) and archives people make of a folder of rides. Each ride
+ * file in the archive becomes a task of its own (accept.ts), so each is read, checked for duplicates
+ * and reported exactly as if it had been uploaded alone. Other entries are skipped and listed in words.
+ *
+ * A KMZ is a ZIP too, and is one ride: an archive whose only ride file is a `.kml` goes through the
+ * ordinary path, where the parser reads it (ridefile's kmz.ts).
+ *
+ * Bounds (decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
+ * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
+ * most MAX_ARCHIVE_FILES files.
+ */
+import { createHash } from 'node:crypto';
+import {
+  isRideFileError,
+  isZip,
+  kmzDocument,
+  readZipEntries,
+  RIDE_FILE_EXTENSION,
+  RideFileErrorCode,
+  unzipEntry,
+  type ZipEntry,
+} from '@rideport/ridefile';
+import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
+
+/** Files one archive may hold, ride files or not (Strava's exports of a decade of rides hold fewer). */
+export const MAX_ARCHIVE_FILES = 10_000;
+
+/** Decompressed bytes between two turns of the event loop while an archive is unzipped. */
+const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
+
+/** Skipped entries named in a message; the answer's `skipped` lists every one. */
+const NAMED_IN_MESSAGE = 5;
+
+/** One ride file of the archive, decompressed (a `.fit.gz` stays gzip: the parser unwraps it). */
+export interface ArchiveRide {
+  /** its path inside the archive */
+  path: string;
+  bytes: Buffer;
+  sha256: string;
+}
+
+/** An entry that became no task, and why, in words. */
+export interface SkippedEntry {
+  name: string;
+  reason: string;
+}
+
+export interface BulkArchive {
+  rides: ArchiveRide[];
+  skipped: SkippedEntry[];
+}
+
+/**
+ * The rides of an upload that is an archive of ride files; null when the upload is one ride (not a
+ * ZIP, or a KMZ). Throws a 400 ApiError for a corrupt archive and for one without a ride file, and 413
+ * when it holds too many files or too many bytes once decompressed.
+ */
+export async function bulkArchiveOf(bytes: Buffer, maxBytes: number): Promise<BulkArchive | null> {
+  if (!isZip(bytes)) return null;
+  let entries: ZipEntry[];
+  try {
+    entries = readZipEntries(bytes);
+  } catch (error) {
+    if (isRideFileError(error)) throw badRequest(error.message);
+    throw error;
+  }
+  const files = entries.filter((entry) => !entry.directory);
+  if (files.length > MAX_ARCHIVE_FILES) {
+    throw new ApiError(
+      ApiErrorCode.PAYLOAD_TOO_LARGE,
+      `the ZIP archive holds ${files.length} files, more than the ${MAX_ARCHIVE_FILES} one upload may hold: split it into smaller archives`,
+    );
+  }
+  const rideFiles = files.filter(isRideEntry);
+  const kmz = kmzDocument(entries);
+  if (rideFiles.length === 1 && rideFiles[0] === kmz) return null;
+
+  const declared = rideFiles.reduce((sum, entry) => sum + entry.size, 0);
+  if (declared > maxBytes) {
+    throw new ApiError(
+      ApiErrorCode.PAYLOAD_TOO_LARGE,
+      `the ride files in the ZIP archive come to ${megabytes(declared)} once decompressed, more than the limit of ${megabytes(maxBytes)}: split it into smaller archives`,
+    );
+  }
+  const skipped: SkippedEntry[] = files
+    .filter((entry) => !isRideEntry(entry))
+    .map((entry) => ({ name: entry.name, reason: notARideReason(entry) }));
+  const rides: ArchiveRide[] = [];
+  let sinceYield = 0;
+  for (const entry of rideFiles) {
+    // Unzipping runs on the main thread (about 20 ms a megabyte, on a loaded two-core machine): it
+    // lets other requests in between entries, so a large archive does not stall status polls.
+    if (sinceYield >= YIELD_EVERY_BYTES) {
+      sinceYield = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    sinceYield += entry.size;
+    try {
+      // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
+      const unzipped = unzipEntry(bytes, entry, maxBytes);
+      const content = Buffer.from(unzipped.buffer, unzipped.byteOffset, unzipped.byteLength);
+      rides.push({
+        path: entry.name,
+        bytes: content,
+        sha256: createHash('sha256').update(content).digest('hex'),
+      });
+    } catch (error) {
+      if (!isRideFileError(error) || error.code === RideFileErrorCode.INTERNAL) throw error;
+      skipped.push({ name: entry.name, reason: error.message });
+    }
+  }
+  if (rides.length === 0) {
+    throw badRequest(
+      `the ZIP archive holds no ride file that can be read (FIT, TCX, GPX, KML or KMZ, or a .gz of one)${
+        skipped.length === 0 ? '' : `: ${skippedWords(skipped)}`
+      }`,
+    );
+  }
+  return { rides, skipped };
+}
+
+/** A ride file by name; not macOS's copies of file metadata (`__MACOSX/`, `._name`). */
+function isRideEntry(entry: ZipEntry): boolean {
+  const base = entry.name.slice(entry.name.lastIndexOf('/') + 1);
+  return !isMacMetadata(entry) && !base.startsWith('.') && RIDE_FILE_EXTENSION.test(base);
+}
+
+function isMacMetadata(entry: ZipEntry): boolean {
+  return entry.name.startsWith('__MACOSX/');
+}
+
+function notARideReason(entry: ZipEntry): string {
+  return isMacMetadata(entry)
+    ? 'macOS file metadata, not a ride'
+    : 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)';
+}
+
+/** The skipped entries in words, the first few by name: "a.txt (not a ride file …), … and 3 more". */
+export function skippedWords(skipped: readonly SkippedEntry[]): string {
+  const named = skipped.slice(0, NAMED_IN_MESSAGE).map((entry) => `${entry.name} (${entry.reason})`);
+  const more = skipped.length - named.length;
+  return `${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+function megabytes(bytes: number): string {
+  return `${Math.ceil(bytes / (1024 * 1024))} MB`;
+}
