@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { RideportClient, undiciTransport } from '@rideport/client';
 import { buildServer } from '@rideport/server';
 import { SyncEngine, type RideUploader } from '@rideport/sync';
+import { strToU8, zipSync } from 'fflate';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_SKIP_REASON, chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
@@ -187,6 +188,51 @@ describe.skipIf(!chromiumAvailable)(
       ]);
       await page.locator('#upload-task a[href^="/dashboard/rides/"]').waitFor({ timeout: 30_000 });
       expect(await page.textContent('#upload-task')).toMatch(/Duplicate upload|Already on the platform/);
+    });
+
+    // Issue 20, "Bulk and phone exports": a ZIP through the page, each of its rides listed.
+    it('uploads a ZIP of rides through the page and lists each of its uploads', async () => {
+      await page.goto(`${url}/dashboard/sync`);
+      // Rides of their own (no other test here uploads them): a day and a place apart.
+      const gpx = (day: number): Uint8Array => {
+        const points = Array.from({ length: 40 }, (_, second) => {
+          const time = new Date(Date.UTC(2024, 8, day, 6, 0, second * 15)).toISOString();
+          return `<trkpt lat="${(45 + day / 100 + second / 5000).toFixed(5)}" lon="6.1"><time>${time}</time></trkpt>`;
+        });
+        return strToU8(
+          `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points.join('')}</trkseg></trk></gpx>`,
+        );
+      };
+      const archive = zipSync({
+        activities: { 'morning.gpx': gpx(3), 'evening.gpx.gz': gzipSync(gpx(4)) },
+        'profile.csv': strToU8('name,weight\nRider,70\n'),
+      });
+      await page.setInputFiles('#upload-file', {
+        name: 'export_12345.zip',
+        mimeType: 'application/zip',
+        buffer: Buffer.from(archive),
+      });
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/sync\?task=\d+%2C\d+&skipped=1$/),
+        page.getByRole('button', { name: 'Upload', exact: true }).click(),
+      ]);
+      // Without live updates for a list: "Check again" until both are read.
+      for (let tries = 0; (await page.getByRole('link', { name: 'Check again' }).count()) > 0; tries++) {
+        if (tries > 100) throw new Error('the archive was not read');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await page.getByRole('link', { name: 'Check again' }).click();
+      }
+      expect((await page.textContent('#upload-archive'))?.replace(/\s+/g, ' ')).toContain(
+        'The archive holds 2 ride files; 1 other file was skipped. 2 done.',
+      );
+      expect(await page.locator('#upload-tasks li').count()).toBe(2);
+      expect(await page.locator('#upload-tasks a[href^="/dashboard/rides/"]').count()).toBe(2);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `dashboard-sync-upload-zip-${width}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
     });
 
     it('shows a file dropped into the watched folder as synced', async () => {

@@ -32,6 +32,8 @@ export const UploadErrorCode = {
   INTERRUPTED: 'UPLOAD_INTERRUPTED',
   /** the uploaded bytes were no longer stored */
   LOST: 'UPLOAD_LOST',
+  /** the file was read, but storing its rides failed on the server, every attempt (issue 20) */
+  STORE_FAILED: 'UPLOAD_STORE_FAILED',
 } as const;
 
 export type UploadErrorCode = (typeof UploadErrorCode)[keyof typeof UploadErrorCode];

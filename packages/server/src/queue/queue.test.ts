@@ -105,6 +105,34 @@ describe('leases and attempts', () => {
     expect(await server.store.tasks.find(taskId)).toMatchObject({ attempts: 2 });
   });
 
+  // Issue 20: an error nobody foresaw while storing the rides left the task "Reading the file".
+  it('an unexpected error while storing the rides: read again once, then failed in words', async () => {
+    const { server, credentials } = await queueServer({ queue: { workers: 1 } });
+    const failing = vi.spyOn(server.store.assets, 'createFromTrack');
+    failing.mockRejectedValueOnce(new Error('a bug while storing'));
+    const once = taskIdOf(
+      await upload(server, credentials, { name: 'ride.gpx', bytes: readFixture('gpx', 'sample-ride.gpx') }),
+    );
+    expect(await taskEnded(server, credentials, once)).toMatchObject({ status: 1, response_code: 'success' });
+    expect(await server.store.tasks.find(once)).toMatchObject({ attempts: 2 });
+
+    failing.mockRejectedValue(new Error('a bug while storing'));
+    const always = taskIdOf(
+      await upload(server, credentials, {
+        name: 'trainer.fit',
+        bytes: readFixture('fit', 'smart-trainer.fit'),
+      }),
+    );
+    expect(await taskEnded(server, credentials, always)).toMatchObject({
+      status: -1,
+      response_code: 'failed',
+      message:
+        "Could not store the rides: the server failed to save them 2 times; upload the file again later, and tell the server's operator if it fails again",
+      error_code: 'UPLOAD_STORE_FAILED',
+      associated_objects: [],
+    });
+  });
+
   it('a worker that lost its lease stores nothing', async () => {
     const { server, userId } = await queueServer();
     const taskId = await storedTask(server, userId, readFixture('gpx', 'sample-ride.gpx'), 'ride.gpx');

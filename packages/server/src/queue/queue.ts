@@ -320,9 +320,29 @@ export class UploadQueue {
         await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
       else await this.#store(run, reading.outcome);
     } catch (error) {
-      if (!isDiskFull(error)) throw error;
-      await this.#giveBack(run);
+      if (isDiskFull(error)) await this.#giveBack(run);
+      else await this.#failedUnexpectedly(run, error);
     }
+  }
+
+  /**
+   * An error nobody foresaw while the task's outcome was stored (issue 20: a bug, a lost connection to
+   * PostgreSQL): the task must not stay "Reading the file" until its lease runs out and then fail as
+   * if the server had stopped. It is given back for one more attempt (the error may pass); the
+   * second time it fails, saying so in words. The error itself goes to the log, not to the rider.
+   */
+  async #failedUnexpectedly(run: RunningTask, error: unknown): Promise<void> {
+    const { task, owner } = run;
+    this.#log.error(
+      { err: error, taskId: task.id, attempt: task.attempts },
+      'upload queue: storing a task failed',
+    );
+    if (task.attempts < MAX_PARSE_ATTEMPTS) {
+      await this.#context.store.tasks.release(task.id, owner, true, TASK_MESSAGES.retrying);
+      return;
+    }
+    const message = `Could not store the rides: the server failed to save them ${task.attempts} times; upload the file again later, and tell the server's operator if it fails again`;
+    await this.#end(run, failed(UploadErrorCode.STORE_FAILED, message));
   }
 
   /** Everything up to the parser's answer: attempts, the duplicate check, the bytes, the parse. */

@@ -86,6 +86,7 @@ export type TaskStatusRow = Pick<
   | 'created_at'
   | 'updated_at'
   | 'external_id'
+  | 'filename'
 >;
 
 /** One route or trip of a task, with its stored record (null: rendered in an older format). */
@@ -113,6 +114,8 @@ export const TASK_MESSAGES = {
   processing: 'Reading the file',
   /** given back because the disk was full (issue 17, queue/queue.ts) */
   waitingForSpace: "Waiting for disk space: the server's disk is full; the file is read once there is room",
+  /** given back after an unexpected error while its rides were stored (queue/queue.ts) */
+  retrying: 'Waiting to be read again: storing its rides failed on the server the first time',
 } as const;
 
 /** progress (0..100) of a task a worker is reading */
@@ -142,6 +145,7 @@ export class Tasks {
           'created_at',
           'updated_at',
           'external_id',
+          'filename',
         ])
         .where('user_id', '=', userId)
         .where('id', 'in', context.engine.integersOfJsonArray(idsJson)),

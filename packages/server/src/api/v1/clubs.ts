@@ -10,7 +10,7 @@
  *   public ones (decisions.md §5: "others see only public items").
  * - `POST /api/v1/clubs/{id}/routes.json` with `{"route_id": n}`: a member shares one of their own
  *   routes; 201 `{"route": {…}}`, or 200 when it was shared already.
- * - `DELETE /api/v1/clubs/{id}/routes/{route_id}.json`: the member who shared it or an administrator of
+ * - `DELETE /api/v1/clubs/{id}/routes/{routeId}.json`: the member who shared it or an administrator of
  *   the club takes it out; 204.
  *
  * Refusals are club-sharing.ts's, the same words as the legacy API and the dashboard: 403 for a
@@ -53,8 +53,8 @@ const SHARED_ROUTE_SCHEMA = {
 
 const CLUB_ROUTE_PARAMS_SCHEMA = {
   type: 'object',
-  required: ['id', 'route_id'],
-  properties: { id: wholeNumberSchema(ID_RANGE), route_id: wholeNumberSchema(ID_RANGE) },
+  required: ['id', 'routeId'],
+  properties: { id: wholeNumberSchema(ID_RANGE), routeId: wholeNumberSchema(ID_RANGE) },
 } as const;
 
 export function clubsRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
@@ -150,7 +150,7 @@ export function clubsRoutes(app: FastifyInstance, { context }: PluginOptions): P
 
   v1Route(app, context, {
     method: 'DELETE',
-    url: '/clubs/:id/routes/:route_id.json',
+    url: '/clubs/:id/routes/:routeId.json',
     auth: 'user',
     schema: {
       summary: 'Take a route out of a club (the member who shared it, or an administrator of the club)',
@@ -163,7 +163,7 @@ export function clubsRoutes(app: FastifyInstance, { context }: PluginOptions): P
     },
     handler: async (request, reply: FastifyReply) => {
       const { user } = callerOf(request);
-      const { id, route_id: routeId } = request.params as { id: number; route_id: number };
+      const { id, routeId } = request.params as { id: number; routeId: number };
       await removeRouteFromClub(store, id, routeId, user.id);
       return reply.code(204).send();
     },

@@ -6,7 +6,9 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { callingClient, v1Caller, type Caller } from '../../auth/credentials.js';
 import type { ServerContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
 import type { ApiClient } from '../../store/index.js';
+import { readWholeNumber, wholeNumberProblem, type WholeNumberRange } from '../../whole-numbers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,14 +48,44 @@ export function v1Route(
       request.apiClient = await callingClient(request, context.store);
     }
   };
-  app.route({ ...route, url, onRequest });
+  const preValidation = wholeNumberPathIds(route.schema?.params);
+  app.route({ ...route, url, onRequest, ...preValidation });
   // The same route without the extension; hidden from the OpenAPI document, which lists the .json form.
   app.route({
     ...route,
     url: url.slice(0, -'.json'.length),
     onRequest,
+    ...preValidation,
     schema: { ...route.schema, hide: true },
   });
+}
+
+/**
+ * Ids in the path as decimal digits only (issue 17, whole-numbers.ts): Ajv's coercion would read
+ * `0x1` as 1 (its string is loosely equal to the number), so the ids the params schema types as
+ * whole numbers are read from the path as sent, before Ajv sees them, and any other spelling is a 400
+ * naming the id.
+ */
+function wholeNumberPathIds(params: unknown): Pick<RouteOptions, 'preValidation'> {
+  type Property = { type?: unknown; minimum?: unknown; maximum?: unknown };
+  const properties = (params as { properties?: Record<string, Property> } | undefined)?.properties ?? {};
+  const ranges = Object.entries(properties).flatMap(([name, schema]): [string, WholeNumberRange][] =>
+    schema.type === 'integer' && typeof schema.minimum === 'number' && typeof schema.maximum === 'number'
+      ? [[name, { min: schema.minimum, max: schema.maximum }]]
+      : [],
+  );
+  if (ranges.length === 0) return {};
+  return {
+    preValidation: (request: FastifyRequest) => {
+      const sent = request.params as Record<string, unknown>;
+      for (const [name, range] of ranges) {
+        if (readWholeNumber(sent[name], range) === undefined) {
+          return Promise.reject(badRequest(wholeNumberProblem(name, range)));
+        }
+      }
+      return Promise.resolve();
+    },
+  };
 }
 
 /** The caller of a route registered with `auth: 'user'`. */

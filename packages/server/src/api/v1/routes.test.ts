@@ -259,6 +259,13 @@ describe('GET /api/v1/routes/{id}.json', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ errors: ['id must be a whole number from 1 to 9007199254740991'] });
     expect((await server.app.inject({ url: '/api/v1/routes/0.json', headers: auth })).statusCode).toBe(400);
+    // Decimal digits only: Ajv alone would read 0x1 and +1 as route 1 (api/v1/route.ts).
+    for (const spelled of ['0x1', '+1', '1e0', '0b1']) {
+      const odd = await server.app.inject({ url: `/api/v1/routes/${spelled}.json`, headers: auth });
+      expect(odd.json(), spelled).toEqual({
+        errors: ['id must be a whole number from 1 to 9007199254740991'],
+      });
+    }
     expect((await server.app.inject({ url: '/api/v1/routes/1.json' })).statusCode).toBe(401);
     const [id] = await addRoutes(rider, 1);
     expect((await server.app.inject({ url: `/api/v1/routes/${id!}`, headers: auth })).statusCode).toBe(200);
@@ -399,7 +406,7 @@ describe('the OpenAPI document', () => {
         'GET /api/v1/clubs/{id}.json',
         'GET /api/v1/clubs/{id}/routes.json',
         'POST /api/v1/clubs/{id}/routes.json',
-        'DELETE /api/v1/clubs/{id}/routes/{route_id}.json',
+        'DELETE /api/v1/clubs/{id}/routes/{routeId}.json',
       ]),
     );
     const index = document.paths['/api/v1/routes.json']!['get']!;

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import { Browser, csrfTokenIn } from '../../test-support/browser.js';
 import { multipartBody } from '../../test-support/uploads.js';
+import { strToU8, zipSync } from 'fflate';
 import {
   createPerson,
   credentialsFor,
@@ -610,6 +611,41 @@ describe('POST /dashboard/sync/upload', () => {
     await other.signIn(stranger.email, stranger.password);
     const theirs = await other.get(`/dashboard/sync?task=${taskId}`);
     expect(theirs.body).toContain('There is no such upload');
+  });
+
+  // Issue 20, "Bulk and phone exports": the page lists every ride of a ZIP, not only the first.
+  it('lists every upload of a ZIP sent through the form, and what it skipped, until all are read', async () => {
+    const { server, browser } = await setUp({ engine: 'none' });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const archive = zipSync({
+      'ride.gpx': SAMPLE_RIDE,
+      'trainer.fit': readFileSync(new URL('../../../../../fixtures/fit/smart-trainer.fit', import.meta.url)),
+      'notes.txt': strToU8('not a ride'),
+    });
+    const response = await uploadThroughPage(browser, { name: 'export.zip', bytes: archive }, token);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string, 'http://rideport.test');
+    const ids = (location.searchParams.get('task') ?? '').split(',').map(Number);
+    expect(ids).toHaveLength(2);
+    expect(location.searchParams.get('skipped')).toBe('1');
+    for (const id of ids) await taskEnd(server, id);
+    const page = await browser.get(`${location.pathname}${location.search}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body.replace(/\s+/g, ' ')).toContain(
+      'The archive holds 2 ride files; 1 other file was skipped. 2 done.',
+    );
+    for (const id of ids) expect(page.body).toContain(`<li data-task="${id}">Upload ${id} (<code>`);
+    expect(page.body).toContain('<code>ride.gpx</code>');
+    expect(page.body).toContain('<code>trainer.fit</code>');
+    expect(page.body).not.toContain('Check again');
+    // Not a list of ids: refused in words.
+    const bad = await browser.get('/dashboard/sync?task=1,two');
+    expect(bad.statusCode).toBe(400);
+    const tooMany = await browser.get(
+      `/dashboard/sync?task=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`,
+    );
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.body).toContain('task lists at most 50 uploads, separated by commas');
   });
 
   it('ends a file that is no ride as a failed task with the parser message', async () => {

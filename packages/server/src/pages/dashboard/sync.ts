@@ -33,7 +33,7 @@ import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { inWords } from '../../queue/one-ride.js';
-import { idParameter } from '../../whole-numbers.js';
+import { idParameter, wholeNumberOr400 } from '../../whole-numbers.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
 import { isTooLong, TEXT_MAX_CHARS } from '../../store/index.js';
 import { redirectToSignIn } from '../access.js';
@@ -472,6 +472,10 @@ interface TaskView {
   id: number;
   ended: boolean;
   html: SafeHtml;
+  /** the task in one line, for the list of an archive's uploads */
+  line: SafeHtml;
+  /** waiting, stored (ended well, a duplicate included) or failed: for the list's count */
+  outcome: 'waiting' | 'stored' | 'failed';
   announce: string;
 }
 
@@ -490,28 +494,35 @@ async function taskView(
       ? html`<a href="/dashboard/rides/${object.id}">Ride ${object.id}</a> `
       : html`<a href="/dashboard/routes/${object.id}">Route ${object.id}</a> `,
   );
+  const name = row.filename === null ? '' : html` (<code>${row.filename}</code>)`;
   if (row.status === 0) {
     return {
       id: row.id,
       ended,
+      outcome: 'waiting',
       announce: `Upload ${row.id}: ${row.message}`,
       html: html`<p>Upload ${row.id}: ${row.message} (${row.progress}%).</p>
         <p><a href="${SYNC_PAGE}?task=${row.id}">Check again</a></p>`,
+      line: html`Upload ${row.id}${name}: ${row.message} (${row.progress}%).`,
     };
   }
   if (row.status === -1) {
     return {
       id: row.id,
       ended,
+      outcome: 'failed',
       announce: `Upload ${row.id} failed: ${row.message}`,
       html: html`<p class="error">Upload ${row.id} failed: ${row.message}</p>`,
+      line: html`<span class="error">Upload ${row.id}${name} failed: ${row.message}</span>`,
     };
   }
   return {
     id: row.id,
     ended,
+    outcome: 'stored',
     announce: `Upload ${row.id}: ${row.message}`,
     html: html`<p class="task-done">Upload ${row.id}: ${row.message}. ${links}</p>`,
+    line: html`Upload ${row.id}${name}: ${row.message}. ${links}`,
   };
 }
 
@@ -575,6 +586,81 @@ function uploadTaskId(request: FastifyRequest): number | undefined {
   return raw === undefined || raw === '' ? undefined : idParameter(request.query, 'task', 'task');
 }
 
+/** The most uploads of one archive the page lists (issue 20); the rest are on the Rides page. */
+const MAX_LISTED_UPLOADS = 50;
+
+/**
+ * After a ZIP uploaded through the page (issue 20, "Bulk and phone exports"): `?task=A,B,…` (its
+ * first MAX_LISTED_UPLOADS tasks), `more=` the tasks beyond them and `skipped=` the archive's entries
+ * that were not ride files. Undefined unless `task` lists more than one id; 400 in words when it is
+ * not a list of ids.
+ */
+function archiveUploads(
+  request: FastifyRequest,
+): { ids: number[]; more: number; skipped: number } | undefined {
+  const query = (request.query as Record<string, unknown> | undefined) ?? {};
+  const raw = query['task'];
+  if (typeof raw !== 'string' || !raw.includes(',')) return undefined;
+  const parts = raw.split(',');
+  if (parts.length > MAX_LISTED_UPLOADS) {
+    throw badRequest(`task lists at most ${MAX_LISTED_UPLOADS} uploads, separated by commas`);
+  }
+  const ids = parts.map((part) => idParameter({ task: part }, 'task', 'each upload in task'));
+  const count = (name: string): number =>
+    query[name] === undefined ? 0 : wholeNumberOr400(query[name], name, COUNT_RANGE);
+  return { ids, more: count('more'), skipped: count('skipped') };
+}
+
+const COUNT_RANGE = { min: 0, max: 1_000_000 };
+
+/** The uploads of one archive, each in a line, with how many are stored, waiting and failed. */
+async function archiveSection(
+  context: ServerContext,
+  user: UserRow,
+  { ids, more, skipped }: { ids: number[]; more: number; skipped: number },
+): Promise<SafeHtml> {
+  const views = (await Promise.all(ids.map((id) => taskView(context, user, id)))).filter(
+    (view): view is TaskView => view !== undefined,
+  );
+  const tally = (outcome: TaskView['outcome']) => views.filter((view) => view.outcome === outcome).length;
+  const waiting = tally('waiting');
+  const rides = ids.length + more;
+  const counts = [
+    `${tally('stored')} done`,
+    ...(waiting > 0 ? [`${waiting} waiting`] : []),
+    ...(tally('failed') > 0 ? [`${tally('failed')} failed`] : []),
+  ];
+  return html`<section aria-labelledby="upload-task-heading">
+    <h2 id="upload-task-heading">Your uploads</h2>
+    <p id="upload-archive">
+      The archive holds ${rides} ride
+      files${skipped > 0 ? `; ${skipped} other ${skipped === 1 ? 'file was' : 'files were'} skipped` : ''}.
+      ${more > 0 ? `The first ${ids.length}: ` : ''}${counts.join(', ')}.
+    </p>
+    <ul id="upload-tasks">
+      ${views.map((view) => html`<li data-task="${view.id}">${view.line}</li>`)}
+    </ul>
+    ${
+      views.length < ids.length &&
+      html`<p>
+        ${ids.length - views.length} of them are no longer known (finished uploads are forgotten after a
+        while).
+      </p>`
+    }
+    ${more > 0 && html`<p>The other ${more} are read in turn: see them on the <a href="/dashboard/rides">Rides</a> page.</p>`}
+    ${waiting > 0 && html`<p><a href="${SYNC_PAGE}?${archiveQuery(ids, more, skipped).toString()}">Check again</a></p>`}
+  </section>`;
+}
+
+/** The query of the page that lists an archive's uploads. */
+function archiveQuery(ids: readonly number[], more: number, skipped: number): URLSearchParams {
+  return new URLSearchParams({
+    task: ids.join(','),
+    ...(more > 0 ? { more: String(more) } : {}),
+    ...(skipped > 0 ? { skipped: String(skipped) } : {}),
+  });
+}
+
 async function syncPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -584,12 +670,14 @@ async function syncPage(
   const token = csrfToken(request, reply);
   const query = new FormFields(request.query);
   const notice = NOTICES[query.text('notice')];
-  const taskId = uploadTaskId(request);
+  const archive = archiveUploads(request);
+  const taskId = archive === undefined ? uploadTaskId(request) : undefined;
   const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
   const sync = ownedSync(context, user);
   const status = sync === null ? null : sync.status();
   const body = html`<h1>Sync</h1>
     ${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
+    ${archive !== undefined && (await archiveSection(context, user, archive))}
     ${
       taskId !== undefined &&
       html`<section aria-labelledby="upload-task-heading">
@@ -824,8 +912,17 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
       if (!request.isMultipart()) throw badRequest('Send the ride file with the upload form.');
       // No API client: the file comes from a signed-in browser, not through a client, so the task's
       // api_client_id is null (it only records which client sent an upload; nothing else reads it).
-      const { taskIds } = await storeUpload(request, context, () => ({ userId: user.id, apiClientId: null }));
-      return reply.redirect(`${SYNC_PAGE}?task=${taskIds[0]!}`, 303);
+      const { taskIds, skipped } = await storeUpload(request, context, () => ({
+        userId: user.id,
+        apiClientId: null,
+      }));
+      // One file, or a ZIP holding one ride file: that upload's view, followed live.
+      if (skipped === null || taskIds.length === 1)
+        return reply.redirect(`${SYNC_PAGE}?task=${taskIds[0]!}`, 303);
+      // A ZIP (issue 20): the page lists its uploads, the first MAX_LISTED_UPLOADS of them.
+      const listed = taskIds.slice(0, MAX_LISTED_UPLOADS);
+      const query = archiveQuery(listed, taskIds.length - listed.length, skipped.length);
+      return reply.redirect(`${SYNC_PAGE}?${query.toString()}`, 303);
     },
   );
 }
