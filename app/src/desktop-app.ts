@@ -54,6 +54,15 @@ export interface DesktopOptions {
   engineOptions?: HostOptions['engineOptions'];
 }
 
+/** The folders the engine syncs or awaits an import choice for, as the settings file lists folders. */
+function engineFolders(status: SyncStatus): string[] {
+  return status.sources.filter((source) => source.kind === 'folder').map((source) => source.path);
+}
+
+function sameFolders(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((folder) => b.includes(folder));
+}
+
 export class DesktopApp {
   readonly #options: DesktopOptions;
   readonly #electron: ElectronApi;
@@ -66,6 +75,8 @@ export class DesktopApp {
   #host: SyncHost | null = null;
   #hostProblem: string | null = null;
   #stopHostListener: (() => void) | null = null;
+  /** settings writes, one at a time: a page's save and the engine's folder list never interleave */
+  #settingsWrites: Promise<unknown> = Promise.resolve();
   #tray: TrayController | null = null;
   #notifier: StatusNotifier | null = null;
   #unregisterIpc: (() => void) | null = null;
@@ -185,7 +196,9 @@ export class DesktopApp {
       this.#stopHostListener = engine.onChange((status) => {
         this.#notifier?.update(status);
         this.#updateTray(status);
+        this.#followEngineFolders(status);
       });
+      this.#followEngineFolders(engine.status());
       // This engine's history is the baseline, not news.
       this.#notifier?.reset();
       this.#notifier?.update(engine.status());
@@ -225,14 +238,32 @@ export class DesktopApp {
     }
   }
 
+  /** A folder chosen in the system dialog, added (nothing when the dialog is cancelled). */
   async #addFolder(): Promise<void> {
     const folder = await chooseFolder(this.#electron.dialog);
     if (folder === null) return;
-    await this.#saveSettings({ ...this.#settings!, folders: [...this.#settings!.folders, folder] });
+    await this.#changeFolders((folders) => (folders.includes(folder) ? folders : [...folders, folder]));
+  }
+
+  /** The folder list changed from its state when the write runs, not when it was asked for. */
+  #changeFolders(change: (folders: string[]) => string[]): Promise<void> {
+    return this.#serially(() =>
+      this.#applySettings({ ...this.#settings!, folders: change(this.#settings!.folders) }),
+    );
   }
 
   /** Saves and applies: folders live; server, devices or first-import changes restart the host. */
-  async #saveSettings(next: unknown): Promise<void> {
+  #saveSettings(next: unknown): Promise<void> {
+    return this.#serially(() => this.#applySettings(next));
+  }
+
+  #serially(write: () => Promise<void>): Promise<void> {
+    const done = this.#settingsWrites.then(write);
+    this.#settingsWrites = done.catch(() => undefined);
+    return done;
+  }
+
+  async #applySettings(next: unknown): Promise<void> {
     const before = this.#settings!;
     const saved = await this.#settingsFile!.save(next);
     this.#settings = saved;
@@ -250,6 +281,30 @@ export class DesktopApp {
     for (const folder of before.folders)
       if (!saved.folders.includes(folder)) engine.removeSource(folderSourceId(folder));
     this.#updateTray();
+  }
+
+  /**
+   * One list of folders (issue 19): the engine's ledger is where a folder is synced or removed, and the
+   * dashboard's sync page removes and restores folders there; the settings file follows, so the
+   * settings page and the next start show what the engine syncs. Folders kept in their settings order,
+   * new ones after them.
+   */
+  #followEngineFolders(status: SyncStatus): void {
+    if (sameFolders(engineFolders(status), this.#settings!.folders)) return;
+    this.#serially(async () => {
+      const host = this.#host;
+      if (host === null) return;
+      const synced = engineFolders(host.engine.status());
+      const current = this.#settings!.folders;
+      if (sameFolders(synced, current)) return;
+      const folders = [
+        ...current.filter((folder) => synced.includes(folder)),
+        ...synced.filter((folder) => !current.includes(folder)),
+      ];
+      this.#settings = await this.#settingsFile!.save({ ...this.#settings!, folders });
+    }).catch((error: unknown) => {
+      this.#options.log.warn(`settings: the folder list could not be saved: ${(error as Error).message}`);
+    });
   }
 
   #view(): SettingsView {
@@ -283,7 +338,14 @@ export class DesktopApp {
         }
         return this.#view();
       },
-      chooseFolder: () => chooseFolder(this.#electron.dialog),
+      addFolder: async () => {
+        await this.#addFolder();
+        return this.#view();
+      },
+      removeFolder: async (request) => {
+        await this.#changeFolders((folders) => folders.filter((folder) => folder !== request.folder));
+        return this.#view();
+      },
       signIn: async (request): Promise<SignInResult> => {
         const url = request.url.replace(/\/+$/, '');
         const problem = remoteUrlProblem(url);

@@ -84,7 +84,12 @@ export const CHANNELS = {
   getSettings: channel<undefined, SettingsView>('settings', none),
   /** validated again by settings.ts before anything is written */
   saveSettings: channel<unknown, SettingsView>('settings', (request) => record(request)),
-  chooseFolder: channel<undefined, string | null>('settings', none),
+  /** a folder chosen in the system dialog, synced at once (the settings page's "Add folder…") */
+  addFolder: channel<undefined, SettingsView>('settings', none),
+  /** a folder no longer synced, at once; what it synced stays synced */
+  removeFolder: channel<{ folder: string }, SettingsView>('settings', (request) => ({
+    folder: text(record(request), 'folder'),
+  })),
   signIn: channel<SignInRequest, SignInResult>('settings', (request) => {
     const input = record(request);
     return {

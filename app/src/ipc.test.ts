@@ -26,7 +26,8 @@ function handlers(calls: string[]): IpcHandlers {
   return {
     getSettings: record('getSettings', view),
     saveSettings: record('saveSettings', view),
-    chooseFolder: record('chooseFolder', null),
+    addFolder: record('addFolder', view),
+    removeFolder: record('removeFolder', view),
     signIn: record('signIn', { ok: false as const, message: 'no' }),
     signOut: record('signOut', view),
     openDashboard: record('openDashboard', null),

@@ -38,6 +38,9 @@ function showList(id, items) {
   list.hidden = items.length === 0;
 }
 
+// Folders are added and removed at once, as on the dashboard's sync page, and the list is read again
+// whenever the window comes back to the front: the sync page may have removed or restored one
+// meanwhile (issue 19: one list of folders).
 function renderFolders(folders) {
   byId('folders').replaceChildren(
     ...folders.map((folder) => {
@@ -46,14 +49,24 @@ function renderFolders(folders) {
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.textContent = 'Remove';
-      remove.addEventListener('click', () => {
-        view.settings.folders = view.settings.folders.filter((other) => other !== folder);
-        renderFolders(view.settings.folders);
-      });
+      remove.addEventListener('click', () => void changeFolders(() => bridge.removeFolder({ folder })));
       item.append(remove);
       return item;
     }),
   );
+  byId('no-folders').hidden = folders.length > 0;
+}
+
+/** Applies a folder change (or a fresh read) to the folder list only: other edits are not saved yet. */
+async function changeFolders(call) {
+  try {
+    const next = await call();
+    view.settings.folders = next.settings.folders;
+    byId('folders-result').textContent = '';
+    renderFolders(view.settings.folders);
+  } catch (error) {
+    byId('folders-result').textContent = String(error instanceof Error ? error.message : error);
+  }
 }
 
 function render(next) {
@@ -137,12 +150,9 @@ document.addEventListener('DOMContentLoaded', () => {
   }
   byId('sign-in').addEventListener('submit', (event) => void signIn(event));
   byId('sign-out').addEventListener('click', async () => render(await bridge.signOut()));
-  byId('add-folder').addEventListener('click', async () => {
-    const folder = await bridge.chooseFolder();
-    if (folder !== null && !view.settings.folders.includes(folder)) {
-      view.settings.folders = [...view.settings.folders, folder];
-      renderFolders(view.settings.folders);
-    }
+  byId('add-folder').addEventListener('click', () => void changeFolders(() => bridge.addFolder()));
+  window.addEventListener('focus', () => {
+    if (view !== null) void changeFolders(() => bridge.getSettings());
   });
   byId('save').addEventListener('click', () => void save());
   byId('open-dashboard').addEventListener('click', () => void bridge.openDashboard());
