@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { trackFromPoints } from '@rideport/ridefile';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
 import { Browser, csrfTokenIn } from '../../test-support/browser.js';
 import { multipartBody } from '../../test-support/uploads.js';
@@ -629,8 +629,17 @@ describe('POST /dashboard/sync/upload', () => {
     expect(ids).toHaveLength(2);
     expect(location.searchParams.get('skipped')).toBe('1');
     for (const id of ids) await taskEnd(server, id);
+    const statuses = vi.spyOn(server.store.tasks, 'statuses');
+    const objectRecords = vi.spyOn(server.store.tasks, 'objectRecords');
     const page = await browser.get(`${location.pathname}${location.search}`);
     expect(page.statusCode).toBe(200);
+    // One read of the statuses and one of the rides, however many uploads the archive held.
+    expect([statuses.mock.calls.length, objectRecords.mock.calls.length]).toEqual([1, 1]);
+    // Listed in the order asked for.
+    const reversed = await browser.get(`/dashboard/sync?task=${[...ids].reverse().join(',')}`);
+    expect([...reversed.body.matchAll(/<li data-task="(\d+)">/g)].map((match) => Number(match[1]))).toEqual(
+      [...ids].reverse(),
+    );
     expect(page.body.replace(/\s+/g, ' ')).toContain(
       'The archive holds 2 ride files; 1 other file was skipped. 2 done.',
     );

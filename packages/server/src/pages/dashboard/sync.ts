@@ -35,7 +35,7 @@ import { badRequest, forbidden, notFound } from '../../errors.js';
 import { inWords } from '../../queue/one-ride.js';
 import { idParameter, wholeNumberOr400 } from '../../whole-numbers.js';
 import { storeUpload, uploadIntake } from '../../queue/index.js';
-import { isTooLong, TEXT_MAX_CHARS } from '../../store/index.js';
+import { isTooLong, TEXT_MAX_CHARS, type TaskObjectRecord, type TaskStatusRow } from '../../store/index.js';
 import { redirectToSignIn } from '../access.js';
 import { csrfField, csrfToken } from '../csrf.js';
 import { FormFields } from '../forms.js';
@@ -479,16 +479,34 @@ interface TaskView {
   announce: string;
 }
 
+/**
+ * The user's upload tasks among `taskIds`, in that order (others' and purged tasks are left out): two
+ * queries however many there are, the statuses and the rides and routes of those that ended.
+ */
+async function taskViews(context: ServerContext, user: UserRow, taskIds: number[]): Promise<TaskView[]> {
+  const rows = new Map((await context.store.tasks.statuses(user.id, taskIds)).map((row) => [row.id, row]));
+  const ended = [...rows.values()].filter((row) => row.status !== 0).map((row) => row.id);
+  const objects = new Map<number, TaskObjectRecord[]>();
+  for (const object of await context.store.tasks.objectRecords(ended)) {
+    objects.set(object.taskId, [...(objects.get(object.taskId) ?? []), object]);
+  }
+  return taskIds.flatMap((id) => {
+    const row = rows.get(id);
+    return row === undefined ? [] : [taskView(row, objects.get(id) ?? [])];
+  });
+}
+
 /** The upload task of `?task=<id>`, if it is the user's (others' and purged tasks: undefined). */
-async function taskView(
+async function oneTaskView(
   context: ServerContext,
   user: UserRow,
   taskId: number,
 ): Promise<TaskView | undefined> {
-  const [row] = await context.store.tasks.statuses(user.id, [taskId]);
-  if (row === undefined) return undefined;
+  return (await taskViews(context, user, [taskId]))[0];
+}
+
+function taskView(row: TaskStatusRow, objects: readonly TaskObjectRecord[]): TaskView {
   const ended = row.status !== 0;
-  const objects = ended ? await context.store.tasks.objectRecords([row.id]) : [];
   const links = objects.map((object) =>
     object.type === 'trip'
       ? html`<a href="/dashboard/rides/${object.id}">Ride ${object.id}</a> `
@@ -619,9 +637,7 @@ async function archiveSection(
   user: UserRow,
   { ids, more, skipped }: { ids: number[]; more: number; skipped: number },
 ): Promise<SafeHtml> {
-  const views = (await Promise.all(ids.map((id) => taskView(context, user, id)))).filter(
-    (view): view is TaskView => view !== undefined,
-  );
+  const views = await taskViews(context, user, ids);
   const tally = (outcome: TaskView['outcome']) => views.filter((view) => view.outcome === outcome).length;
   const waiting = tally('waiting');
   const rides = ids.length + more;
@@ -672,7 +688,7 @@ async function syncPage(
   const notice = NOTICES[query.text('notice')];
   const archive = archiveUploads(request);
   const taskId = archive === undefined ? uploadTaskId(request) : undefined;
-  const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
+  const task = taskId === undefined ? undefined : await oneTaskView(context, user, taskId);
   const sync = ownedSync(context, user);
   const status = sync === null ? null : sync.status();
   const body = html`<h1>Sync</h1>
@@ -808,7 +824,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     const sync = ownedSync(context, user);
     const status = sync === null ? null : sync.status();
     const taskId = uploadTaskId(request);
-    const task = taskId === undefined ? undefined : await taskView(context, user, taskId);
+    const task = taskId === undefined ? undefined : await oneTaskView(context, user, taskId);
     return reply.send({
       // The fragments carry empty CSRF fields: live.js puts the page's token in (sync-live.ts).
       live: status === null ? null : liveFragment('', status, await historyRideNames(context, status)).text,
