@@ -5,6 +5,10 @@
 //   node bench/api-server.js api <database> <base url>   buildServer() from @rideport/server's build, on
 //                                                        a SQLite file or a postgres:// URL (the master
 //                                                        key from RIDEPORT_MASTER_KEY: bench/databases.ts)
+//   node bench/api-server.js api-no-workers <postgres url> <base url>
+//                                                        the same, reading no uploads (serve --no-workers)
+//   node bench/api-server.js worker <postgres url>       the upload queue alone (rideport worker), with
+//                                                        one parse worker; prints {"port": 0}
 //   node bench/api-server.js upload-reference            the physical bound of bench/upload (below)
 // Listens on 127.0.0.1 on a free port and prints one JSON line, {"port": N}; stops on SIGTERM.
 import { Buffer } from 'node:buffer';
@@ -14,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import multipart from '@fastify/multipart';
 import Fastify from 'fastify';
-import { buildServer } from '@rideport/server';
+import { buildServer, startUploadWorker } from '@rideport/server';
 /* global AbortController -- Node has it; this config declares no globals for .js files */
 // Not part of the package's interface: the upload queue's own worker pool, for the reference below.
 import { createParsePool } from '../packages/server/dist/queue/pool.js';
@@ -34,20 +38,26 @@ async function build() {
     return app;
   }
   if (mode === 'upload-reference') return uploadReference();
-  if (mode === 'api' && databasePath !== undefined && baseUrl !== undefined) {
-    const onPostgres = databasePath.startsWith('postgres://');
+  if ((mode === 'api' || mode === 'api-no-workers') && databasePath !== undefined && baseUrl !== undefined) {
     return buildServer({
       baseUrl,
-      databasePath: onPostgres ? '' : databasePath,
-      ...(onPostgres
-        ? {
-            databaseUrl: databasePath,
-            masterKey: Buffer.from(process.env.RIDEPORT_MASTER_KEY ?? '', 'base64'),
-          }
-        : {}),
+      ...databaseOf(databasePath),
+      ...(mode === 'api-no-workers' ? { queue: { workers: 0 } } : {}),
     });
   }
-  throw new Error('usage: api-server.js hello | bytes <file> | api <database> <base url> | upload-reference');
+  throw new Error(
+    'usage: api-server.js hello | bytes <file> | api[-no-workers] <database> <base url> | worker <database> | upload-reference',
+  );
+}
+
+function databaseOf(location) {
+  const onPostgres = location.startsWith('postgres://');
+  return {
+    databasePath: onPostgres ? '' : location,
+    ...(onPostgres
+      ? { databaseUrl: location, masterKey: Buffer.from(process.env.RIDEPORT_MASTER_KEY ?? '', 'base64') }
+      : {}),
+  };
 }
 
 /**
@@ -88,12 +98,24 @@ async function uploadReference() {
   return app;
 }
 
-const app = await build();
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-process.stdout.write(
-  `${JSON.stringify({ port: typeof address === 'object' && address !== null ? address.port : null })}\n`,
-);
-process.once('SIGTERM', () => {
-  void app.close().then(() => process.exit(0));
-});
+async function serve() {
+  const app = await build();
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  process.stdout.write(
+    `${JSON.stringify({ port: typeof address === 'object' && address !== null ? address.port : null })}\n`,
+  );
+  process.once('SIGTERM', () => {
+    void app.close().then(() => process.exit(0));
+  });
+}
+
+if (mode === 'worker' && databasePath !== undefined) {
+  const worker = await startUploadWorker({ ...databaseOf(databasePath), queue: { workers: 1 } });
+  process.stdout.write(`${JSON.stringify({ port: 0 })}\n`);
+  process.once('SIGTERM', () => {
+    void worker.close().then(() => process.exit(0));
+  });
+} else {
+  await serve();
+}

@@ -11,6 +11,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface ServerProcess {
   url: string;
+  /** the server's process id (bench/upload-memory.ts reads its memory in /proc) */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startServer(args: string[]): Promise<ServerProcess> {
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolveStop) => {
         child.once('exit', () => {

@@ -47,6 +47,16 @@ export interface Engine {
   /** The UTF-8 bytes of a text column, read without decoding it into a JavaScript string. */
   textAsBytes(column: RawBuilder<unknown>): RawBuilder<Buffer | null>;
   /**
+   * How many bytes of a large BLOB/bytea value to read at a time (Tasks.uploadBytes), or null to read
+   * it whole (issue 18, "memory bounded per upload"). PostgreSQL sends bytea as hex text, which the
+   * driver holds in its message and then as a string twice the value's size before it makes the bytes:
+   * a 64 MB upload read whole costs about five times its size. SQLite reads a BLOB straight into a
+   * Buffer, and a slice of it would load the whole value each time.
+   */
+  readonly bytesReadSlice: number | null;
+  /** At most `length` bytes of a BLOB/bytea column, from byte `start` (0-based). */
+  bytesSlice(column: RawBuilder<unknown>, start: number, length: number): RawBuilder<Buffer | null>;
+  /**
    * The role `name` for this process. On SQLite it is always held: one server runs on a data directory
    * at a time (data-directory/claim.ts). On PostgreSQL an advisory lock held by a connection of its
    * own: when the process dies, its connection closes and another server's next `held()` takes it.

@@ -70,6 +70,12 @@ export const CLOCK_SKEW_MS = 1000;
 const UNIQUE_VIOLATION = '23505';
 
 /** PostgreSQL's side of the engine seam (db/engine.ts), for the database at `url`. */
+/**
+ * Bytes of an upload read per query (Engine.bytesReadSlice): 4 MB of bytes is 8 MB of hex in one
+ * message, so reading an upload costs about its size plus 20 MB, however large it is.
+ */
+export const POSTGRES_BYTES_READ_SLICE = 4 * 1024 * 1024;
+
 const postgresEngine = (url: string): Engine => ({
   name: 'postgres',
   /**
@@ -88,6 +94,9 @@ const postgresEngine = (url: string): Engine => ({
     await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.ridesOfUser}, ${userId}::int4)`.execute(db);
   },
   textAsBytes: (column) => sql<Buffer | null>`convert_to(${column}, 'UTF8')`,
+  bytesReadSlice: POSTGRES_BYTES_READ_SLICE,
+  bytesSlice: (column, start, length) =>
+    sql<Buffer | null>`substring(${column} FROM ${start + 1}::int4 FOR ${length}::int4)`,
   /**
    * Before the start of the oldest transaction on this database that has written and not ended (its
    * stamps come after its start), and never later than this server's clock, both less the clocks'

@@ -183,6 +183,8 @@ const SQLITE_ENGINE: Engine = {
   settledBefore: (_db, nowMs) => Promise.resolve(nowMs),
   exclusiveRole: () => ({ held: () => Promise.resolve(true), release: () => Promise.resolve() }),
   textAsBytes: (column) => sql<Buffer | null>`CAST(${column} AS BLOB)`,
+  bytesReadSlice: null,
+  bytesSlice: (column, start, length) => sql<Buffer | null>`substr(${column}, ${start + 1}, ${length})`,
   isUniqueViolation: (error) =>
     (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
     (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY',

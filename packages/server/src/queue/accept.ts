@@ -264,7 +264,11 @@ function receiveFile(
   const limit = context.options.limits.uploadBytes;
   const stream = file.file;
   const hash = createHash('sha256');
-  const chunks: Buffer[] = [];
+  // Issue 18, "memory bounded per upload": the bytes are copied, as they arrive, into one buffer that
+  // grows in place (a resizable ArrayBuffer commits memory only as it is written), instead of a list of
+  // chunks joined at the end, which holds the file twice. Its memory is the parse worker's to take
+  // (queue/pool.ts moves an ArrayBuffer that no other view shares), so it is never copied again here.
+  const received = new ArrayBuffer(0, { maxByteLength: limit });
   let length = 0;
   return new Promise((resolve, reject) => {
     const fail = (error: unknown): void => {
@@ -278,7 +282,8 @@ function receiveFile(
         return;
       }
       hash.update(chunk);
-      chunks.push(chunk);
+      received.resize(length);
+      new Uint8Array(received, length - chunk.length).set(chunk);
     };
     stream.on('data', onData);
     stream.once('limit', () => {
@@ -288,7 +293,7 @@ function receiveFile(
     stream.once('end', () => {
       if (stream.truncated || length > limit) fail(tooLarge(context));
       else if (length === 0) fail(badRequest('the file is empty'));
-      else resolve({ bytes: Buffer.concat(chunks, length), sha256: hash.digest('hex') });
+      else resolve({ bytes: Buffer.from(received, 0, length), sha256: hash.digest('hex') });
     });
   });
 }

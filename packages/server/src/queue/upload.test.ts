@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CORPUS_SKIP_REASON,
   corpusAvailable,
@@ -92,6 +92,23 @@ describe('POST /trips.json with a file', () => {
     const found = await storedAsset(server, 'trip', trip!.trip!['id'] as number);
     expect(JSON.parse(found!.points)).toEqual(expected!.points);
     expect(found!.row.point_count).toBe(expected!.points.length);
+  });
+
+  // Issue 18, "memory bounded per upload": the file is received into one buffer of its own, which the
+  // queue hands to its parse worker by moving it (queue/pool.ts), never by copying it.
+  it('keeps the received file in memory of its own, exactly its size, with every byte', async () => {
+    const file = tracksAndRoutes();
+    const accepted = vi.spyOn(server.app.uploadQueue, 'accepted');
+    try {
+      const answer = await upload(server, credentials, file);
+      expect(answer.statusCode).toBe(200);
+      expect(accepted).toHaveBeenCalledTimes(1);
+      const bytes = accepted.mock.calls[0]![1];
+      expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, file.bytes.length]);
+      expect(Buffer.from(file.bytes).equals(bytes)).toBe(true);
+    } finally {
+      accepted.mockRestore();
+    }
   });
 
   it('takes the file as data_file too, and answers JSONP on .js', async () => {

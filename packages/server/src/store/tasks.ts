@@ -292,14 +292,40 @@ export class Tasks {
     return result.numUpdatedRows > 0n;
   }
 
-  /** The uploaded bytes of a task that has not ended. */
+  /**
+   * The uploaded bytes of a task that has not ended, in memory of their own (the parse worker takes
+   * it: queue/pool.ts). Read in slices where the engine says so (db/engine.ts, bytesReadSlice), into
+   * one buffer, so reading an upload costs little more than its size (issue 18).
+   */
   async uploadBytes(taskId: number): Promise<Buffer | undefined> {
-    const row = await this.#context.db
+    const { db, engine } = this.#context;
+    const slice = engine.bytesReadSlice;
+    if (slice === null) {
+      const row = await db
+        .selectFrom('task_uploads')
+        .select('bytes')
+        .where('task_id', '=', taskId)
+        .executeTakeFirst();
+      return row?.bytes;
+    }
+    const sized = await db
       .selectFrom('task_uploads')
-      .select('bytes')
+      .select(sql<number | string>`length(bytes)`.as('length'))
       .where('task_id', '=', taskId)
       .executeTakeFirst();
-    return row?.bytes;
+    if (sized === undefined) return undefined;
+    const bytes = Buffer.allocUnsafeSlow(Number(sized.length));
+    for (let start = 0; start < bytes.length; start += slice) {
+      const row = await db
+        .selectFrom('task_uploads')
+        .select(engine.bytesSlice(sql.ref('bytes'), start, slice).as('part'))
+        .where('task_id', '=', taskId)
+        .executeTakeFirst();
+      // The task ended meanwhile (another node read it, or it was deleted): its bytes are gone.
+      if (row?.part == null) return undefined;
+      row.part.copy(bytes, start);
+    }
+    return bytes;
   }
 
   /**
