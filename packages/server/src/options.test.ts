@@ -1,5 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveOptions } from './options.js';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  DEFAULT_LIMITS,
+  MAX_UPLOAD_BYTES,
+  resolveConnectionLimits,
+  resolveLimits,
+  resolveOptions,
+} from './options.js';
+
+describe('resolveLimits', () => {
+  it('takes the defaults, and an upload limit up to 4 GiB less a byte', () => {
+    expect(resolveLimits()).toEqual(DEFAULT_LIMITS);
+    expect(resolveLimits({ uploadBytes: MAX_UPLOAD_BYTES }).uploadBytes).toBe(MAX_UPLOAD_BYTES);
+    // What the upload is received into can be made at that size (queue/accept.ts).
+    expect(new ArrayBuffer(0, { maxByteLength: MAX_UPLOAD_BYTES }).maxByteLength).toBe(MAX_UPLOAD_BYTES);
+  });
+
+  it.each([
+    [{ uploadBytes: 0 }, 'limits.uploadBytes must be a whole number from 1 up, got 0'],
+    [{ trackPoints: 1.5 }, 'limits.trackPoints must be a whole number from 1 up, got 1.5'],
+    [{ gunzipBytes: Number.NaN }, 'limits.gunzipBytes must be a whole number from 1 up, got NaN'],
+    [
+      { uploadBytes: 2 ** 32 },
+      'limits.uploadBytes must be at most 4294967295 (4 GiB less a byte), got 4294967296',
+    ],
+  ])('refuses %j', (limits, message) => {
+    expect(() => resolveLimits(limits)).toThrow(message);
+  });
+});
 
 describe('resolveConnectionLimits', () => {
   it('allows 1000 connections, or half the open-file limit when that is lower', () => {

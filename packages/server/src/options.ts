@@ -241,6 +241,28 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 };
 
 /**
+ * The most an upload may be: 4 GiB less a byte, what one resizable ArrayBuffer (the buffer an upload is
+ * received into, queue/accept.ts) and one Buffer can hold.
+ */
+export const MAX_UPLOAD_BYTES = 2 ** 32 - 1;
+
+/** The limits with their defaults, each a whole number from 1 up; an upload at most MAX_UPLOAD_BYTES. */
+export function resolveLimits(options: Partial<ServerLimits> = {}): ServerLimits {
+  const limits = { ...DEFAULT_LIMITS, ...options };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`limits.${name} must be a whole number from 1 up, got ${value}`);
+    }
+  }
+  if (limits.uploadBytes > MAX_UPLOAD_BYTES) {
+    throw new TypeError(
+      `limits.uploadBytes must be at most ${MAX_UPLOAD_BYTES} (4 GiB less a byte), got ${limits.uploadBytes}`,
+    );
+  }
+  return limits;
+}
+
+/**
  * The limits with their defaults; the account's ceiling must be more than twice what one address can
  * add to it (the smaller of its two limits: its windows are fixed and start at its first failure, so
  * two of them may fall into one window of the account), else one address could lock the owner out.
@@ -310,7 +332,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     clock: options.clock ?? Date.now,
     authTokenLifetimeMs: (options.authTokenLifetimeSeconds ?? 30 * DAY_SECONDS) * 1000,
     sessionLifetimeMs: (options.sessionLifetimeSeconds ?? 14 * DAY_SECONDS) * 1000,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits: resolveLimits(options.limits),
     rateLimits: resolveRateLimits(options.rateLimits),
     webhooks: { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhooks },
     queue,
