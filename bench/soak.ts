@@ -23,6 +23,7 @@
  *   npm run bench:soak                      10 minutes, 3 of them warm-up
  *   npm run bench:soak -- --minutes 30 --warmup 5 [--sample-seconds 15] [--uploads-per-second 2]
  *                         [--reads-per-second 20] [--file-every-seconds 5] [--heap] [--keep]
+ *                         [--node-flags "--max-semi-space-size=2"]   (for both processes)
  *
  * Linux only (it reads /proc); elsewhere it says so and exits 0. Not part of `npm test`: tests never
  * assert wall-clock times.
@@ -57,6 +58,8 @@ const MB = 1024 * 1024;
 const { values: flags } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
+    /** Node or V8 flags for both processes, e.g. "--max-semi-space-size=2" (space-separated) */
+    'node-flags': { type: 'string', default: '' },
     warmup: { type: 'string', default: '3' },
     'sample-seconds': { type: 'string', default: '15' },
     'uploads-per-second': { type: 'string', default: '2' },
@@ -113,7 +116,8 @@ function startRideport(name: string, args: string[]): Child {
   // Without tsx's loader (NODE_OPTIONS): the commands run from the build, as a rider runs them.
   delete env['NODE_OPTIONS'];
   const inspect = flags.heap ? ['--inspect=127.0.0.1:0'] : [];
-  const child = spawn(process.execPath, [...inspect, RIDEPORT, ...args], {
+  const nodeFlags = flags['node-flags'].split(' ').filter((flag) => flag !== '');
+  const child = spawn(process.execPath, [...inspect, ...nodeFlags, RIDEPORT, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

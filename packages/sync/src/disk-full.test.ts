@@ -106,8 +106,12 @@ describe.skipIf(skipReason !== null)('the sync engine on a full disk of its own'
     expect(waiting.counts.failed).toBe(0);
 
     disk.free();
-    const done = await until((status) => status.counts.synced === RIDES, 'every ride synced', seen);
-    expect(done.state.kind).toBe('idle');
+    // The batch ends a moment after its last ride is recorded as synced: wait for both.
+    const done = await until(
+      (status) => status.counts.synced === RIDES && status.state.kind === 'idle',
+      'every ride synced, and the engine idle',
+      seen,
+    );
     expectAllSyncedOnce(done, uploader, seen);
   });
 
@@ -135,8 +139,12 @@ describe.skipIf(skipReason !== null)('the sync engine on a full disk of its own'
     expect(engine!.status().counts.synced).toBe(1);
 
     disk.free();
-    const done = await until((status) => status.counts.synced === RIDES, 'every ride synced', seen);
-    expect(done.state.kind).toBe('idle');
+    // The batch ends a moment after its last ride is recorded as synced: wait for both.
+    const done = await until(
+      (status) => status.counts.synced === RIDES && status.state.kind === 'idle',
+      'every ride synced, and the engine idle',
+      seen,
+    );
     // The second ride went up twice (its outcome was lost); the server answered the repeat as a
     // duplicate of the trip it made the first time.
     expectAllSyncedOnce(done, uploader, seen);
