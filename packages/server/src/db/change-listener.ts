@@ -9,13 +9,14 @@
  * stale (decisions.md §3, "a revoked token fails with 401 on its next use", on every node):
  * notifications alone are not enough. They reach this process over their own socket, and nothing
  * orders that socket against the HTTP request of a client who, having seen server A's answer to the
- * revocation, asks server B at once: B may read the request first. So every `stamp()` first waits for a
- * fence, a `SELECT 1` sent on the listening connection after the call began, and reads the stamp once
- * its answer is in:
- *   1. the revoking transaction on A put its notification in the queue before committing, and, having
- *      committed (it is no longer running for any snapshot), signalled every listening backend before
- *      A's COMMIT returned (PostgreSQL 13+, async.c: AtCommit_Notify / SignalBackends), so before A
- *      answered its client and before B's request and fence existed;
+ * revocation, asks server B at once: B may read the request first (two servers in one process, as in
+ * caches-across-servers.test.ts, answer 200 for a revoked token at once without the fence). So every
+ * `stamp()` first waits for a fence, a `SELECT 1` sent on the listening connection after the call
+ * began, and reads the stamp once its answer is in:
+ *   1. the revoking transaction on A put its notification in the queue before committing and, once
+ *      committed (no snapshot sees it running), signalled every listening backend that had not read
+ *      it yet, before its session's ReadyForQuery (async.c: SignalBackends): before A's COMMIT
+ *      returned, so before A answered, and before B's request and fence existed;
  *   2. the listening backend therefore has that signal pending when it reads the fence, and sends the
  *      pending notifications before the fence's ReadyForQuery (postgres.c, "they'll be seen by the
  *      client before ReadyForQuery is");
