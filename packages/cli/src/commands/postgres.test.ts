@@ -166,6 +166,21 @@ describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
     const [urlA, urlB] = await Promise.all([a.listening(), b.listening()]);
     expect(await currentUser(urlA, apiKey, authToken)).toBe(200);
     expect(await currentUser(urlB, apiKey, authToken)).toBe(200);
+    // Each server's first lookup starts its change listener; once both listen, each keeps the token's
+    // lookup between requests, and only the change signal can tell B (issue 18, db/change-listener.ts).
+    const database = new pg.Client({ connectionString: url });
+    await database.connect();
+    await until('both servers listening for changes', async () => {
+      await currentUser(urlA, apiKey, authToken);
+      await currentUser(urlB, apiKey, authToken);
+      const { rows } = await database.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'rideport change listener'`,
+      );
+      return rows[0]?.n === 2;
+    });
+    await database.end();
+    expect(await currentUser(urlB, apiKey, authToken)).toBe(200);
 
     // The owner deletes the client on the developer page of server A.
     const visitor = new Visitor(urlA);

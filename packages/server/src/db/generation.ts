@@ -8,11 +8,14 @@
  * other (SQLite's `PRAGMA data_version` moved: `rideport admin`, another server process). A result
  * computed after reading stamp S is current for as long as `stamp()` still returns S. Read the stamp
  * before computing the result, never after: then a change made in between only costs a miss.
+ *
+ * `stamp()` is asynchronous because PostgreSQL's generation (db/change-listener.ts) waits for its
+ * listener to have heard of every commit made before the call; SQLite's answers at once.
  */
 import type SqliteDatabase from 'better-sqlite3';
 
 export interface Generation {
-  stamp(): number;
+  stamp(): Promise<number>;
 }
 
 /** SQLite's generation: this connection's writes, and other processes' commits through data_version. */
@@ -33,7 +36,11 @@ export class DatabaseGeneration implements Generation {
     this.#stamp += 1;
   }
 
-  stamp(): number {
+  stamp(): Promise<number> {
+    return Promise.resolve(this.#current());
+  }
+
+  #current(): number {
     // Inside a transaction (another request's, awaiting between its statements) the pragma cannot see
     // other connections' commits: a new stamp, so whatever is computed now is only ever a miss.
     if (this.#connection.inTransaction) return ++this.#stamp;
@@ -44,18 +51,5 @@ export class DatabaseGeneration implements Generation {
       this.#stamp += 1;
     }
     return this.#stamp;
-  }
-}
-
-/**
- * PostgreSQL's generation (issue 18): other nodes' commits cannot be seen without asking the database,
- * so every stamp is new and nothing is kept between requests. A revoked token then fails on its next
- * use on every node (decisions.md §3), at the cost of one credential query per request.
- */
-export class AlwaysNew implements Generation {
-  #stamp = 0;
-
-  stamp(): number {
-    return ++this.#stamp;
   }
 }

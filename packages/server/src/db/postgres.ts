@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Engine, ExclusiveRole, ExclusiveRoleName } from './engine.js';
-import { AlwaysNew } from './generation.js';
+import { ChangeListener } from './change-listener.js';
 import { migrate } from './migrate.js';
 import { postgresMigrationProvider } from './migrations/postgres/index.js';
 import type { OpenDatabase } from './open.js';
@@ -41,7 +41,16 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
     await db.destroy();
     throw error;
   }
-  return { db, engine: postgresEngine(url), generation: new AlwaysNew(), close: () => db.destroy() };
+  const generation = new ChangeListener(url);
+  return {
+    db,
+    engine: postgresEngine(url),
+    generation,
+    close: async () => {
+      await generation.close();
+      await db.destroy();
+    },
+  };
 }
 
 function parseSafeInteger(text: string): number {

@@ -75,8 +75,8 @@ describe('Callers', () => {
     const { callers } = server.store;
     const first = await callers.byAuthToken(credentials.apiKey, credentials.authToken);
     expect(first).toBeDefined();
-    // The same caller again, frozen; kept, since nothing was written in between, where the engine can
-    // tell that cheaply (SQLite; on PostgreSQL another node's writes cannot be seen: db/generation.ts).
+    // The same caller again, frozen; kept, since nothing was written in between (on PostgreSQL only once
+    // its change listener listens, which the first lookup starts: db/change-listener.ts).
     const again = await callers.byAuthToken(credentials.apiKey, credentials.authToken);
     expect(again).toEqual(first);
     if (!onPostgres) expect(again).toBe(first);

@@ -129,7 +129,7 @@ export class Callers {
 
   /** The user and client of a live auth token presented with its client's API key; moves its last use. */
   async byAuthToken(apiKey: string, token: string): Promise<ResolvedCaller | undefined> {
-    const stamp = this.#context.generation.stamp();
+    const stamp = await this.#context.generation.stamp();
     const tokenHash = secretHash(token);
     const key = `${apiKey}\n${tokenHash}`;
     let resolved = this.#authTokens.get(key, stamp);
@@ -157,7 +157,7 @@ export class Callers {
 
   /** The user and client of a live (unrevoked) OAuth access token. */
   async byAccessToken(token: string): Promise<ResolvedCaller | undefined> {
-    const stamp = this.#context.generation.stamp();
+    const stamp = await this.#context.generation.stamp();
     const tokenHash = secretHash(token);
     let caller = this.#accessTokens.get(tokenHash, stamp);
     if (caller === undefined) {

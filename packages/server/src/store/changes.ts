@@ -134,7 +134,7 @@ export class AssetChanges {
    * read differently: the v1 lists use it to tell whether a rendered page is still current.
    */
   async latestChangeId(ownerId: number, kind: AssetType): Promise<number> {
-    const stamp = this.#context.generation.stamp();
+    const stamp = await this.#context.generation.stamp();
     const key = `${ownerId}:${kind}`;
     let id = this.#latestChangeIds.get(key, stamp);
     if (id === undefined) {

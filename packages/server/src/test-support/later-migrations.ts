@@ -4,6 +4,7 @@
  * ran. Each migration after 009 adds its undoing here.
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
+  -- 014-change-signals changes nothing on SQLite: its name goes with the rest below.
   DROP TABLE rate_windows;
   ALTER TABLE task_objects DROP COLUMN position;
   DROP TABLE user_preferences;

@@ -16,6 +16,7 @@ import * as originalFiles from './010-original-files.js';
 import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 import * as rateWindows from './013-rate-windows.js';
+import * as changeSignals from './014-change-signals.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-preferences': preferences,
   '012-task-object-order': taskObjectOrder,
   '013-rate-windows': rateWindows,
+  '014-change-signals': changeSignals,
 };
 
 export const migrationProvider: MigrationProvider = {
