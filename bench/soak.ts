@@ -23,7 +23,7 @@
  *   npm run bench:soak                      10 minutes, 3 of them warm-up
  *   npm run bench:soak -- --minutes 30 --warmup 5 [--sample-seconds 15] [--uploads-per-second 2]
  *                         [--reads-per-second 20] [--file-every-seconds 5] [--heap] [--keep]
- *                         [--node-flags "--max-semi-space-size=2"]   (for both processes)
+ *                         [--node-flags=--max-semi-space-size=2]   (for both processes; with "=")
  *
  * Linux only (it reads /proc); elsewhere it says so and exits 0. Not part of `npm test`: tests never
  * assert wall-clock times.
