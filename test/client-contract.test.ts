@@ -411,6 +411,10 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
         description: 'Sundays',
         member_count: 2,
       });
+      // Bob's own clubs, this one among them; an outsider's list has none of them.
+      const mine = await collect(bob.v1.clubs.all());
+      expect(mine.map((each) => each.id)).toContain(club.id);
+      expect(mine.map((each) => each.name)).toEqual([...mine.map((each) => each.name)].sort());
       const first = await bob.v1.clubs.shareRoute(club.id, routeId);
       expect(first).toMatchObject({ sharedNow: true, route: { id: routeId, visibility: 'private' } });
       expect(await bob.v1.clubs.shareRoute(club.id, routeId)).toMatchObject({ sharedNow: false });
@@ -432,6 +436,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       });
       const dora = await outsiderClient(world, 'Dora Outsider');
       expect((await dora.v1.clubs.routes(club.id).list()).items).toEqual([]);
+      expect((await dora.v1.clubs.list()).items).toEqual([]);
 
       await alice.v1.clubs.removeRoute(club.id, routeId);
       expect((await bob.v1.clubs.routes(club.id).list()).items).toEqual([]);

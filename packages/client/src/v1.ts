@@ -63,10 +63,11 @@ export interface EventEndpoints extends Listing<EventRecord> {
 }
 
 /**
- * Clubs (`v1.clubs`; issue 20): a club, the routes its members share with it, and sharing one. The
- * specification has clubs on the legacy interface only; the server serves the same on v1.
+ * Clubs (`v1.clubs`; issue 20): the caller's clubs by name (GET /api/v1/clubs.json: `list`, `all`), a
+ * club, the routes its members share with it, and sharing one. The specification has clubs on the
+ * legacy interface only; the server serves the same on v1.
  */
-export interface ClubEndpoints {
+export interface ClubEndpoints extends Listing<ClubRecord> {
   /** GET /api/v1/clubs/{id}.json: the club's name, description and member count. */
   get(id: number, options?: CallOptions): Promise<ClubRecord>;
   /**
@@ -141,6 +142,7 @@ export class V1Api {
       delete: (id, options) => this.#delete(`/events/${positive(id)}.json`, options),
     };
     this.clubs = {
+      ...this.#listing<ClubRecord>('clubs', '/clubs.json'),
       get: async (id, options) =>
         rootOf<ClubRecord>(await this.#get(`/clubs/${positive(id)}.json`, options), 'club', 'club'),
       routes: (id) => this.#listing<RouteRecord>('routes', `/clubs/${positive(id)}/routes.json`),

@@ -60,13 +60,33 @@ export class Clubs {
 
   /** The clubs `userId` belongs to (any role), by name. */
   async ofMember(userId: number): Promise<ClubRow[]> {
-    const rows = await this.#clubs()
-      .innerJoin('memberships as mine', 'mine.organization_id', 'u.id')
-      .where('mine.user_id', '=', userId)
+    const rows = await this.#clubsOf(userId).orderBy('u.name').orderBy('u.id').execute();
+    return rows.map(withCount);
+  }
+
+  /** One page of the clubs `userId` belongs to, by name (then id), and how many there are in all. */
+  async pageOfMember(userId: number, page: Page): Promise<{ clubs: ClubRow[]; total: number }> {
+    const { total } = await this.#context.db
+      .selectFrom('memberships')
+      .innerJoin('users as u', 'u.id', 'memberships.organization_id')
+      .where('memberships.user_id', '=', userId)
+      .where('u.kind', '=', 'organization')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    if (total <= page.offset) return { clubs: [], total: total };
+    const rows = await this.#clubsOf(userId)
       .orderBy('u.name')
       .orderBy('u.id')
+      .limit(page.limit)
+      .offset(page.offset)
       .execute();
-    return rows.map(withCount);
+    return { clubs: rows.map(withCount), total: total };
+  }
+
+  #clubsOf(userId: number) {
+    return this.#clubs()
+      .innerJoin('memberships as mine', 'mine.organization_id', 'u.id')
+      .where('mine.user_id', '=', userId);
   }
 
   /** Whether `userId` sees the club as a member does: a member or admin, or the club's own account. */

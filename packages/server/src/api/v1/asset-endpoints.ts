@@ -25,7 +25,7 @@ import {
   ERRORS_SCHEMA,
   ID_PARAMS_SCHEMA,
   NO_CONTENT_SCHEMA,
-  PAGINATION_META_SCHEMA,
+  listResponseSchema,
   ROUTE_SCHEMA,
   ROUTE_WITH_POINTS_SCHEMA,
   TRIP_SCHEMA,
@@ -74,11 +74,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       tags: [plural],
       querystring: PAGINATION_QUERY_SCHEMA,
       response: {
-        200: {
-          type: 'object',
-          required: [plural, 'meta'],
-          properties: { [plural]: { type: 'array', items: schema }, meta: PAGINATION_META_SCHEMA },
-        },
+        200: listResponseSchema(plural, schema),
         400: ERRORS_SCHEMA,
         401: ERRORS_SCHEMA,
       },

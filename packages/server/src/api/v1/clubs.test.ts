@@ -80,6 +80,67 @@ async function unshareAll(): Promise<void> {
   for (const id of Object.values(routes)) await server.store.clubs.unshareRoute(clubId, id, people.alice.id);
 }
 
+describe('GET /api/v1/clubs.json', () => {
+  async function clubsOf(who: Who, query = ''): Promise<{ names: string[]; meta: Record<string, unknown> }> {
+    const response = await call(who, 'GET', `/api/v1/clubs.json${query}`);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json<{
+      clubs: { name: string }[];
+      meta: { pagination: Record<string, unknown> };
+    }>();
+    return { names: body.clubs.map((club) => club.name), meta: body.meta.pagination };
+  }
+
+  it("lists the caller's clubs by name, a page at a time, and none of anyone else's", async () => {
+    const dora = await createPerson(server, 'Dora Many Clubs');
+    const doraCredentials = await credentialsFor(server, dora);
+    // 21 clubs, made out of name order: a page of 20 (the smallest page) and one more.
+    const names = Array.from({ length: 21 }, (_, index) => `Club ${String(index + 1).padStart(2, '0')}`);
+    for (const name of [...names].reverse()) {
+      const club = await server.store.users.createOrganization(name, people.alice.id, null);
+      await server.store.users.setMembership(club.id, dora.id, 'member');
+    }
+    const page = async (query: string) => {
+      const response = await server.app.inject({
+        method: 'GET',
+        url: `/api/v1/clubs.json${query}`,
+        headers: { authorization: doraCredentials.basic },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<{
+        clubs: { name: string; member_count: number }[];
+        meta: { pagination: Record<string, unknown> };
+      }>();
+    };
+    const first = await page('?page_size=20');
+    expect(first.clubs.map((club) => club.name)).toEqual(names.slice(0, 20));
+    expect(first.clubs[0]!.member_count).toBe(2);
+    expect(first.meta.pagination).toEqual({
+      record_count: 21,
+      page_count: 2,
+      page_size: 20,
+      next_page_url: `${BASE_URL}/api/v1/clubs.json?page=2&page_size=20`,
+    });
+    const second = await page('?page=2&page_size=20');
+    expect(second.clubs.map((club) => club.name)).toEqual(['Club 21']);
+    expect(second.meta.pagination['next_page_url']).toBeNull();
+    expect((await page('?page=3&page_size=20')).clubs).toEqual([]);
+    // Alice administers every club here; Bob belongs to one; Carol to none.
+    expect((await clubsOf('alice', '?page_size=200')).names).toEqual(['Allmend Riders', ...names].sort());
+    expect((await clubsOf('bob')).names).toEqual(['Allmend Riders']);
+    expect(await clubsOf('carol')).toEqual({
+      names: [],
+      meta: { record_count: 0, page_count: 0, page_size: 20, next_page_url: null },
+    });
+  });
+
+  it('is refused without a user, and with a page that is no page', async () => {
+    expect((await call(null, 'GET', '/api/v1/clubs.json')).statusCode).toBe(401);
+    expect((await call('bob', 'GET', '/api/v1/clubs.json?page=0')).statusCode).toBe(400);
+    expect((await call('bob', 'GET', '/api/v1/clubs.json?page_size=abc')).statusCode).toBe(400);
+  });
+});
+
 describe('GET /api/v1/clubs/{id}.json', () => {
   it('shows the club to any user, under the root key club, with its v1 url', async () => {
     for (const who of ['alice', 'carol'] as const) {

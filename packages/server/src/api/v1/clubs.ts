@@ -4,6 +4,8 @@
  * the same paths and rules in v1's conventions (decisions.md §2: root keys, `page`/`page_size` with
  * `meta.pagination`, `{"errors": […]}`, 204 for a delete):
  *
+ * - `GET /api/v1/clubs.json`: the clubs the caller belongs to (as administrator or member), by name,
+ *   `{"clubs": […], "meta": {"pagination": …}}` (legacy's `/users/{id}/clubs.json` for oneself).
  * - `GET /api/v1/clubs/{id}.json`: `{"club": {…}}` (name, description, member count), to any user.
  * - `GET /api/v1/clubs/{id}/routes.json`: the routes shared with the club, most recently shared first.
  *   Members (and the club's own account) see every one, whatever its visibility; anyone else only the
@@ -30,7 +32,7 @@ import {
   errorResponses,
   ID_PARAMS_SCHEMA,
   NO_CONTENT_SCHEMA,
-  PAGINATION_META_SCHEMA,
+  listResponseSchema,
   ROUTE_SCHEMA,
   v1UrlPrefix,
 } from './records.js';
@@ -64,6 +66,30 @@ export function clubsRoutes(app: FastifyInstance, { context }: PluginOptions): P
 
   v1Route(app, context, {
     method: 'GET',
+    url: '/clubs.json',
+    auth: 'user',
+    schema: {
+      summary: 'The clubs the caller belongs to, by name',
+      tags: TAGS,
+      querystring: PAGINATION_QUERY_SCHEMA,
+      response: {
+        200: listResponseSchema('clubs', CLUB_SCHEMA),
+        ...errorResponses(400, 401),
+      },
+    },
+    handler: async (request) => {
+      const { user } = callerOf(request);
+      const query = request.query as PaginationQuery;
+      const { clubs, total } = await store.clubs.pageOfMember(user.id, pageOf(query));
+      return {
+        clubs: clubs.map((club) => clubRecord(club, prefix)),
+        meta: { pagination: paginationMeta(query, total, `${prefix}/clubs.json`) },
+      };
+    },
+  });
+
+  v1Route(app, context, {
+    method: 'GET',
     url: '/clubs/:id.json',
     auth: 'user',
     schema: {
@@ -93,11 +119,7 @@ export function clubsRoutes(app: FastifyInstance, { context }: PluginOptions): P
       params: ID_PARAMS_SCHEMA,
       querystring: PAGINATION_QUERY_SCHEMA,
       response: {
-        200: {
-          type: 'object',
-          required: ['routes', 'meta'],
-          properties: { routes: { type: 'array', items: ROUTE_SCHEMA }, meta: PAGINATION_META_SCHEMA },
-        },
+        200: listResponseSchema('routes', ROUTE_SCHEMA),
         ...errorResponses(400, 401, 404),
       },
     },

@@ -19,7 +19,7 @@ import {
   eventRecord,
   ID_PARAMS_SCHEMA,
   NO_CONTENT_SCHEMA,
-  PAGINATION_META_SCHEMA,
+  listResponseSchema,
   v1UrlPrefix,
 } from './records.js';
 import { callerOf, v1Route } from './route.js';
@@ -75,11 +75,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
       tags: TAGS,
       querystring: PAGINATION_QUERY_SCHEMA,
       response: {
-        200: {
-          type: 'object',
-          required: ['events', 'meta'],
-          properties: { events: { type: 'array', items: EVENT_SCHEMA }, meta: PAGINATION_META_SCHEMA },
-        },
+        200: listResponseSchema('events', EVENT_SCHEMA),
         400: ERRORS_SCHEMA,
         401: ERRORS_SCHEMA,
       },

@@ -280,6 +280,15 @@ export const PAGINATION_META_SCHEMA = {
   },
 } as const;
 
+/** A v1 list's answer (decisions.md §2): the records under their plural root key, and `meta.pagination`. */
+export function listResponseSchema(root: string, items: object): object {
+  return {
+    type: 'object',
+    required: [root, 'meta'],
+    properties: { [root]: { type: 'array', items }, meta: PAGINATION_META_SCHEMA },
+  };
+}
+
 /** Path parameter `{id}` of the single-record endpoints. */
 export const ID_PARAMS_SCHEMA = {
   type: 'object',
