@@ -1,12 +1,10 @@
 import { Gunzip } from 'fflate';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
+import { pushInSlices } from './input-slices.js';
 import type { Warning } from './model.js';
 
 /** Default cap on gunzip output (decisions.md §7: 256 MB after gunzip). */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
-
-/** Input is fed in slices this big, so a gzip bomb is stopped after at most ~1000× this much output. */
-const INPUT_SLICE_BYTES = 16 * 1024;
 
 /** Whether `bytes` begin as a gzip stream does (magic 1f 8b, deflate). */
 export function isGzip(bytes: Uint8Array): boolean {
@@ -33,10 +31,7 @@ export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: War
   });
 
   try {
-    for (let start = 0; start < bytes.length; start += INPUT_SLICE_BYTES) {
-      const end = Math.min(start + INPUT_SLICE_BYTES, bytes.length);
-      gunzip.push(bytes.subarray(start, end), end === bytes.length);
-    }
+    pushInSlices(gunzip, bytes);
   } catch (error) {
     if (error instanceof RideFileError) throw error;
     const reason = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,7 @@ import { Inflate } from 'fflate';
 import { crc32 } from './crc32.js';
 import { RideFileError, RideFileErrorCode } from './errors.js';
 import { concat } from './gzip.js';
+import { pushInSlices } from './input-slices.js';
 
 /** One file (or folder) of an archive, as its central directory describes it. */
 export interface ZipEntry {
@@ -46,9 +47,6 @@ const FLAG_UTF8_NAME = 0x0800;
 const METHOD_AES = 99;
 const METHOD_STORED = 0;
 const METHOD_DEFLATE = 8;
-
-/** Compressed input goes to inflate in slices this big, so a zip bomb is stopped soon after its bound. */
-const INPUT_SLICE_BYTES = 16 * 1024;
 
 /** Whether `bytes` begin as a ZIP archive does: a local file header, or the end record of an empty one. */
 export function isZip(bytes: Uint8Array): boolean {
@@ -229,11 +227,7 @@ function inflateBounded(data: Uint8Array, entry: ZipEntry): Uint8Array {
     chunks.push(chunk);
   });
   try {
-    if (data.length === 0) inflate.push(data, true);
-    for (let start = 0; start < data.length; start += INPUT_SLICE_BYTES) {
-      const end = Math.min(start + INPUT_SLICE_BYTES, data.length);
-      inflate.push(data.subarray(start, end), end === data.length);
-    }
+    pushInSlices(inflate, data);
   } catch (error) {
     if (error instanceof RideFileError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
