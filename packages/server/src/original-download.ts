@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
-import { attachment } from './pages/dashboard/downloads.js';
+import { attachment } from './content-disposition.js';
 import type { OriginalFile } from './store/original-files.js';
 
 /** The content type of each format the parser reads. */

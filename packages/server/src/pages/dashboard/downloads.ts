@@ -8,11 +8,11 @@
 import { Readable } from 'node:stream';
 import { trackFromPoints, WRITE_FORMATS, WRITERS, type Track, type WriteFormat } from '@rideport/ridefile';
 import type { FastifyReply } from 'fastify';
+import { attachment } from '../../content-disposition.js';
 import type { ServerContext } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import type { AssetRow } from '../../store/assets.js';
 import { WORDS } from './access.js';
-import { downloadBaseName } from './format.js';
 import { parseLaps } from './laps.js';
 
 export const DOWNLOAD_FORMATS: readonly WriteFormat[] = ['gpx', 'tcx', 'geojson', 'csv'];
@@ -45,19 +45,6 @@ export async function storedTrack<T extends AssetType>(
     device: trip?.device ?? null,
   });
   return { ...track, laps: parseLaps(row.laps) };
-}
-
-/**
- * A Content-Disposition that saves as `name` + `extension` (RFC 6266/8187: the name as typed, for
- * browsers that read filename*; an ASCII one, `fallback` when nothing of it is ASCII, for the rest).
- */
-export function attachment(name: string, fallback: string, extension: string): string {
-  const base = downloadBaseName(name, fallback);
-  const utf8Name = encodeURIComponent(`${name.trim() === '' ? base : name.trim()}${extension}`).replace(
-    /['()*]/g,
-    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${base}${extension}"; filename*=UTF-8''${utf8Name}`;
 }
 
 export async function sendDownload<T extends AssetType>(

@@ -160,17 +160,3 @@ export function zonedTime(
 export function isoUtc(milliseconds: number): string {
   return new Date(milliseconds).toISOString();
 }
-
-/**
- * A file name for a download: the asset's name with anything but letters, digits, dashes and
- * underscores made a dash, at most 80 characters, "ride-<id>" when nothing is left.
- */
-export function downloadBaseName(name: string, fallback: string): string {
-  const cleaned = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80);
-  return cleaned === '' ? fallback : cleaned;
-}
