@@ -50,8 +50,8 @@ async function uploaded(who: Who, name: string, bytes: Uint8Array, fields: [stri
   return task as unknown as Task;
 }
 
-async function original(who: Who, tripId: number) {
-  const response = await request(`${origin}/api/v1/trips/${tripId}/original`, {
+async function original(who: Who, tripId: number, path = 'original') {
+  const response = await request(`${origin}/api/v1/trips/${tripId}/${path}`, {
     headers: { authorization: basic(who) },
   });
   const bytes = new Uint8Array(await response.body.arrayBuffer());
@@ -85,6 +85,15 @@ describe('original files', () => {
       errors: [`only its owner can download the original of trip ${tripId}`],
     });
     expect((await original('alice', 999_999)).status).toBe(404);
+    // A file, not JSON: there is no .json form of this path, and the API's description says so.
+    expect((await original('alice', tripId, 'original.json')).status).toBe(404);
+    const openapi = await request(`${origin}/api/v1/openapi.json`);
+    const paths = ((await openapi.body.json()) as { paths: Record<string, Record<string, unknown>> }).paths;
+    expect(
+      Object.keys(paths)
+        .filter((path) => path.includes('original'))
+        .sort(),
+    ).toEqual(['/api/v1/routes/{id}/original', '/api/v1/trips/{id}/original']);
   });
 
   it('keeps a .gz upload as it came, and sends it as gzip', async () => {

@@ -133,14 +133,20 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
   // original is still a 403 for others.
   v1Route(app, context, {
     method: 'GET',
-    url: `/${plural}/:id/original.json`,
+    url: `/${plural}/:id/original`,
+    file: true,
     auth: 'user',
     schema: {
       summary: `The file one of the caller's ${plural} was read from, as uploaded`,
       tags: [plural],
       params: ID_PARAMS_SCHEMA,
       response: {
-        200: { description: 'the file, with its name in Content-Disposition', type: 'string' },
+        200: {
+          description:
+            'the file as uploaded, with its name in Content-Disposition and its format as the content type',
+          type: 'string',
+          format: 'binary',
+        },
         400: ERRORS_SCHEMA,
         401: ERRORS_SCHEMA,
         403: ERRORS_SCHEMA,

@@ -1,7 +1,9 @@
 /**
- * Registering v1 routes: every path answers with and without its `.json` extension (platform-api.md,
- * Conventions: JSON is selected by the content type or the extension), and every route says which
- * credentials it needs, checked before the handler runs.
+ * Registering v1 routes: every path that answers JSON answers with and without its `.json` extension
+ * (platform-api.md, Conventions: JSON is selected by the content type or the extension); one that
+ * answers a file (an original upload, issue 20) has no extension and answers only there, so no `.json`
+ * path ever sends anything but JSON. Every route says which credentials it needs, checked before the
+ * handler runs.
  */
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { callingClient, v1Caller, type Caller } from '../../auth/credentials.js';
@@ -22,9 +24,14 @@ declare module 'fastify' {
 export type V1Auth = 'user' | 'client';
 
 export interface V1RouteOptions extends Omit<RouteOptions, 'url' | 'onRequest'> {
-  /** the path with its `.json` extension, relative to /api/v1 */
-  url: `${string}.json`;
+  /**
+   * the path relative to /api/v1: with its `.json` extension, or, for a route that answers a file
+   * (`file`), without any
+   */
+  url: string;
   auth: V1Auth;
+  /** answers a file, not JSON: served at `url` only */
+  file?: boolean;
 }
 
 /** Adds the request fields the v1 routes fill. Call once on the v1 scope. */
@@ -36,8 +43,11 @@ export function decorateV1Requests(app: FastifyInstance): void {
 export function v1Route(
   app: FastifyInstance,
   context: ServerContext,
-  { auth, url, ...route }: V1RouteOptions,
+  { auth, url, file = false, ...route }: V1RouteOptions,
 ): void {
+  if (url.endsWith('.json') === file) {
+    throw new TypeError(`v1 route ${url}: a path ends in .json exactly when it answers JSON (file: ${file})`);
+  }
   // Credentials are checked as the request arrives, before its body is read or validated: a caller
   // without them learns 401 (decisions.md §1), not what would have been wrong with the request.
   const onRequest = async (request: FastifyRequest): Promise<void> => {
@@ -50,6 +60,7 @@ export function v1Route(
   };
   const preValidation = wholeNumberPathIds(route.schema?.params);
   app.route({ ...route, url, onRequest, ...preValidation });
+  if (file) return;
   // The same route without the extension; hidden from the OpenAPI document, which lists the .json form.
   app.route({
     ...route,
