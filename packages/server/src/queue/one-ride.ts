@@ -40,7 +40,8 @@ function storedFacts(trip: TripRecording): RecordingFacts {
 
 /**
  * The first stored trip of `userId` (by start time) that is the same recording as `parsed`, read
- * with `transaction`; null when none is. Only trips whose time range touches the ride's are compared;
+ * with `transaction`, leaving out the trips in `except` (the ones this transaction made); null when
+ * none is. Only trips whose time range touches the ride's are compared;
  * points are read only when the identities cannot decide, or to see whether the new file completes.
  */
 export async function findSameRide(
@@ -48,6 +49,7 @@ export async function findSameRide(
   userId: number,
   parsed: ParsedTrack,
   transaction: Kysely<Database>,
+  except: ReadonlySet<number> = new Set(),
 ): Promise<SameRide | null> {
   const range = parsed.timeRange;
   if (parsed.track.kind !== 'ride' || range === null) return null;
@@ -56,11 +58,12 @@ export async function findSameRide(
     { fromMs: range.first * 1000, toMs: range.last * 1000, meet: 'touching' },
     transaction,
   );
-  if (candidates.length === 0) return null;
+  if (candidates.every((trip) => except.has(trip.id))) return null;
   const facts = trackFacts(parsed.track, range);
   let newPoints: TrackPoint[] | undefined;
   const incomingPoints = (): TrackPoint[] => (newPoints ??= unpackTrackPoints(parsed.packedPoints));
   for (const trip of candidates) {
+    if (except.has(trip.id)) continue;
     const stored = storedFacts(trip);
     const identity = compareIdentities(facts, stored);
     if (identity.kind === 'different') continue;
