@@ -33,7 +33,15 @@ import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome 
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParseOutcome } from './parse-worker.js';
-import { findSameRide, foundWords, inWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
+import {
+  comparedAs,
+  findSameRide,
+  foundWords,
+  inWords,
+  sameRecordingOutcome,
+  type SameRide,
+  type TripsCompared,
+} from './one-ride.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
@@ -525,16 +533,20 @@ export class UploadQueue {
             trx,
           ));
         const objects: TaskObject[] = [];
+        /** the trips made, as compared (one-ride.ts) */
+        const made: TripsCompared = new Map();
         const said = new Map<string, WarningWords>();
         const found: SameRide[] = [];
-        for (const parsed of tracks) {
+        // per track, the stored trips compared with it, for the check under the lock
+        const compared = tracks.map((): TripsCompared => new Map());
+        for (const [index, parsed] of tracks.entries()) {
           const packedPoints = {
             bytes: parsed.packedPoints,
             count: parsed.pointCount,
             lastTime: parsed.lastTime,
             timeRange: parsed.timeRange,
           };
-          const same = await findSameRide(store, task.userId, parsed, trx);
+          const same = await findSameRide(store, task.userId, parsed, trx, compared[index]);
           if (same !== null) {
             // A file that holds one recording twice (chained copies) makes one trip.
             if (objects.some((object) => object.type === 'trip' && object.id === same.trip.id)) continue;
@@ -558,6 +570,7 @@ export class UploadQueue {
             trx,
           );
           objects.push({ type: created.type, id: created.row.id });
+          if (created.type === 'trip') made.set(created.row.id, comparedAs(created.row));
           // Each problem once, about the first track it concerns (a cut-off end: the last track).
           for (const warning of parsed.track.warnings) {
             if (!said.has(warning.code)) {
@@ -572,7 +585,8 @@ export class UploadQueue {
         await store.tasks.finish(task.id, owner, outcome, trx);
         if (lock === 'lock last') {
           await store.tasks.serializeRidesOf(task.userId, trx);
-          if (await this.#storedMeanwhile(task, tracks, objects, found, trx)) throw new StoreAgain();
+          for (const trips of compared) for (const [id, as] of made) trips.set(id, as);
+          if (await this.#storedMeanwhile(task, tracks, objects, compared, trx)) throw new StoreAgain();
         }
       });
       return 'stored';
@@ -584,25 +598,26 @@ export class UploadQueue {
 
   /**
    * Whether another upload stored, since this transaction read, rides that this file's would
-   * duplicate: a route or trip of the same bytes or external_id, or a trip that is the same recording
-   * as one of its rides, other than those this transaction made (`made`) or found (`found`). Read
+   * duplicate: a route or trip of the same bytes or external_id, other than those this transaction
+   * made (`made`), or a trip that is the same recording as one of its rides, among the trips not
+   * compared with that ride yet (`compared`: those it read, found and made) or completed since. Read
    * under the rider's lock, so every such upload has committed.
    */
   async #storedMeanwhile(
     task: ClaimedTask,
     tracks: ParsedFile['tracks'],
     made: readonly TaskObject[],
-    found: readonly SameRide[],
+    compared: readonly TripsCompared[],
     trx: Kysely<Database>,
   ): Promise<boolean> {
     const ours = (object: TaskObject): boolean =>
       made.some((mine) => mine.type === object.type && mine.id === object.id);
     const stored = await this.#storedAlready(task, trx);
     if (stored.objects.some((object) => !ours(object))) return true;
-    const madeTrips = new Set(made.filter((object) => object.type === 'trip').map((object) => object.id));
-    for (const parsed of tracks) {
-      const same = await findSameRide(this.#context.store, task.userId, parsed, trx, madeTrips);
-      if (same !== null && !found.some((ride) => ride.trip.id === same.trip.id)) return true;
+    for (const [index, parsed] of tracks.entries()) {
+      if ((await findSameRide(this.#context.store, task.userId, parsed, trx, compared[index])) !== null) {
+        return true;
+      }
     }
     return false;
   }
