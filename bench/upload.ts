@@ -23,6 +23,8 @@
  * 3. Engines (issue 18, "Figures"): the same sustained ingest (ENGINE_UPLOADS hour rides, 8 uploaders
  *    spread over the servers) on SQLite and on PostgreSQL with one, two and three server processes on
  *    one database, each on a fresh database in the same run, and each rate as a ratio to SQLite's.
+ *    With one server, also with each uploader a rider of their own (a club: one rider's rides are
+ *    stored one transaction at a time, several riders' side by side), beside SQLite's in the same way.
  *    Target: PostgreSQL with one server ≥ 70 % of SQLite's rides/s. PostgreSQL runs on a throwaway
  *    cluster with its durability settings on (bench/databases.ts); skipped, and said, without it.
  *    `npm run bench:upload -- --engines-only` runs this part alone.
@@ -37,7 +39,7 @@ import { openPlatform, type Platform } from '@rideport/server';
 import { Agent, request } from 'undici';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
 import { startServer, type ServerProcess } from './server-process.js';
-import { createBenchAccount } from './account.js';
+import { createBenchAccount, createBenchAccounts } from './account.js';
 import { databaseOptionsOf, startBenchPostgres } from './databases.js';
 import { fitVariant, HOUR_FITS } from './rides.js';
 import { formatTable } from './table.js';
@@ -469,14 +471,22 @@ async function queueFigures(hourFiles: HourFile[]): Promise<void> {
 /**
  * Sustained ingest of ENGINE_UPLOADS hour rides on the database at `location` with `nodes` servers:
  * 8 uploaders, upload k to server k mod nodes; rides/s from the task rows (first created → last
- * finished).
+ * finished). `riders` 1: every upload is one rider's, whose rides are stored one transaction at a
+ * time (the duplicate checks); INGEST_UPLOADERS: uploader u uploads as rider u, as a club's members do.
  */
-async function ingestOn(location: string, nodes: number, hourFiles: HourFile[]): Promise<number> {
-  const account = await createAccount(location);
+async function ingestOn(
+  location: string,
+  nodes: number,
+  hourFiles: HourFile[],
+  riders: 1 | typeof INGEST_UPLOADERS,
+): Promise<number> {
+  const accounts = (await createBenchAccounts(location, riders)).map(({ apiKey, authToken }) => ({
+    query: new URLSearchParams({ apikey: apiKey, auth_token: authToken }).toString(),
+  }));
   const servers: ServerProcess[] = [];
   for (let node = 0; node < nodes; node++)
     servers.push(await startServer(['api', location, 'http://127.0.0.1']));
-  const ids: number[] = [];
+  const ids: { id: number; account: Account }[] = [];
   try {
     const files = Array.from({ length: ENGINE_UPLOADS }, (_, k) => {
       const file = hourFiles[k % hourFiles.length]!;
@@ -484,36 +494,55 @@ async function ingestOn(location: string, nodes: number, hourFiles: HourFile[]):
     });
     let next = 0;
     await Promise.all(
-      Array.from({ length: INGEST_UPLOADERS }, async () => {
+      Array.from({ length: INGEST_UPLOADERS }, async (_, uploader) => {
+        const account = accounts[uploader % riders]!;
         for (let k = next++; k < ENGINE_UPLOADS; k = next++) {
-          ids.push(await upload(servers[k % nodes]!.url, account, files[k]!.name, files[k]!.bytes));
+          const id = await upload(servers[k % nodes]!.url, account, files[k]!.name, files[k]!.bytes);
+          ids.push({ id, account });
         }
       }),
     );
-    for (;;) {
-      let pending = 0;
-      // status.json takes at most 200 ids at a time.
-      for (let i = 0; i < ids.length; i += 200) {
-        for (const task of await statuses(servers[0]!.url, account, ids.slice(i, i + 200))) {
-          if (task.status === 0) pending++;
-          else if (task.response_code !== 'success') throw new Error(`task ${task.id}: ${task.message}`);
-        }
-      }
-      if (pending === 0) break;
-      await sleep(100);
+    for (const account of accounts) {
+      const own = ids.filter((task) => task.account === account).map((task) => task.id);
+      await untilAllEnded(servers[0]!.url, account, own);
     }
   } finally {
     for (const server of servers) await server.stop();
   }
   const platform = await openPlatform({ ...databaseOptionsOf(location), baseUrl: 'http://127.0.0.1' });
   try {
-    return (ENGINE_UPLOADS / (await serverTimes(platform, ids)).spanMs) * 1000;
+    const spanMs = (
+      await serverTimes(
+        platform,
+        ids.map((task) => task.id),
+      )
+    ).spanMs;
+    return (ENGINE_UPLOADS / spanMs) * 1000;
   } finally {
     await platform.close();
   }
 }
 
-/** Part 3: SQLite against PostgreSQL with one, two and three servers, in this run. */
+/** Polls status.json until every task of `ids` has ended; throws at one that did not succeed. */
+async function untilAllEnded(url: string, account: Account, ids: readonly number[]): Promise<void> {
+  for (;;) {
+    let pending = 0;
+    // status.json takes at most 200 ids at a time.
+    for (let i = 0; i < ids.length; i += 200) {
+      for (const task of await statuses(url, account, ids.slice(i, i + 200))) {
+        if (task.status === 0) pending++;
+        else if (task.response_code !== 'success') throw new Error(`task ${task.id}: ${task.message}`);
+      }
+    }
+    if (pending === 0) return;
+    await sleep(100);
+  }
+}
+
+/**
+ * Part 3: SQLite against PostgreSQL with one, two and three servers, in this run; each with every
+ * upload one rider's, and with one server also with each uploader a rider of their own (a club).
+ */
 async function engineFigures(hourFiles: HourFile[]): Promise<void> {
   const postgres = await startBenchPostgres();
   if ('skipped' in postgres) {
@@ -522,34 +551,58 @@ async function engineFigures(hourFiles: HourFile[]): Promise<void> {
   }
   const directory = mkdtempSync(join(tmpdir(), 'rideport-bench-engines-'));
   try {
-    const sqlite = await ingestOn(join(directory, 'rideport.sqlite'), 1, hourFiles);
-    const rows: string[][] = [['SQLite, 1 server', sqlite.toFixed(1), '1.00×', '']];
-    const configurations = [
-      { nodes: 1, synchronousCommit: true },
-      { nodes: 1, synchronousCommit: false },
-      { nodes: 2, synchronousCommit: true },
-      { nodes: 3, synchronousCommit: true },
+    // A folder each: a data directory holds one database.
+    const sqlite = await ingestOn(join(directory, 'rider', 'rideport.sqlite'), 1, hourFiles, 1);
+    const sqliteClub = await ingestOn(
+      join(directory, 'club', 'rideport.sqlite'),
+      1,
+      hourFiles,
+      INGEST_UPLOADERS,
+    );
+    const ratio = (rate: number, reference: number): string => `${(rate / reference).toFixed(2)}×`;
+    const rows: string[][] = [
+      ['SQLite, 1 server', sqlite.toFixed(1), '1.00×', sqliteClub.toFixed(1), '1.00×', ''],
     ];
-    for (const { nodes, synchronousCommit } of configurations) {
-      const rate = await ingestOn(await postgres.newDatabase({ synchronousCommit }), nodes, hourFiles);
-      const ratio = rate / sqlite;
+    const configurations = [
+      { nodes: 1, synchronousCommit: true, club: true },
+      { nodes: 1, synchronousCommit: false, club: false },
+      { nodes: 2, synchronousCommit: true, club: false },
+      { nodes: 3, synchronousCommit: true, club: false },
+    ];
+    for (const { nodes, synchronousCommit, club } of configurations) {
+      const database = (): Promise<string> => postgres.newDatabase({ synchronousCommit });
+      const rate = await ingestOn(await database(), nodes, hourFiles, 1);
+      const clubRate = club ? await ingestOn(await database(), nodes, hourFiles, INGEST_UPLOADERS) : null;
       const verdict =
-        nodes === 1
-          ? `${ratio >= TARGET_POSTGRES_RATIO ? 'meets' : 'misses'} ≥ ${TARGET_POSTGRES_RATIO * 100} %`
+        nodes === 1 && synchronousCommit
+          ? `${rate / sqlite >= TARGET_POSTGRES_RATIO ? 'meets' : 'misses'} ≥ ${TARGET_POSTGRES_RATIO * 100} %`
           : '';
       const commits = synchronousCommit ? '' : ', synchronous_commit off';
       rows.push([
         `PostgreSQL, ${nodes} server${nodes === 1 ? '' : 's'}${commits}`,
         rate.toFixed(1),
-        `${ratio.toFixed(2)}×`,
+        ratio(rate, sqlite),
+        clubRate === null ? '' : clubRate.toFixed(1),
+        clubRate === null ? '' : ratio(clubRate, sqliteClub),
         verdict,
       ]);
     }
     console.log(
-      `\n3. Engines: sustained ingest of ${ENGINE_UPLOADS} hour rides, ${INGEST_UPLOADERS} uploaders spread over the servers; each server in its own process with one parse worker per core (${availableParallelism()}), on one fresh database each. PostgreSQL on a throwaway cluster with its default durability (each commit waits for its WAL on disk), and once with synchronous_commit off, which is what SQLite's WAL with synchronous=NORMAL does (a power loss may lose the last moments, never corrupts). All uploads are one rider's, whose rides are stored one transaction at a time (the duplicate checks, issue 18).\n`,
+      `\n3. Engines: sustained ingest of ${ENGINE_UPLOADS} hour rides, ${INGEST_UPLOADERS} uploaders spread over the servers; each server in its own process with one parse worker per core (${availableParallelism()}), on one fresh database each. PostgreSQL on a throwaway cluster with its default durability (each commit waits for its WAL on disk), and once with synchronous_commit off, which is what SQLite's WAL with synchronous=NORMAL does (a power loss may lose the last moments, never corrupts). "1 rider": all uploads are one rider's, whose rides are stored one transaction at a time (the duplicate checks, issue 18); "${INGEST_UPLOADERS} riders": each uploader is a rider of their own, as in a club.\n`,
     );
     console.log(
-      formatTable(['database', 'rides/s', '÷ SQLite', 'target'], rows, ['left', 'right', 'right', 'left']),
+      formatTable(
+        [
+          'database',
+          'rides/s, 1 rider',
+          '÷ SQLite',
+          `rides/s, ${INGEST_UPLOADERS} riders`,
+          '÷ SQLite',
+          'target (1 rider)',
+        ],
+        rows,
+        ['left', 'right', 'right', 'right', 'right', 'left'],
+      ),
     );
   } finally {
     postgres.stop();

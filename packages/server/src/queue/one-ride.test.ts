@@ -5,11 +5,14 @@
  * worker threads; uploads through POST /trips.json.
  */
 import { gzipSync } from 'node:zlib';
+import pg from 'pg';
 import { parseRideFile, writeGpx, writeTcx } from '@rideport/ridefile';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainedFixtureParts } from '../../../../fixtures/fit/generate.js';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { Browser } from '../test-support/browser.js';
+import { newMasterKey } from '../security/secrets.js';
+import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
 import {
   createPerson,
   credentialsFor,
@@ -109,6 +112,57 @@ describe('the same recording in other bytes is a duplicate of the stored trip', 
     expect(await trips()).toHaveLength(1);
     expect(new Set(tasks.flatMap(tripIdsOf)).size).toBe(1);
   });
+
+  // queue.ts takes the rider's lock at the end of the storing transaction (issue 18): a ride another
+  // upload stored while this one wrote is found under the lock, and the file is stored again.
+  it.runIf(onPostgres)(
+    'the same recording stored by another transaction while the upload waits for the lock: one trip',
+    async () => {
+      const database = await reopenableDatabase();
+      const node = await testServer({
+        queue: { workers: 1 },
+        databaseUrl: database.location,
+        masterKey: newMasterKey(),
+      });
+      const watcher = new pg.Client({ connectionString: database.location });
+      await watcher.connect();
+      try {
+        const person = await createPerson(node, 'Two At Once');
+        const as = await credentialsFor(node, person);
+        let commit!: () => void;
+        const committing = new Promise<void>((resolve) => (commit = resolve));
+        // Another upload's transaction: it holds the rider's lock and has written the same ride.
+        const other = node.store.transaction(async (trx) => {
+          await node.store.tasks.serializeRidesOf(person.id, trx);
+          await node.store.assets.createFromTrack(person.id, parseRideFile(WHOLE).tracks[0]!, {}, trx);
+          await committing;
+        });
+        const id = taskIdOf(await upload(node, as, { name: 'ride.fit', bytes: WHOLE }));
+        // The upload's transaction has written its trip and now waits for the lock.
+        for (;;) {
+          const { rows } = await watcher.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_locks
+             WHERE locktype = 'advisory' AND NOT granted AND database = (
+               SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          if (rows[0]!.waiting > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        commit();
+        await other;
+        const task = await taskEnded(node, as, id);
+        const stored = (await node.store.assets.listByOwner('trip', person.id, { offset: 0, limit: 10 }))
+          .rows;
+        expect(stored).toHaveLength(1);
+        expect(task.response_code).toBe('duplicate');
+        expect(tripIdsOf(task)).toEqual([stored[0]!.id]);
+      } finally {
+        await watcher.end();
+        await node.close();
+        database.remove();
+      }
+    },
+  );
 
   it('a file that holds one recording twice (chained copies) makes one trip', async () => {
     const twice = new Uint8Array(WHOLE.length * 2);

@@ -39,8 +39,20 @@ function storedFacts(trip: TripRecording): RecordingFacts {
 }
 
 /**
+ * Stored trips compared with a ride, by id, each with what changes when the trip is completed from
+ * another file (its end and its points), so a trip completed since is compared again.
+ */
+export type TripsCompared = Map<number, string>;
+
+export function comparedAs(trip: Pick<TripRecording, 'ended_at' | 'point_count'>): string {
+  return `${trip.ended_at}/${trip.point_count}`;
+}
+
+/**
  * The first stored trip of `userId` (by start time) that is the same recording as `parsed`, read
- * with `transaction`; null when none is. Only trips whose time range touches the ride's are compared;
+ * with `transaction`; null when none is. A trip in `compared` as it is now is passed over, and every
+ * trip compared is put there (queue.ts checks again under the rider's lock, comparing only the trips
+ * stored or completed since). Only trips whose time range touches the ride's are compared;
  * points are read only when the identities cannot decide, or to see whether the new file completes.
  */
 export async function findSameRide(
@@ -48,6 +60,7 @@ export async function findSameRide(
   userId: number,
   parsed: ParsedTrack,
   transaction: Kysely<Database>,
+  compared: TripsCompared = new Map(),
 ): Promise<SameRide | null> {
   const range = parsed.timeRange;
   if (parsed.track.kind !== 'ride' || range === null) return null;
@@ -61,6 +74,8 @@ export async function findSameRide(
   let newPoints: TrackPoint[] | undefined;
   const incomingPoints = (): TrackPoint[] => (newPoints ??= unpackTrackPoints(parsed.packedPoints));
   for (const trip of candidates) {
+    if (compared.get(trip.id) === comparedAs(trip)) continue;
+    compared.set(trip.id, comparedAs(trip));
     const stored = storedFacts(trip);
     const identity = compareIdentities(facts, stored);
     if (identity.kind === 'different') continue;

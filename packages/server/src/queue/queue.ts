@@ -33,7 +33,15 @@ import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome 
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParseOutcome } from './parse-worker.js';
-import { findSameRide, foundWords, inWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
+import {
+  comparedAs,
+  findSameRide,
+  foundWords,
+  inWords,
+  sameRecordingOutcome,
+  type SameRide,
+  type TripsCompared,
+} from './one-ride.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
@@ -451,8 +459,44 @@ export class UploadQueue {
    * Every ride and route of the file, their objects and the task's outcome, in one transaction. A ride
    * that is the same recording as a stored trip (issue 16, one-ride.ts) makes no new trip: the stored
    * one is the task's object, completed from this file when the stored copy was cut off.
+   *
+   * The rider's rides are stored one transaction at a time (the duplicate checks must see each other's
+   * rides, db/engine.ts), and every statement under that lock is a round trip that all the rider's
+   * other uploads wait for (issue 18: on PostgreSQL a storing transaction of 15 statements held it for
+   * about 40 ms). So the transaction first writes everything without it and takes it only at the end,
+   * to check, in two or three reads, that no other upload stored the same bytes or recording
+   * meanwhile; when one did, it rolls back and stores again with the lock taken first. A file that
+   * completes a stored trip updates a row another upload may update too, so it takes the lock first
+   * (taking it last could deadlock with such an upload).
    */
   async #store(run: RunningTask, file: ParsedFile): Promise<void> {
+    try {
+      if ((await this.#storeRides(run, file, 'lock last')) === 'again') {
+        await this.#storeRides(run, file, 'lock first');
+      }
+      this.#spaceIsBack();
+    } catch (error) {
+      if (error instanceof TaskLeaseLostError) {
+        this.#log.warn(
+          { taskId: run.task.id },
+          'upload queue: the lease ran out before the rides were stored',
+        );
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * #store's transaction. 'again': with the lock taken last, it found that the file's rides are to
+   * be stored otherwise than it began to (another upload stored some of them meanwhile, or the file
+   * completes a stored trip), and rolled back.
+   */
+  async #storeRides(
+    run: RunningTask,
+    file: ParsedFile,
+    lock: 'lock first' | 'lock last',
+  ): Promise<'stored' | 'again'> {
     const { task, owner } = run;
     const { store } = this.#context;
     const { tracks } = file;
@@ -468,9 +512,10 @@ export class UploadQueue {
       await store.transaction(async (trx) => {
         // The same bytes or external_id may have been stored since the check before parsing (two uploads
         // at once, on this node or another): wait for any other transaction storing this rider's rides.
-        await store.tasks.serializeRidesOf(task.userId, trx);
+        if (lock === 'lock first') await store.tasks.serializeRidesOf(task.userId, trx);
         const existing = await this.#storedAlready(task, trx);
         if (existing.objects.length > 0) {
+          // Read from committed rides: right without the lock too.
           return store.tasks.finish(task.id, owner, withDetailsNote(duplicate(existing), task.metadata), trx);
         }
         // Issue 20, "Original files": the file is kept once the first ride or route is made from it.
@@ -488,21 +533,26 @@ export class UploadQueue {
             trx,
           ));
         const objects: TaskObject[] = [];
+        /** the trips made, as compared (one-ride.ts) */
+        const made: TripsCompared = new Map();
         const said = new Map<string, WarningWords>();
         const found: SameRide[] = [];
-        for (const parsed of tracks) {
+        // per track, the stored trips compared with it, for the check under the lock
+        const compared = tracks.map((): TripsCompared => new Map());
+        for (const [index, parsed] of tracks.entries()) {
           const packedPoints = {
             bytes: parsed.packedPoints,
             count: parsed.pointCount,
             lastTime: parsed.lastTime,
             timeRange: parsed.timeRange,
           };
-          const same = await findSameRide(store, task.userId, parsed, trx);
+          const same = await findSameRide(store, task.userId, parsed, trx, compared[index]);
           if (same !== null) {
             // A file that holds one recording twice (chained copies) makes one trip.
             if (objects.some((object) => object.type === 'trip' && object.id === same.trip.id)) continue;
             if (found.some((ride) => ride.trip.id === same.trip.id)) continue;
             if (same.completes) {
+              if (lock === 'lock last') throw new StoreAgain();
               await store.assets.completeTrip(
                 same.trip.id,
                 parsed.track,
@@ -520,6 +570,7 @@ export class UploadQueue {
             trx,
           );
           objects.push({ type: created.type, id: created.row.id });
+          if (created.type === 'trip') made.set(created.row.id, comparedAs(created.row));
           // Each problem once, about the first track it concerns (a cut-off end: the last track).
           for (const warning of parsed.track.warnings) {
             if (!said.has(warning.code)) {
@@ -531,16 +582,44 @@ export class UploadQueue {
           objects.length === 0 && found.length > 0
             ? withDetailsNote(sameRecordingOutcome(found), task.metadata)
             : succeeded(objects, [...said.values()], found);
-        return store.tasks.finish(task.id, owner, outcome, trx);
+        await store.tasks.finish(task.id, owner, outcome, trx);
+        if (lock === 'lock last') {
+          await store.tasks.serializeRidesOf(task.userId, trx);
+          for (const trips of compared) for (const [id, as] of made) trips.set(id, as);
+          if (await this.#storedMeanwhile(task, tracks, objects, compared, trx)) throw new StoreAgain();
+        }
       });
-      this.#spaceIsBack();
+      return 'stored';
     } catch (error) {
-      if (error instanceof TaskLeaseLostError) {
-        this.#log.warn({ taskId: task.id }, 'upload queue: the lease ran out before the rides were stored');
-        return;
-      }
+      if (error instanceof StoreAgain) return 'again';
       throw error;
     }
+  }
+
+  /**
+   * Whether another upload stored, since this transaction read, rides that this file's would
+   * duplicate: a route or trip of the same bytes or external_id, other than those this transaction
+   * made (`made`), or a trip that is the same recording as one of its rides, among the trips not
+   * compared with that ride yet (`compared`: those it read, found and made) or completed since. Read
+   * under the rider's lock, so every such upload has committed.
+   */
+  async #storedMeanwhile(
+    task: ClaimedTask,
+    tracks: ParsedFile['tracks'],
+    made: readonly TaskObject[],
+    compared: readonly TripsCompared[],
+    trx: Kysely<Database>,
+  ): Promise<boolean> {
+    const ours = (object: TaskObject): boolean =>
+      made.some((mine) => mine.type === object.type && mine.id === object.id);
+    const stored = await this.#storedAlready(task, trx);
+    if (stored.objects.some((object) => !ours(object))) return true;
+    for (const [index, parsed] of tracks.entries()) {
+      if ((await findSameRide(this.#context.store, task.userId, parsed, trx, compared[index])) !== null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   async #end(run: RunningTask, outcome: TaskOutcome): Promise<void> {
@@ -606,6 +685,11 @@ function failed(errorCode: string, message: string): TaskOutcome {
  */
 export function unreadable(code: string, message: string): TaskOutcome {
   return failed(code, `Could not read the file: ${message}`);
+}
+
+/** Thrown inside #storeRides's transaction to roll it back and store the file again, the lock taken first. */
+class StoreAgain extends Error {
+  override readonly name = 'StoreAgain';
 }
 
 /** What the user stored already from an upload, and what told it: the same bytes or external_id. */
