@@ -143,6 +143,39 @@ describe('a ZIP of ride files', () => {
   });
 });
 
+describe('a gzipped ZIP of ride files (export.zip.gz)', () => {
+  it('is unwrapped and split like the ZIP, while a gzipped KMZ stays one ride', async () => {
+    const archive = zipSync({
+      activities: {
+        'g1.gpx': readFixture('gpx', 'tracks-and-routes.gpx'),
+        'g2.tcx': readFixture('tcx', 'activity.tcx'),
+      },
+      'notes.txt': encoder.encode('two rides'),
+    });
+    const answer = await post('bob', 'export_777.zip.gz', gzipSync(archive));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.task_ids).toHaveLength(2);
+    expect(answer.body.skipped).toEqual([
+      { name: 'notes.txt', reason: 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)' },
+    ]);
+    const tasks = await ended('bob', answer.body.task_ids!);
+    expect(tasks.map((task) => task.response_code)).toEqual(['success', 'success']);
+
+    const kmz = gzipSync(zipSync({ 'doc.kml': readFixture('kml', 'multitrack.kml') }));
+    const one = await post('alice', 'track.kmz.gz', kmz);
+    expect(Object.keys(one.body).sort()).toEqual(['success', 'task_id']);
+  });
+
+  it('refuses a gzipped ZIP that is cut off, in words, storing nothing', async () => {
+    const tasksBefore = await taskCount();
+    const whole = gzipSync(stravaExport());
+    const answer = await post('alice', 'export.zip.gz', whole.subarray(0, whole.length - 40));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/^the gzipped ZIP archive is cut off or corrupt/);
+    expect(await taskCount()).toBe(tasksBefore);
+  });
+});
+
 describe('a KMZ', () => {
   it('is one ride upload, answered as any single file is, and its original comes back as a KMZ', async () => {
     const kmz = zipSync({
