@@ -12,6 +12,9 @@
  * Bounds (decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
  * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
  * most MAX_ARCHIVE_FILES files.
+ *
+ * It runs in a worker thread of the upload queue's pool (unzip-worker.ts, issue 20): unzipping takes
+ * about 20 ms a megabyte, which the main thread, answering requests, should not spend.
  */
 import { createHash } from 'node:crypto';
 import { constants, gunzipSync } from 'node:zlib';
@@ -33,9 +36,6 @@ const GZIP_PEEK_BYTES = 16 * 1024;
 
 /** Files one archive may hold, ride files or not (Strava's exports of a decade of rides hold fewer). */
 export const MAX_ARCHIVE_FILES = 10_000;
-
-/** Decompressed bytes between two turns of the event loop while an archive is unzipped. */
-const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Skipped entries named in a message; the answer's `skipped` lists every one. */
 const NAMED_IN_MESSAGE = 5;
@@ -64,7 +64,7 @@ export interface BulkArchive {
  * ZIP, or a KMZ). Throws a 400 ApiError for a corrupt archive and for one without a ride file, and 413
  * when it holds too many files or too many bytes once decompressed.
  */
-export async function bulkArchiveOf(upload: Buffer, maxBytes: number): Promise<BulkArchive | null> {
+export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | null {
   const bytes = zipOf(upload, maxBytes);
   if (bytes === null) return null;
   let entries: ZipEntry[];
@@ -95,15 +95,7 @@ export async function bulkArchiveOf(upload: Buffer, maxBytes: number): Promise<B
     .filter((entry) => !isRideEntry(entry))
     .map((entry) => ({ name: entry.name, reason: notARideReason(entry) }));
   const rides: ArchiveRide[] = [];
-  let sinceYield = 0;
   for (const entry of rideFiles) {
-    // Unzipping runs on the main thread (about 20 ms a megabyte, on a loaded two-core machine): it
-    // lets other requests in between entries, so a large archive does not stall status polls.
-    if (sinceYield >= YIELD_EVERY_BYTES) {
-      sinceYield = 0;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    sinceYield += entry.size;
     try {
       // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
       const unzipped = unzipEntry(bytes, entry, maxBytes);

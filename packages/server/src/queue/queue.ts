@@ -26,7 +26,7 @@ import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { isDiskFull } from '../disk-full.js';
-import { UploadErrorCode } from '../errors.js';
+import { ApiError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
@@ -34,6 +34,7 @@ import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParseOutcome } from './parse-worker.js';
 import { findSameRide, foundWords, inWords, sameRecordingOutcome, type SameRide } from './one-ride.js';
+import type { BulkArchive } from './archive.js';
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
@@ -136,6 +137,28 @@ export class UploadQueue {
    * worker that claims it, which then need not read them back from the database. After a restart, or
    * past the memory bound, the worker reads them from the database as ever.
    */
+  /**
+   * An upload's rides when it is an archive of ride files, null when it is one ride (archive.ts),
+   * worked out in a thread of the parse pool (issue 20). Throws the ApiError the archive earns.
+   */
+  async splitUpload(bytes: Buffer): Promise<{ single: Buffer } | (BulkArchive & { threadId: number })> {
+    this.#pool ??= createParsePool(this.#context.options.queue.workers);
+    const outcome = await this.#pool.split({ bytes, maxBytes: this.#context.options.limits.gunzipBytes });
+    const own = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+    switch (outcome.kind) {
+      case 'refused':
+        throw new ApiError(outcome.code, outcome.problems);
+      case 'single':
+        return { single: own(outcome.bytes) };
+      case 'archive':
+        return {
+          rides: outcome.rides.map((ride) => ({ ...ride, bytes: own(ride.bytes) })),
+          skipped: outcome.skipped,
+          threadId: outcome.threadId,
+        };
+    }
+  }
+
   accepted(taskId: number, bytes: Buffer): void {
     const reads = this.#state === 'running' && this.#context.options.queue.workers > 0;
     if (reads && this.#freshUploadBytes + bytes.length <= MAX_FRESH_UPLOAD_BYTES) {
