@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRAY_ICON_NAMES } from './tray-state.js';
@@ -50,21 +50,44 @@ interface Builder {
   validateConfiguration: (config: unknown, debugLogger: { isEnabled: boolean }) => Promise<void>;
   lib: BuilderLib;
   deepAssign: (target: object, ...sources: unknown[]) => object;
+  /** electron-builder's command line, as a path to run with Node. */
+  cli: string;
+  asar: { listPackage(path: string, options: { isPack: boolean }): string[] };
+}
+
+/**
+ * Where electron-builder is loaded from: this workspace's node_modules, where a default install puts it on
+ * Node ≥ 22.12, or the folder named by RIDEPORT_ELECTRON_BUILDER, where `.ci/run` installs it on Node 20
+ * from `.ci/packaging-tools` (issue 20: there it is outside the workspace, so `npm install` stays free of
+ * engine warnings for users). A folder named there must hold it: CI that asks for the packaging tests
+ * gets them or a failure, never a skip.
+ */
+function builderRequireFrom(tools: string | undefined): NodeJS.Require | null {
+  const from =
+    tools === undefined || tools === '' ? require : createRequire(join(resolve(tools), 'package.json'));
+  try {
+    return createRequire(from.resolve('app-builder-lib/package.json'));
+  } catch (error) {
+    if (from === require) return null;
+    throw new Error(
+      `RIDEPORT_ELECTRON_BUILDER is ${tools}, but electron-builder is not installed there: run \`npm ci --prefix ${tools}\``,
+      { cause: error },
+    );
+  }
 }
 
 /**
  * electron-builder's own YAML schema validator (ajv 8 under app-builder-lib, not the ajv 6 hoisted to
- * the root, with the options its schemaValidator.js compiles the schema with), configuration checks and
- * packagers. It is an optional dependency whose tools need Node ≥ 22.12, so a default install on an older
- * Node leaves it out (issue 20; README: The desktop app), and these tests say that they skipped.
+ * the root, with the options its schemaValidator.js compiles the schema with), configuration checks,
+ * packagers, CLI and asar reader. It is an optional dependency whose tools need Node ≥ 22.12, so a default
+ * install on an older Node leaves it out (issue 20; README: The desktop app), and without
+ * RIDEPORT_ELECTRON_BUILDER these tests then say that they skipped.
  */
 async function loadBuilder(): Promise<Builder | null> {
-  let builderRequire: NodeJS.Require;
-  try {
-    builderRequire = createRequire(require.resolve('app-builder-lib/package.json'));
-  } catch {
+  const builderRequire = builderRequireFrom(process.env['RIDEPORT_ELECTRON_BUILDER']);
+  if (builderRequire === null) {
     console.warn(
-      'Skipped: the packaging tests (electron-builder is not installed: it needs Node ≥ 22.12 and `npm ci --include=peer`).',
+      'Skipped: the packaging tests (electron-builder is not installed: it needs Node ≥ 22.12 and `npm ci --include=peer`, or RIDEPORT_ELECTRON_BUILDER naming a folder that holds it).',
     );
     return null;
   }
@@ -80,6 +103,8 @@ async function loadBuilder(): Promise<Builder | null> {
     // The package's entry first: its platform packagers import each other in that order.
     lib: builderRequire('./out/index') as BuilderLib,
     deepAssign: (builderRequire('builder-util-runtime') as Pick<Builder, 'deepAssign'>).deepAssign,
+    cli: builderRequire.resolve('electron-builder/cli.js'),
+    asar: builderRequire('@electron/asar') as Builder['asar'],
   };
 }
 
@@ -110,6 +135,52 @@ describe.skipIf(builder === null)("electron-builder.yml, by electron-builder's o
     expect(validate({ ...config, asar: 'sometimes' })).toBe(false);
     await expect(validateConfiguration({ ...config, productNam: 'x' }, { isEnabled: false })).rejects.toThrow(
       /productNam/,
+    );
+  });
+});
+
+describe('electron-builder for the packaging tests on Node 20 (.ci/run, issue 20)', () => {
+  it('.ci/packaging-tools pins, and locks, the electron-builder of the root package.json', async () => {
+    const root = JSON.parse(await readFile(join(repository, 'package.json'), 'utf8')) as {
+      optionalDependencies: Record<string, string>;
+    };
+    const tools = join(repository, '.ci', 'packaging-tools');
+    const manifest = JSON.parse(await readFile(join(tools, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const lock = JSON.parse(await readFile(join(tools, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const version = root.optionalDependencies['electron-builder'];
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(manifest.dependencies).toEqual({ 'electron-builder': version });
+    expect(lock.packages['node_modules/electron-builder']?.version).toBe(version);
+    expect(lock.packages['node_modules/app-builder-lib']?.version).toBe(version);
+  });
+
+  it('.ci/run installs it there and names it to the tests', async () => {
+    const run = await readFile(join(repository, '.ci', 'run'), 'utf8');
+    expect(run).toMatch(/^npm ci --prefix \.ci\/packaging-tools\b/m);
+    expect(run).toMatch(/^export RIDEPORT_ELECTRON_BUILDER="\$PWD\/\.ci\/packaging-tools"$/m);
+  });
+
+  it('a named folder without electron-builder fails in words rather than skipping', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'rideport-no-builder-'));
+    try {
+      expect(() => builderRequireFrom(empty)).toThrow(
+        `RIDEPORT_ELECTRON_BUILDER is ${empty}, but electron-builder is not installed there`,
+      );
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('loads electron-builder from the named folder when one is named', (context) => {
+    const tools = process.env['RIDEPORT_ELECTRON_BUILDER'];
+    if (tools === undefined || tools === '') context.skip('RIDEPORT_ELECTRON_BUILDER is not set');
+    expect(builder).not.toBeNull();
+    expect(builderRequireFrom(tools)!.resolve('./package.json')).toBe(
+      join(resolve(tools!), 'node_modules', 'app-builder-lib', 'package.json'),
     );
   });
 });
@@ -334,16 +405,7 @@ describe.skipIf(builder === null)('a --dir build with a stand-in Electron', () =
     await writeFile(configPath, JSON.stringify(config));
     await promisify(execFile)(
       process.execPath,
-      [
-        require.resolve('electron-builder/cli.js'),
-        '--linux',
-        'dir',
-        '--x64',
-        '--config',
-        configPath,
-        '--publish',
-        'never',
-      ],
+      [builder!.cli, '--linux', 'dir', '--x64', '--config', configPath, '--publish', 'never'],
       {
         cwd: repository,
         env: { ...process.env, CSC_IDENTITY_AUTO_DISCOVERY: 'false', ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
@@ -351,10 +413,7 @@ describe.skipIf(builder === null)('a --dir build with a stand-in Electron', () =
         timeout: 240_000,
       },
     );
-    const asar = require('@electron/asar') as {
-      listPackage(path: string, options: { isPack: boolean }): string[];
-    };
-    files = asar
+    files = builder!.asar
       .listPackage(join(work, 'out', 'linux-unpacked', 'resources', 'app.asar'), { isPack: false })
       .map((file) => file.replaceAll('\\', '/'));
   }, 300_000);

@@ -27,7 +27,7 @@ import {
   tooLongWords,
   type TaskMetadata,
 } from '../store/index.js';
-import { bulkArchiveOf, skippedWords, type SkippedEntry } from './archive.js';
+import { skippedWords, type SkippedEntry } from './archive.js';
 
 /** The names of the file field (decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
@@ -217,11 +217,13 @@ export async function storeUpload(
   // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
   await readRestOfForm(upload).catch(asBadForm);
   const { metadata, externalId } = uploadMetadata(new LegacyParams(request.query, upload.fields));
-  const archive = await bulkArchiveOf(bytes, context.options.limits.gunzipBytes);
+  // The upload moves to a worker thread to be unzipped there (issue 20), and comes back when it is one ride.
+  const split = await request.server.uploadQueue.splitUpload(bytes);
+  const archive = 'single' in split ? null : split;
   const files =
-    archive === null
-      ? [{ sha256, filename: uploadFilename(file.filename), bytes, externalId }]
-      : archive.rides.map((ride) => ({
+    'single' in split
+      ? [{ sha256, filename: uploadFilename(file.filename), bytes: split.single, externalId }]
+      : split.rides.map((ride) => ({
           sha256: ride.sha256,
           filename: uploadFilename(ride.path),
           bytes: ride.bytes,

@@ -6,6 +6,7 @@
  * (cut off, without rides, too many files, too many bytes, encrypted or lying entries) are refused or
  * skipped in words, and store nothing they should not.
  */
+import { threadId } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
 import { request } from 'undici';
@@ -140,6 +141,75 @@ describe('a ZIP of ride files', () => {
     const answer = await post('bob', 'rides.zip', archive, [['external_id', 'phone-export-7']]);
     const [task] = await ended('bob', answer.body.task_ids!);
     expect(task).toMatchObject({ response_code: 'success', external_id: 'phone-export-7/rides/a.gpx' });
+  });
+});
+
+describe('a gzipped ZIP of ride files (export.zip.gz)', () => {
+  it('is unwrapped and split like the ZIP, while a gzipped KMZ stays one ride', async () => {
+    const archive = zipSync({
+      activities: {
+        'g1.gpx': readFixture('gpx', 'tracks-and-routes.gpx'),
+        'g2.tcx': readFixture('tcx', 'activity.tcx'),
+      },
+      'notes.txt': encoder.encode('two rides'),
+    });
+    const answer = await post('bob', 'export_777.zip.gz', gzipSync(archive));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.task_ids).toHaveLength(2);
+    expect(answer.body.skipped).toEqual([
+      { name: 'notes.txt', reason: 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)' },
+    ]);
+    const tasks = await ended('bob', answer.body.task_ids!);
+    expect(tasks.map((task) => task.response_code)).toEqual(['success', 'success']);
+
+    const kmz = gzipSync(zipSync({ 'doc.kml': readFixture('kml', 'multitrack.kml') }));
+    const one = await post('alice', 'track.kmz.gz', kmz);
+    expect(Object.keys(one.body).sort()).toEqual(['success', 'task_id']);
+  });
+
+  it('refuses a gzipped ZIP that is cut off, in words, storing nothing', async () => {
+    const tasksBefore = await taskCount();
+    const whole = gzipSync(stravaExport());
+    const answer = await post('alice', 'export.zip.gz', whole.subarray(0, whole.length - 40));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/^the gzipped ZIP archive is cut off or corrupt/);
+    expect(await taskCount()).toBe(tasksBefore);
+  });
+});
+
+describe('unzipping off the main thread (issue 20)', () => {
+  it('splits a large archive in a worker thread of the pool, while the main thread keeps turning', async () => {
+    // 3 MB of ride files, under this server's 4 MB gunzip limit: 60 copies of a GPX, renamed.
+    const gpx = readFixture('gpx', 'sample-ride.gpx');
+    const copies = Math.floor((3 * 1024 * 1024) / gpx.length);
+    const zippable: Zippable = {};
+    for (let index = 0; index < copies; index++) zippable[`rides/${index}.gpx`] = gpx;
+    const archive = Buffer.from(zipSync(zippable));
+    const progress = { settled: false };
+    const split = server.app.uploadQueue.splitUpload(archive).finally(() => (progress.settled = true));
+    // The main thread's event loop turns while the archive is unzipped (a count, not a time).
+    let turns = 0;
+    while (!progress.settled) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    const result = await split;
+    expect('single' in result).toBe(false);
+    if ('single' in result) return;
+    expect(result.rides).toHaveLength(copies);
+    expect(result.rides.every((ride) => ride.bytes.equals(gpx))).toBe(true);
+    expect(result.threadId).not.toBe(threadId);
+    expect(result.threadId).toBeGreaterThan(0);
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('hands a single file back whole, and refuses in the same words as before', async () => {
+    const gpx = readFixture('gpx', 'sample-ride.gpx');
+    const back = await server.app.uploadQueue.splitUpload(Buffer.from(gpx));
+    expect(back).toEqual({ single: Buffer.from(gpx) });
+    await expect(server.app.uploadQueue.splitUpload(Buffer.from(zipSync({ 'a.txt': gpx })))).rejects.toThrow(
+      /^the ZIP archive holds no ride file that can be read/,
+    );
   });
 });
 

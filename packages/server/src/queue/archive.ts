@@ -4,15 +4,22 @@
  * file in the archive becomes a task of its own (accept.ts), so each is read, checked for duplicates
  * and reported exactly as if it had been uploaded alone. Other entries are skipped and listed in words.
  *
- * A KMZ is a ZIP too, and is one ride: an archive whose only ride file is a `.kml` goes through the
- * ordinary path, where the parser reads it (ridefile's kmz.ts).
+ * Which uploads are archives of rides, in one place (archiveOfRides): a ZIP, or a gzip whose content is
+ * a ZIP (`export.zip.gz`), unwrapped here first; and of those, not a KMZ. A KMZ is a ZIP too, and is
+ * one ride: an archive whose only ride file is a `.kml`, its document, goes through the ordinary path,
+ * where the parser reads it (ridefile's kmz.ts), as does a `.kmz.gz`.
  *
  * Bounds (decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
  * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
  * most MAX_ARCHIVE_FILES files.
+ *
+ * It runs in a worker thread of the upload queue's pool (unzip-worker.ts, issue 20): unzipping takes
+ * about 20 ms a megabyte, which the main thread, answering requests, should not spend.
  */
 import { createHash } from 'node:crypto';
+import { constants, gunzipSync } from 'node:zlib';
 import {
+  isGzip,
   isRideFileError,
   isZip,
   kmzDocument,
@@ -24,11 +31,11 @@ import {
 } from '@rideport/ridefile';
 import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
 
+/** Compressed bytes of a gzip upload inflated to see whether a ZIP is inside. */
+const GZIP_PEEK_BYTES = 16 * 1024;
+
 /** Files one archive may hold, ride files or not (Strava's exports of a decade of rides hold fewer). */
 export const MAX_ARCHIVE_FILES = 10_000;
-
-/** Decompressed bytes between two turns of the event loop while an archive is unzipped. */
-const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Skipped entries named in a message; the answer's `skipped` lists every one. */
 const NAMED_IN_MESSAGE = 5;
@@ -57,8 +64,9 @@ export interface BulkArchive {
  * ZIP, or a KMZ). Throws a 400 ApiError for a corrupt archive and for one without a ride file, and 413
  * when it holds too many files or too many bytes once decompressed.
  */
-export async function bulkArchiveOf(bytes: Buffer, maxBytes: number): Promise<BulkArchive | null> {
-  if (!isZip(bytes)) return null;
+export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | null {
+  const bytes = zipOf(upload, maxBytes);
+  if (bytes === null) return null;
   let entries: ZipEntry[];
   try {
     entries = readZipEntries(bytes);
@@ -74,8 +82,7 @@ export async function bulkArchiveOf(bytes: Buffer, maxBytes: number): Promise<Bu
     );
   }
   const rideFiles = files.filter(isRideEntry);
-  const kmz = kmzDocument(entries);
-  if (rideFiles.length === 1 && rideFiles[0] === kmz) return null;
+  if (isKmz(entries, rideFiles)) return null;
 
   const declared = rideFiles.reduce((sum, entry) => sum + entry.size, 0);
   if (declared > maxBytes) {
@@ -88,15 +95,7 @@ export async function bulkArchiveOf(bytes: Buffer, maxBytes: number): Promise<Bu
     .filter((entry) => !isRideEntry(entry))
     .map((entry) => ({ name: entry.name, reason: notARideReason(entry) }));
   const rides: ArchiveRide[] = [];
-  let sinceYield = 0;
   for (const entry of rideFiles) {
-    // Unzipping runs on the main thread (about 20 ms a megabyte, on a loaded two-core machine): it
-    // lets other requests in between entries, so a large archive does not stall status polls.
-    if (sinceYield >= YIELD_EVERY_BYTES) {
-      sinceYield = 0;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    sinceYield += entry.size;
     try {
       // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
       const unzipped = unzipEntry(bytes, entry, maxBytes);
@@ -135,6 +134,46 @@ function notARideReason(entry: ZipEntry): string {
   return isMacMetadata(entry)
     ? 'macOS file metadata, not a ride'
     : 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)';
+}
+
+/**
+ * The ZIP an upload is, or holds gzipped; null when it is neither. Only a gzip whose first bytes
+ * inflate to a ZIP's signature is gunzipped whole (within `maxBytes`, else 413): a `.fit.gz` is left
+ * to the parser, which unwraps it itself.
+ */
+function zipOf(upload: Buffer, maxBytes: number): Buffer | null {
+  if (isZip(upload)) return upload;
+  if (!isGzip(upload)) return null;
+  let start: Buffer;
+  try {
+    // A sync flush returns what the first slice inflates to, without asking for the rest of the stream.
+    start = gunzipSync(upload.subarray(0, GZIP_PEEK_BYTES), { finishFlush: constants.Z_SYNC_FLUSH });
+  } catch {
+    return null; // corrupt from its first bytes: the parser says so in its words
+  }
+  if (!isZip(start)) return null;
+  try {
+    return gunzipSync(upload, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new ApiError(
+        ApiErrorCode.PAYLOAD_TOO_LARGE,
+        `the gzipped ZIP archive is larger than the limit of ${megabytes(maxBytes)} once decompressed: split it into smaller archives`,
+      );
+    }
+    throw badRequest(
+      `the gzipped ZIP archive is cut off or corrupt: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/**
+ * Whether a ZIP is a KMZ (one ride) rather than an archive of rides: its only ride file is a `.kml`,
+ * and that file is its document (ridefile's kmzDocument: `doc.kml`, else the first `.kml`). Images or
+ * other files beside it do not change that; a second ride file of any kind makes it an archive.
+ */
+function isKmz(entries: readonly ZipEntry[], rideFiles: readonly ZipEntry[]): boolean {
+  return rideFiles.length === 1 && rideFiles[0] === kmzDocument(entries);
 }
 
 /** The skipped entries in words, the first few by name: "a.txt (not a ride file …), … and 3 more". */

@@ -6,6 +6,7 @@
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
 import type { ParseOutcome, ParseRequest } from './parse-worker.js';
+import type { SplitOutcome, SplitRequest } from './unzip-worker.js';
 
 export interface ParsePool {
   /**
@@ -13,11 +14,13 @@ export interface ParsePool {
    * aborts (the thread is then stopped), and never for a file that is merely unreadable.
    */
   parse(request: ParseRequest, signal: AbortSignal): Promise<ParseOutcome>;
+  /** Splits an upload that may be an archive of rides in a worker thread (unzip-worker.ts, issue 20). */
+  split(request: SplitRequest): Promise<SplitOutcome>;
   destroy(): Promise<void>;
 }
 
 export function createParsePool(threads: number): ParsePool {
-  const pool = new Piscina<ParseRequest, ParseOutcome>({
+  const pool = new Piscina<ParseRequest | SplitRequest, ParseOutcome | SplitOutcome>({
     ...workerScript('parse-worker', import.meta.url),
     name: 'parseUpload',
     minThreads: 0,
@@ -25,17 +28,32 @@ export function createParsePool(threads: number): ParsePool {
     idleTimeout: Number.POSITIVE_INFINITY,
     recordTiming: false,
   });
+  const unzip = workerScript('unzip-worker', import.meta.url).filename;
   return {
     parse(request, signal) {
-      // The bytes move to the worker rather than being copied, when nothing else shares their memory.
-      const { bytes } = request;
-      const own =
-        bytes.buffer instanceof ArrayBuffer &&
-        bytes.byteOffset === 0 &&
-        bytes.byteLength === bytes.buffer.byteLength;
-      const moved = own ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
-      return pool.run({ ...request, bytes: moved }, { transferList: [moved.buffer], signal });
+      const moved = movable(request.bytes);
+      // Each worker module answers its own kind: the casts name which one this call ran.
+      return pool.run(
+        { ...request, bytes: moved },
+        { transferList: [moved.buffer], signal },
+      ) as Promise<ParseOutcome>;
+    },
+    split(request) {
+      const moved = movable(request.bytes);
+      return pool.run(
+        { ...request, bytes: moved },
+        { filename: unzip, name: 'splitUpload', transferList: [moved.buffer] },
+      ) as Promise<SplitOutcome>;
     },
     destroy: () => pool.destroy(),
   };
+}
+
+/** The bytes, to move to a worker rather than copy, when nothing else shares their memory; else a copy. */
+function movable(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const own =
+    bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength;
+  return own ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }

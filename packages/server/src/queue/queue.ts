@@ -21,18 +21,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { isGzip, isZip } from '@rideport/ridefile';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { isDiskFull } from '../disk-full.js';
-import { UploadErrorCode } from '../errors.js';
+import { ApiError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 import { warningWords, type WarningWords } from '../warning-words.js';
 import type { ParseOutcome } from './parse-worker.js';
+import type { BulkArchive } from './archive.js';
 import {
   comparedAs,
   findSameRide,
@@ -137,6 +139,32 @@ export class UploadQueue {
       this.wake();
     }, pollMs).unref();
     this.wake();
+  }
+
+  /**
+   * An upload's rides when it is an archive of ride files, or the upload itself when it is one ride
+   * (archive.ts), worked out in a thread of the parse pool (issue 20). Throws the ApiError the archive
+   * earns. A file that is neither a ZIP nor gzip-compressed is one ride without asking a thread, so an
+   * upload's answer never waits behind the rides the workers are reading.
+   */
+  async splitUpload(bytes: Buffer): Promise<{ single: Buffer } | (BulkArchive & { threadId: number })> {
+    if (!isZip(bytes) && !isGzip(bytes)) return { single: bytes };
+    // A server without parse workers (`serve --no-workers`) still splits the archives it accepts.
+    this.#pool ??= createParsePool(Math.max(1, this.#context.options.queue.workers));
+    const outcome = await this.#pool.split({ bytes, maxBytes: this.#context.options.limits.gunzipBytes });
+    const own = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+    switch (outcome.kind) {
+      case 'refused':
+        throw new ApiError(outcome.code, outcome.problems);
+      case 'single':
+        return { single: own(outcome.bytes) };
+      case 'archive':
+        return {
+          rides: outcome.rides.map((ride) => ({ ...ride, bytes: own(ride.bytes) })),
+          skipped: outcome.skipped,
+          threadId: outcome.threadId,
+        };
+    }
   }
 
   /**

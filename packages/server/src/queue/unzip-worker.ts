@@ -1,0 +1,52 @@
+/**
+ * Splits an upload that is an archive of rides (archive.ts) in a worker thread of the upload queue's
+ * pool (issue 20): unzipping a large bulk export takes seconds, which the main thread, answering
+ * requests, must not spend. The upload moves here and back rather than being copied; each ride comes
+ * back in a buffer of its own, moved too, so no ride drags the whole archive across threads.
+ */
+import { threadId } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { ApiError, type ApiErrorCode } from '../errors.js';
+import { bulkArchiveOf, type SkippedEntry } from './archive.js';
+
+export interface SplitRequest {
+  bytes: Uint8Array;
+  /** decisions.md §7: the gunzip limit, for the archive's files together */
+  maxBytes: number;
+}
+
+export type SplitOutcome =
+  /** one ride file: the upload, handed back */
+  | { kind: 'single'; bytes: Uint8Array; threadId: number }
+  | {
+      kind: 'archive';
+      rides: { path: string; bytes: Uint8Array; sha256: string }[];
+      skipped: SkippedEntry[];
+      /** the thread that unzipped it (never the main thread's 0) */
+      threadId: number;
+    }
+  /** an ApiError's parts: the class does not cross threads */
+  | { kind: 'refused'; code: ApiErrorCode; problems: string[] };
+
+export function splitUpload(request: SplitRequest): SplitOutcome {
+  const upload = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
+  let archive;
+  try {
+    archive = bulkArchiveOf(upload, request.maxBytes);
+  } catch (error) {
+    if (error instanceof ApiError) return { kind: 'refused', code: error.code, problems: error.problems };
+    throw error;
+  }
+  if (archive === null) {
+    return move({
+      [transferableSymbol]: [request.bytes.buffer],
+      [valueSymbol]: { kind: 'single', bytes: request.bytes, threadId } satisfies SplitOutcome,
+    }) as unknown as SplitOutcome;
+  }
+  // A stored entry is a view of the archive: copied into a buffer of its own, so only it moves.
+  const rides = archive.rides.map((ride) => ({ ...ride, bytes: new Uint8Array(ride.bytes) }));
+  return move({
+    [transferableSymbol]: rides.map((ride) => ride.bytes.buffer),
+    [valueSymbol]: { kind: 'archive', rides, skipped: archive.skipped, threadId } satisfies SplitOutcome,
+  }) as unknown as SplitOutcome;
+}
