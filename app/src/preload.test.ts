@@ -104,16 +104,15 @@ describe('preload', () => {
       return electron.invoke(channel, sender, request);
     });
     const bridge = sandbox.exposed.get('rideport')!;
+    // A request each channel takes; the others take none.
+    const requests: Partial<Record<string, unknown>> = {
+      signIn: { url: 'https://x.example', apiKey: 'k', email: 'a@b.c', password: 'p' },
+      saveSettings: {},
+      removeFolder: { folder: '/home/rider/Rides' },
+      chooseImport: { sourceId: 's', window: { kind: 'all' } },
+    };
     for (const name of CHANNEL_NAMES) {
-      const request =
-        name === 'signIn'
-          ? { url: 'https://x.example', apiKey: 'k', email: 'a@b.c', password: 'p' }
-          : name === 'saveSettings'
-            ? {}
-            : name === 'chooseImport'
-              ? { sourceId: 's', window: { kind: 'all' } }
-              : undefined;
-      await bridge[name]!(request);
+      await bridge[name]!(Object.hasOwn(requests, name) ? requests[name] : undefined);
     }
     expect(invoked).toEqual(CHANNEL_NAMES.map(ipcChannel));
     expect(reached).toEqual(CHANNEL_NAMES);
