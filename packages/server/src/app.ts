@@ -13,6 +13,7 @@ import type { ServerContext } from './context.js';
 import { limitConnections } from './connection-limits.js';
 import { isoTime } from './iso-time.js';
 import { oauthApi } from './oauth/index.js';
+import { openApiOptions } from './openapi.js';
 import { resolveOptions, type ServerOptions } from './options.js';
 import { csrfHmacKey, registerCsrf, webPages } from './pages/index.js';
 import { issueSignInLink } from './pages/sign-in-link.js';
@@ -72,6 +73,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.decorate('rideport', context);
   limitConnections(app.server, connections, app.log);
   app.addHook('onRoute', refuseUnboundedNumbers);
+  if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   app.addHook('onClose', () => database.close());
   // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
   registerUploadQueue(app, context);
@@ -87,17 +89,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     done(null, payload);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Route and Ride Platform API (Rideport)',
-        version: '1',
-        description: 'The v1 interface of the Route and Ride Platform API, as served by Rideport.',
-      },
-      servers: [{ url: resolved.baseUrl.origin }],
-    },
-  });
+  // Issue 20: the document describes every API route; openapi.ts holds its shared parts.
+  await app.register(swagger, openApiOptions(resolved.baseUrl.origin));
   await app.register(formBody);
   // Sessions and CSRF for the pages and the consent form; rate limits before the routes they limit.
   await app.register(cookie);

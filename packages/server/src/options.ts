@@ -4,7 +4,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions, RouteOptions } from 'fastify';
 import type { LocalSync } from './api/v1/local-sync.js';
 import { openFileLimit } from './connection-limits.js';
 import { databaseTargetOf, type DatabaseTarget } from './db/target.js';
@@ -202,6 +202,11 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** the host's sync engine (`rideport up`, the desktop app), served under /api/v1/local/sync */
   localSync?: LocalSync;
+  /**
+   * told of every route as it is registered, before the first: for the test that every API route is in
+   * the OpenAPI document (issue 20, openapi.test.ts); Fastify tells later hooks of later routes only
+   */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export interface ResolvedOptions {

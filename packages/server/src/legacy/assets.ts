@@ -41,6 +41,7 @@ function registerAssetEndpoints(app: FastifyInstance, context: ServerContext, ty
     method: 'GET',
     path: `/${type}s/:id`,
     auth: 'optional',
+    summary: `A ${type} with its track points`,
     handler: async (request, call) => {
       const id = pathId(request, type);
       const found = await store.assets.findRecordWithPoints(type, id);
@@ -58,6 +59,7 @@ function registerAssetEndpoints(app: FastifyInstance, context: ServerContext, ty
     method: 'GET',
     path: `/users/:id/${type}s`,
     auth: 'optional',
+    summary: `A user's ${type}s`,
     handler: async (request, call) => {
       const ownerId = pathId(request, 'user');
       const page = legacyPage(call.params);

@@ -43,6 +43,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     method: 'GET',
     path: '/users/:id/clubs',
     auth: 'optional',
+    summary: "A user's clubs",
     handler: async (request, call) => {
       const userId = pathId(request, 'user');
       const user = await store.users.findById(userId);
@@ -61,6 +62,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     method: 'GET',
     path: '/clubs/:id',
     auth: 'optional',
+    summary: 'A club',
     handler: async (request) => {
       const clubId = pathId(request, 'club');
       const club = await store.clubs.find(clubId);
@@ -73,6 +75,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     method: 'GET',
     path: '/clubs/:id/routes',
     auth: 'optional',
+    summary: "A club's shared routes",
     handler: async (request, call) => {
       const clubId = pathId(request, 'club');
       const page = legacyPage(call.params);
@@ -89,6 +92,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     method: 'POST',
     path: '/clubs/:id/routes',
     auth: 'user',
+    summary: 'Share a route with a club',
     handler: async (request, call) => {
       const clubId = pathId(request, 'club');
       const routeId = wholeNumberOr400(call.params.raw('route_id'), 'route_id', ID_RANGE);
@@ -105,6 +109,7 @@ export function legacyClubs(app: FastifyInstance, { context }: PluginOptions): P
     method: 'DELETE',
     path: '/clubs/:id/routes/:routeId',
     auth: 'user',
+    summary: 'Remove a shared route from a club',
     handler: async (request, call) => {
       const clubId = pathId(request, 'club');
       const routeId = idParameter(request.params, 'routeId', 'the route id in the path');

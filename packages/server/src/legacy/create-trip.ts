@@ -15,6 +15,7 @@ export function createTripRoutes(app: FastifyInstance, { context }: PluginOption
     method: 'POST',
     path: '/trips',
     auth: 'user',
+    summary: 'Upload a ride file (queued) or create a trip from track points',
     // A file upload is streamed: credentials are read from the fields before the file (queue/accept.ts).
     multipart: uploadIntake(context),
     handler: (request, call) =>

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTP
 import type { ServerContext } from '../context.js';
 import { diskFullError } from '../disk-full.js';
 import { ApiError, notAuthorized } from '../errors.js';
+import { LEGACY_OPTIONAL_USER_SECURITY, LEGACY_USER_SECURITY } from '../openapi.js';
 import { TextTooLongError, type ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
 import { legacyCaller, type LegacyUser } from './credentials.js';
@@ -48,6 +49,8 @@ export interface LegacyRouteOptions {
   path: string;
   /** 'user': user credentials required (401 without); 'optional': used when given */
   auth: 'user' | 'optional';
+  /** what the endpoint does, in a few words, for the OpenAPI document (issue 20) */
+  summary: string;
   schema?: FastifySchema;
   /** Fastify route options passed through (e.g. bodyLimit), for endpoints that need them */
   bodyLimit?: number;
@@ -108,11 +111,13 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
   // JSON or a form (200,000 points, decisions.md §7) are far past Fastify's own 1 MiB default.
   const bodyLimit =
     options.bodyLimit ?? (options.method === 'POST' ? context.options.limits.uploadBytes : undefined);
+  // Issue 20: both forms are in the OpenAPI document, with the credentials the endpoint accepts.
+  const security = options.auth === 'user' ? LEGACY_USER_SECURITY : LEGACY_OPTIONAL_USER_SECURITY;
   for (const extension of ['.json', '.js']) {
     app.route({
       method: options.method,
       url: `${options.path}${extension}`,
-      schema: { ...options.schema, hide: true },
+      schema: { ...options.schema, ...legacyDocumentation(options.summary, extension), security },
       ...(bodyLimit === undefined ? {} : { bodyLimit }),
       ...(multipart === undefined
         ? {}
@@ -128,4 +133,19 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
       },
     });
   }
+}
+
+/**
+ * How the OpenAPI document describes one form of a legacy endpoint: `.js` is JSONP, the answer
+ * wrapped in a call of the `callback` parameter (respond.ts), so it says so and answers JavaScript.
+ */
+function legacyDocumentation(summary: string, extension: string): FastifySchema {
+  if (extension === '.json') return { tags: ['legacy'], summary };
+  return {
+    tags: ['legacy'],
+    summary: `${summary} (JSONP)`,
+    description:
+      'JSONP: `/**/<callback>(<json>);` as application/javascript, where `<callback>` is the `callback` ' +
+      'parameter (a JavaScript name such as app.handleTrip), `callback` when none is sent.',
+  };
 }

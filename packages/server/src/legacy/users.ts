@@ -35,6 +35,7 @@ export function legacyUsers(app: FastifyInstance, { context }: PluginOptions): P
     method: 'GET',
     path: '/users/current',
     auth: 'user',
+    summary: 'The signed-in user (signs in with email and password, giving an auth token)',
     handler: async (_request, call) => {
       const caller = signedIn(call);
       let authToken = caller.authToken;
@@ -51,6 +52,7 @@ export function legacyUsers(app: FastifyInstance, { context }: PluginOptions): P
     method: 'GET',
     path: '/users/:id',
     auth: 'optional',
+    summary: 'A user',
     handler: async (request, call) => {
       const id = pathId(request, 'user');
       const user = await store.users.findById(id);

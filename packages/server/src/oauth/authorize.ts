@@ -14,6 +14,7 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { UserRow } from '../db/schema.js';
+import { PUBLIC_SECURITY } from '../openapi.js';
 import { csrfField, csrfToken, requireCsrfOnPosts } from '../pages/csrf.js';
 import { installPageErrorHandling, sendErrorPage } from '../pages/errors.js';
 import { FormFields } from '../pages/forms.js';
@@ -37,6 +38,30 @@ export interface AuthorizeRoutesOptions {
 }
 
 const AUTHORIZE_PATH = '/oauth/authorize';
+
+/**
+ * The authorization endpoint in the OpenAPI document (issue 20). Its parameters are checked by
+ * checkAuthorizationRequest, which answers with an error page or a redirect, so they are described
+ * in words rather than in a schema Fastify would validate first.
+ */
+const AUTHORIZE_GET_DOCUMENTATION = {
+  tags: ['oauth'],
+  summary: 'Authorization endpoint: the sign-in and consent page (RFC 6749 §4.1.1)',
+  description:
+    'Query: `response_type=code`, `client_id`, `redirect_uri` (registered with the client), optional ' +
+    '`state` and `scope`. Answers an HTML page; after consent the browser is redirected to ' +
+    '`redirect_uri` with `code` and `state`.',
+  security: PUBLIC_SECURITY,
+};
+
+const AUTHORIZE_POST_DOCUMENTATION = {
+  tags: ['oauth'],
+  summary: "The consent page's answer (Approve or Deny)",
+  description:
+    'A form sent by the consent page with the signed-in session and its CSRF token: the same fields ' +
+    'as the query of GET, and `decision` (`approve` or `deny`). Redirects to `redirect_uri`.',
+  security: PUBLIC_SECURITY,
+};
 
 function authorizeUrl(request: AuthorizationRequest): string {
   return `${AUTHORIZE_PATH}?${new URLSearchParams(authorizationParams(request)).toString()}`;
@@ -64,7 +89,7 @@ export async function authorizeRoutes(
   installPageErrorHandling(app);
   requireCsrfOnPosts(app);
 
-  app.get(AUTHORIZE_PATH, { schema: { hide: true } }, async (request, reply) => {
+  app.get(AUTHORIZE_PATH, { schema: AUTHORIZE_GET_DOCUMENTATION }, async (request, reply) => {
     const checked = await checkAuthorizationRequest(request.query, context);
     if (!checked.ok) return refuse(reply, checked);
     const user = await signedInUser(request, reply, context);
@@ -72,7 +97,7 @@ export async function authorizeRoutes(
     return consentPage(request, reply, checked.request, user);
   });
 
-  app.post(AUTHORIZE_PATH, { schema: { hide: true } }, async (request, reply) => {
+  app.post(AUTHORIZE_PATH, { schema: AUTHORIZE_POST_DOCUMENTATION }, async (request, reply) => {
     const checked = await checkAuthorizationRequest(request.body, context);
     if (!checked.ok) return refuse(reply, checked);
     const user = await signedInUser(request, reply, context);

@@ -16,6 +16,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { OAUTH_CLIENT_SECURITY } from '../openapi.js';
 import { OAUTH_ERROR_SCHEMA, sendOAuthError } from './errors.js';
 
 const REVOKE_FIELDS = ['client_id', 'client_secret', 'token', 'token_type_hint'] as const;
@@ -57,7 +58,8 @@ export function revokeRoutes(app: FastifyInstance, { context }: { context: Serve
       url,
       {
         schema: {
-          hide: url === '/oauth/revoke',
+          tags: ['oauth'],
+          security: OAUTH_CLIENT_SECURITY,
           summary: 'Revoke an access token (RFC 7009)',
           body: BODY_SCHEMA,
           response: {

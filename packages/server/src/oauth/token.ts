@@ -8,6 +8,7 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { perIpRateLimit } from '../auth/rate-limit.js';
 import type { ServerContext } from '../context.js';
+import { OAUTH_CLIENT_SECURITY } from '../openapi.js';
 import { OAUTH_ERROR_SCHEMA, sendLibraryError } from './errors.js';
 import type { IssuedToken } from './model.js';
 import type { OAuthServers } from './server.js';
@@ -70,7 +71,8 @@ export function tokenRoutes(
       {
         config: { rateLimit: perIpRateLimit(context, 'oauth_token') },
         schema: {
-          hide: url === '/oauth/token',
+          tags: ['oauth'],
+          security: OAUTH_CLIENT_SECURITY,
           summary: 'Exchange an authorization code for an access token',
           body: BODY_SCHEMA,
           response: {

@@ -39,6 +39,7 @@ export function queuedTaskRoutes(app: FastifyInstance, { context }: PluginOption
     method: 'GET',
     path: '/queued_tasks/status',
     auth: 'user',
+    summary: 'Status of queued upload tasks',
     handler: (_request, call) => taskStatuses(call, context),
   });
   return Promise.resolve();

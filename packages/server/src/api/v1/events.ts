@@ -153,7 +153,8 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
       attachValidation: true,
       preValidation: wrapEventBody,
       schema: {
-        summary: 'Change an event (only the fields given)',
+        summary:
+          method === 'PATCH' ? 'Change an event (only the fields given)' : 'Change an event (as PATCH)',
         tags: TAGS,
         params: ID_PARAMS_SCHEMA,
         body: EVENT_BODY_SCHEMA,
@@ -165,7 +166,6 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
           404: ERRORS_SCHEMA,
           422: ERRORS_SCHEMA,
         },
-        ...(method === 'PUT' ? { hide: true } : {}),
       },
       handler: async (request) => {
         rejectInvalidParams(request);

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
+import { PUBLIC_SECURITY } from '../../openapi.js';
 import { authTokensRoutes } from './auth-tokens.js';
 import { clubsRoutes } from './clubs.js';
 import { installV1ErrorHandling } from './errors.js';
@@ -14,6 +15,13 @@ import { routesRoutes } from './routes.js';
 import { syncRoutes } from './sync.js';
 import { tripsRoutes } from './trips.js';
 import { usersRoutes } from './users.js';
+
+/** The document describes itself too (issue 20): every route the API serves is in it. */
+const OPENAPI_DOCUMENTATION = {
+  tags: ['v1'],
+  summary: 'This OpenAPI document',
+  security: PUBLIC_SECURITY,
+};
 
 export async function v1Api(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
   decorateV1Requests(app);
@@ -34,5 +42,5 @@ export async function v1Api(app: FastifyInstance, { context }: PluginOptions): P
       return Promise.resolve();
     }, options);
   }
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/openapi.json', { schema: OPENAPI_DOCUMENTATION }, () => app.swagger());
 }

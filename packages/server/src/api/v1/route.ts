@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { callingClient, v1Caller, type Caller } from '../../auth/credentials.js';
 import type { ServerContext } from '../../context.js';
+import { V1_CLIENT_SECURITY, V1_USER_SECURITY } from '../../openapi.js';
 import { badRequest } from '../../errors.js';
 import type { ApiClient } from '../../store/index.js';
 import { readWholeNumber, wholeNumberProblem, type WholeNumberRange } from '../../whole-numbers.js';
@@ -59,7 +60,10 @@ export function v1Route(
     }
   };
   const preValidation = wholeNumberPathIds(route.schema?.params);
-  app.route({ ...route, url, onRequest, ...preValidation });
+  // Issue 20: the OpenAPI document says which credentials each operation accepts.
+  const security = auth === 'user' ? V1_USER_SECURITY : V1_CLIENT_SECURITY;
+  const tags = ['v1'];
+  app.route({ ...route, url, onRequest, ...preValidation, schema: { tags, security, ...route.schema } });
   if (file) return;
   // The same route without the extension; hidden from the OpenAPI document, which lists the .json form.
   app.route({
@@ -67,7 +71,7 @@ export function v1Route(
     url: url.slice(0, -'.json'.length),
     onRequest,
     ...preValidation,
-    schema: { ...route.schema, hide: true },
+    schema: { tags, security, ...route.schema, hide: true },
   });
 }
 
