@@ -13,9 +13,9 @@
  * GET /api/v1/users/current.json, which does little else, is measured beside them to show what that
  * costs.
  * Repeated requests for the same routes page are answered from the server's page cache, which is checked
- * against the change log with one indexed query per request (api/v1/asset-endpoints.ts, versioned-cache.ts); what rendering a page
- * afresh costs (a cache miss, after every change to the library) is timed in-process and printed below
- * the table.
+ * against the change log with one indexed query per request (api/v1/asset-endpoints.ts,
+ * versioned-cache.ts); what rendering a page afresh costs (a cache miss, after every change to the
+ * library) is timed in-process and printed below the table.
  *
  * On PostgreSQL too (issue 18, "Figures"): the same library written into a database on a throwaway
  * cluster (bench/databases.ts; skipped, and said, without PostgreSQL), served by the same build, and its

@@ -85,60 +85,32 @@ interface Row {
   message: string;
 }
 
-async function measure(engine: string, location: string): Promise<Row[]> {
-  const account = await createBenchAccount(location);
-  const query = new URLSearchParams({ apikey: account.apiKey, auth_token: account.authToken }).toString();
-  const server = await startServer(['api', location, 'http://127.0.0.1']);
-  const rows: Row[] = [];
-  try {
-    for (let upload = 1; upload <= UPLOADS; upload += 1) {
-      const bytes = randomBytes(UPLOAD_BYTES);
-      await sleep(500);
-      const baseline = status(server.pid, 'VmRSS');
-      resetPeak(server.pid);
-      const id = await uploadOnce(server.url, query, bytes);
-      const stored = status(server.pid, 'VmHWM');
-      const message = await untilEnded(server.url, query, id);
-      rows.push({ engine, upload, baseline, stored, ended: status(server.pid, 'VmHWM'), message });
-    }
-  } finally {
-    await server.stop();
-  }
-  return rows;
-}
-
 /**
- * On PostgreSQL, the other way to run: a server that reads no uploads (`serve --no-workers`) and a
- * worker process (`rideport worker`) that reads each upload's bytes back from the database. The
- * worker's peak above its memory before the upload.
+ * The peak above its memory before each upload of the process that reads the uploads: the server, or
+ * with `worker`, on PostgreSQL, the other way to run: a server that reads no uploads (`serve
+ * --no-workers`) and a worker process (`rideport worker`) that reads each upload's bytes back from
+ * the database.
  */
-async function measureWorker(location: string): Promise<Row[]> {
+async function measure(engine: string, location: string, worker = false): Promise<Row[]> {
   const account = await createBenchAccount(location);
   const query = new URLSearchParams({ apikey: account.apiKey, auth_token: account.authToken }).toString();
-  const server = await startServer(['api-no-workers', location, 'http://127.0.0.1']);
-  const worker = await startServer(['worker', location]);
+  const server = await startServer([worker ? 'api-no-workers' : 'api', location, 'http://127.0.0.1']);
+  const reader = worker ? await startServer(['worker', location]) : server;
   const rows: Row[] = [];
   try {
     for (let upload = 1; upload <= UPLOADS; upload += 1) {
       const bytes = randomBytes(UPLOAD_BYTES);
-      await sleep(1500);
-      const baseline = status(worker.pid, 'VmRSS');
-      resetPeak(worker.pid);
+      await sleep(worker ? 1500 : 500);
+      const baseline = status(reader.pid, 'VmRSS');
+      resetPeak(reader.pid);
       const id = await uploadOnce(server.url, query, bytes);
+      const stored = worker ? Number.NaN : status(server.pid, 'VmHWM');
       const message = await untilEnded(server.url, query, id);
-      const peak = status(worker.pid, 'VmHWM');
-      rows.push({
-        engine: 'PostgreSQL, rideport worker',
-        upload,
-        baseline,
-        stored: Number.NaN,
-        ended: peak,
-        message,
-      });
+      rows.push({ engine, upload, baseline, stored, ended: status(reader.pid, 'VmHWM'), message });
     }
   } finally {
     await server.stop();
-    await worker.stop();
+    if (reader !== server) await reader.stop();
   }
   return rows;
 }
@@ -152,7 +124,7 @@ try {
   else {
     try {
       rows.push(...(await measure('PostgreSQL', await postgres.newDatabase())));
-      rows.push(...(await measureWorker(await postgres.newDatabase())));
+      rows.push(...(await measure('PostgreSQL, rideport worker', await postgres.newDatabase(), true)));
     } finally {
       postgres.stop();
     }
