@@ -18,12 +18,15 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import multipart from '@fastify/multipart';
 import Fastify from 'fastify';
-import { buildServer, startUploadWorker } from '@rideport/server';
+import { buildServer, keepYoungGenerationSmall, startUploadWorker } from '@rideport/server';
 /* global AbortController -- Node has it; this config declares no globals for .js files */
 // Not part of the package's interface: the upload queue's own worker pool, for the reference below.
 import { createParsePool } from '../packages/server/dist/queue/pool.js';
 
 const [mode, databasePath, baseUrl] = process.argv.slice(2);
+// As `rideport serve` and `rideport worker` do (issue 22); NODE_OPTIONS=--max-semi-space-size=16
+// gives Node's default instead, for a comparison.
+if (mode === 'api' || mode === 'api-no-workers' || mode === 'worker') keepYoungGenerationSmall();
 
 async function build() {
   if (mode === 'hello') {

@@ -27,7 +27,7 @@
  *    stored one transaction at a time, several riders' side by side), beside SQLite's in the same way.
  *    Target: PostgreSQL with one server ≥ 70 % of SQLite's rides/s. PostgreSQL runs on a throwaway
  *    cluster with its durability settings on (bench/databases.ts); skipped, and said, without it.
- *    `npm run bench:upload -- --engines-only` runs this part alone.
+ *    `npm run bench:upload -- --engines-only` runs this part alone; `-- --queue-only` parts 1 and 2.
  *
  * Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert wall-clock times.
  */
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
   const hourFiles = HOUR_FITS.map((name) => ({ name, bytes: readFit(name), ...checkVariant(name) }));
   try {
     if (!process.argv.includes('--engines-only')) await queueFigures(hourFiles);
-    await engineFigures(hourFiles);
+    if (!process.argv.includes('--queue-only')) await engineFigures(hourFiles);
   } finally {
     await agent.close();
   }

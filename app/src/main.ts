@@ -4,8 +4,12 @@
  * program.
  */
 import { fileURLToPath } from 'node:url';
+import { keepYoungGenerationSmall } from '@rideport/server';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';
+
+// The app runs for weeks: its memory must not climb with the rides it syncs (issue 22).
+keepYoungGenerationSmall();
 
 const desktop = new DesktopApp({
   electron: realElectron(),

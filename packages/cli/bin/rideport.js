@@ -14,8 +14,9 @@ process.stdout.on('error', (error) => {
 process.stderr.on('error', () => undefined);
 
 let main;
+let prepareProcess;
 try {
-  ({ main } = await import('../dist/main.js'));
+  ({ main, prepareProcess } = await import('../dist/main.js'));
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
   process.stderr.write(
@@ -24,6 +25,7 @@ try {
   process.exit(1);
 }
 
+prepareProcess(process.argv.slice(2));
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

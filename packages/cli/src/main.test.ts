@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { rideport } from './test-support/run.js';
 
@@ -83,5 +87,38 @@ describe('rideport: bad usage is status 2 and one stderr line', () => {
     const run = await rideport(['convert', 'no-such-file.gpx', '--to', 'svg']);
     expect(run.status).toBe(2);
     expect(run.stderr).not.toContain('ENOENT');
+  });
+});
+
+// Issue 22: the launcher keeps V8's young generation small for the commands that run until stopped
+// (young-generation.ts in @rideport/server), and only for them. Run in a process of its own, since it
+// changes the process it runs in.
+describe('prepareProcess', () => {
+  async function keepsSmall(argv: string[]): Promise<boolean> {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const main = new URL('./main.ts', import.meta.url).href;
+    const script = `const { prepareProcess } = await import(${JSON.stringify(main)});
+prepareProcess(${JSON.stringify(argv)});
+console.log(process.env.RIDEPORT_SMALL_YOUNG_GENERATION === '1');`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', tsx, '--conditions=@rideport/source', '--input-type=module', '-e', script],
+      { env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    return stdout.trim() === 'true';
+  }
+
+  it('keeps it small for up, sync, serve and worker, and not for one-off commands', async () => {
+    const commands = ['up', 'sync', 'serve', 'worker', 'convert', 'inspect', 'admin'];
+    const small = await Promise.all(commands.map((command) => keepsSmall([command, '--help'])));
+    expect(Object.fromEntries(commands.map((command, index) => [command, small[index]]))).toEqual({
+      up: true,
+      sync: true,
+      serve: true,
+      worker: true,
+      convert: false,
+      inspect: false,
+      admin: false,
+    });
   });
 });

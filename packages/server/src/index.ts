@@ -27,3 +27,4 @@ export { issueSignInLink } from './pages/sign-in-link.js';
 export { runningServerUrl } from './data-directory/holder.js';
 export { SIGN_IN_LINK_LIFETIME_MS } from './store/sign-in-links.js';
 export type { EnsuredAccount, LocalAccount } from './local-account.js';
+export { keepYoungGenerationSmall } from './young-generation.js';

@@ -9,6 +9,11 @@ export interface Command {
   summary: string;
   /** the full `rideport <name> --help` text */
   help: string;
+  /**
+   * a command that runs until stopped (a server, the sync engine): its process keeps V8's young
+   * generation small (prepareProcess in main.ts, issue 22)
+   */
+  runsUntilStopped?: true;
   /** runs with the arguments after the command name; resolves to the exit status */
   run(args: string[], io: CliIo): Promise<number>;
 }

@@ -171,6 +171,7 @@ async function serve(
 
 export const serveCommand: Command = {
   name: 'serve',
+  runsUntilStopped: true,
   synopsis:
     '[--host <h>] [--port <p>] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
   summary: 'serve the platform API and pages on the local database, or on a shared PostgreSQL',

@@ -317,6 +317,7 @@ async function checkCredentials(client: RideportClient): Promise<void> {
 
 export const syncCommand: Command = {
   name: 'sync',
+  runsUntilStopped: true,
   synopsis:
     '[<folder>...] --server <url> --api-key <k> (--auth-token <t> | --email <e> --password <p>) [--once]',
   summary: 'sync ride files from folders or GPS devices to a server, exactly once',

@@ -222,6 +222,7 @@ function describeSources(folders: string[], devices: boolean): string {
 
 export const upCommand: Command = {
   name: 'up',
+  runsUntilStopped: true,
   synopsis: '[--watch <folder>...] [--host <h>] [--port <p>] [--data <dir>]',
   summary: 'the local server, a local account and the sync engine: the everyday command',
   help,

@@ -92,6 +92,7 @@ function workersOption(text: string): number {
 
 export const workerCommand: Command = {
   name: 'worker',
+  runsUntilStopped: true,
   synopsis: '--database <url> [--workers <n>] [--log-format text|json]',
   summary: 'read uploads from a shared PostgreSQL database, without serving HTTP',
   help,

@@ -2,10 +2,14 @@
  * The database's checkpointer thread (db/checkpointer.ts): its own connection to the server's SQLite
  * file, copying what the write-ahead log holds into the database at every call, so that the fsyncs and
  * page copies of a checkpoint never stall the main thread's requests and commits. A PASSIVE checkpoint
- * waits for nobody: it copies what no reader still needs, and the rest at a later call. Nothing runs at
- * import but the imports: piscina calls `checkpoint`.
+ * waits for nobody: it copies what no reader still needs, and the rest at a later call. At import it
+ * only keeps the young generation small where the host asked (young-generation.ts): piscina calls
+ * `checkpoint`.
  */
 import SqliteDatabase from 'better-sqlite3';
+import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
+
+keepYoungGenerationSmallInThisWorker();
 
 export interface CheckpointRequest {
   path: string;

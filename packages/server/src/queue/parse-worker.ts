@@ -20,6 +20,7 @@ import {
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { columnTimeRange, type TimeRange } from '../store/track-columns.js';
 import { lastColumnTime, packTrackColumns } from '../store/track-points.js';
+import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 export interface ParseRequest {
   bytes: Uint8Array;
@@ -76,6 +77,7 @@ try {
 } catch {
   // Not allowed here (some containers): parsing runs at the main thread's priority, only slower to yield.
 }
+keepYoungGenerationSmallInThisWorker();
 
 export function parseUpload(request: ParseRequest): ParseOutcome {
   const options = {

@@ -8,6 +8,9 @@ import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { ApiError, type ApiErrorCode } from '../errors.js';
 import { bulkArchiveOf, type SkippedEntry } from './archive.js';
+import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
+
+keepYoungGenerationSmallInThisWorker();
 
 export interface SplitRequest {
   bytes: Uint8Array;
