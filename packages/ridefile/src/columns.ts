@@ -33,6 +33,10 @@ export const SLOT_TEMPERATURE = 9;
  *
  * `s` and `d` hold what the device recorded (GPS-derived or wheel), and `wheel` marks the rows whose
  * speed and distance a wheel sensor measured; only those rows get `s`/`d` in the output points.
+ *
+ * Every row past `length` is kept empty (NaN, `wheel` 0) up to the capacity, filled in bulk when the
+ * columns are made or grown, so `append` only counts (issue 21: the FIT record loop appends a row per
+ * record): whatever removes rows (`dropLast`, `compactFrom`) empties them again.
  */
 export class PointColumns {
   length = 0;
@@ -67,6 +71,7 @@ export class PointColumns {
     this.T = new Float32Array(capacity);
     this.wheel = new Uint8Array(capacity);
     this.channels = this.#channelList();
+    for (const channel of this.channels) channel.fill(NaN);
   }
 
   #channelList(): Column[] {
@@ -104,16 +109,15 @@ export class PointColumns {
     }
     if (index === this.x.length) this.#grow();
     this.length = index + 1;
-    // Rows start empty: writing NaN here is cheaper than filling the whole capacity ahead of use.
-    this.x[index] = this.y[index] = this.e[index] = this.t[index] = this.c[index] = NaN;
-    this.h[index] = this.p[index] = this.s[index] = this.d[index] = this.T[index] = NaN;
-    this.wheel[index] = 0;
     return index;
   }
 
-  /** Drops the last row (a reader found it held nothing). */
+  /** Drops the last row (a reader found it held nothing, or took it back). */
   dropLast(): void {
-    if (this.length > 0) this.length -= 1;
+    if (this.length > 0) {
+      this.length -= 1;
+      this.#clearRows(this.length, this.length + 1);
+    }
   }
 
   /** Removes the rows from `from` on that hold no value, keeping the others in order. */
@@ -124,7 +128,15 @@ export class PointColumns {
       if (row !== kept) this.#moveRow(row, kept);
       kept += 1;
     }
+    this.#clearRows(kept, this.length);
     this.length = kept;
+  }
+
+  /** Empties rows [from, to), which lie past the rows in use (see the class comment). */
+  #clearRows(from: number, to: number): void {
+    if (to <= from) return;
+    for (const channel of this.channels) channel.fill(NaN, from, to);
+    this.wheel.fill(0, from, to);
   }
 
   /**
@@ -137,17 +149,22 @@ export class PointColumns {
   finishRows(): void {
     const { x, y, t, s, d, wheel } = this;
     let wheelDistance = -Infinity;
+    // Only a row without a time can be empty: the rows are looked at whole only then, and compacted
+    // from the first empty one, if any (most tracks have none).
+    let firstEmpty = -1;
     for (let row = 0; row < this.length; row++) {
       if (Number.isNaN(x[row]!) || Number.isNaN(y[row]!)) x[row] = y[row] = NaN;
-      t[row] = Math.floor(t[row]!);
+      const time = Math.floor(t[row]!);
+      t[row] = time;
       if (wheel[row] !== 1) {
         s[row] = d[row] = NaN;
       } else if (!Number.isNaN(d[row]!)) {
         if (d[row]! > wheelDistance) wheelDistance = d[row]!;
         d[row] = wheelDistance;
       }
+      if (firstEmpty < 0 && Number.isNaN(time) && !this.hasAnyValue(row)) firstEmpty = row;
     }
-    this.compactFrom(0);
+    if (firstEmpty >= 0) this.compactFrom(firstEmpty);
   }
 
   /**
@@ -233,6 +250,7 @@ function hasValue(column: Column): boolean {
 function grown(source: Float64Array, length: number): Float64Array {
   const target = new Float64Array(length);
   target.set(source);
+  target.fill(NaN, source.length);
   return target;
 }
 
@@ -240,5 +258,6 @@ function grownColumn(source: Column, length: number): Column {
   if (source instanceof Float64Array) return grown(source, length);
   const target = new Float32Array(length);
   target.set(source);
+  target.fill(NaN, source.length);
   return target;
 }

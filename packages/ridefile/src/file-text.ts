@@ -87,13 +87,22 @@ export function boundedFileText(
   const cleaned = cleanText(window);
   const kept = startOf(cleaned, max);
   if (kept.length === cleaned.length && window.length === raw.length && droppedChars === 0) {
-    return kept === '' ? null : kept;
+    return kept === '' ? null : detached(kept);
   }
   const message = shortenedMessage(field, codePointCount(raw) + droppedChars, codePointCount(kept));
   if (!warnings.some((warning) => warning.message === message)) {
     warnings.push({ code: RideFileWarningCode.TEXT_SHORTENED, message });
   }
-  return kept === '' ? null : kept;
+  return kept === '' ? null : detached(kept);
+}
+
+/**
+ * The same text in a string of its own. A text read from a file may be a slice of the whole chunk of
+ * the file the XML parser was given (engines keep substrings that way), and the result would keep that
+ * chunk alive as long as it lives (issue 21: what a columnar result retains beside its columns).
+ */
+function detached(text: string): string {
+  return text.split('').join('');
 }
 
 /** "the track name had 209,715,200 characters; only its first 255 were kept" */

@@ -606,7 +606,9 @@ class SegmentDecoder {
     last.payloadsBefore[1] = payloads[16 + local]!;
     payloads[16 + local] = payloads[local]!;
     payloads[local] = position + 1;
-    this.#dataMessage(definition, position + 1, time);
+    // Records straight to their columns: the call made for nearly every message of a file (issue 21).
+    if (definition.recordSteps !== null) this.#record(definition, definition.recordSteps, position + 1, time);
+    else this.#dataMessage(definition, position + 1, time);
     return next;
   }
 
@@ -740,18 +742,9 @@ class SegmentDecoder {
     return definition;
   }
 
+  /** A data message other than a record (those go to #record). */
   #dataMessage(definition: Definition, payload: number, compressedTime: number): void {
-    if (definition.recordSteps !== null) {
-      this.#record(
-        definition.recordSteps,
-        definition.recordReader,
-        definition.primesAccumulators,
-        definition.littleEndian,
-        definition.developerFields,
-        payload,
-        compressedTime,
-      );
-    } else if (definition.profile !== undefined) {
+    if (definition.profile !== undefined) {
       const { name } = definition.profile;
       const kept = this.#keptMessages.has(name);
       // Field descriptions are always read: they say what developer fields hold.
@@ -790,15 +783,8 @@ class SegmentDecoder {
     return false;
   }
 
-  #record(
-    steps: RecordStep[],
-    reader: RecordReader | null,
-    primesAccumulators: boolean,
-    littleEndian: boolean,
-    developerFields: DeveloperFieldDefinition[],
-    payload: number,
-    compressedTime: number,
-  ): void {
+  #record(definition: Definition, steps: RecordStep[], payload: number, compressedTime: number): void {
+    const { recordReader: reader, littleEndian, developerFields } = definition;
     const columns = this.#records;
     const row = columns.append();
     const { x, y, t } = columns;
@@ -822,7 +808,7 @@ class SegmentDecoder {
         this.#pendingRecordPrimes,
         readValue,
       );
-      if (primesAccumulators) this.#hasPendingRecordPrimes = true;
+      if (definition.primesAccumulators) this.#hasPendingRecordPrimes = true;
     } else {
       filled = this.#interpretRecord(steps, littleEndian, payload, row);
     }
