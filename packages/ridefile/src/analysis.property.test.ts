@@ -155,6 +155,17 @@ describe('ride analysis: invariants', () => {
 describe('ride analysis: examples', () => {
   const none = { ftpWatts: null, thresholdHeartRate: null, maxHeartRate: null };
 
+  // Found by the invariant above (seed -429027613): the maximum was the second's last sample.
+  it('a second with several samples counts its last in the averages and its highest as the maximum', () => {
+    const data = columns([
+      { step: 1, watts: 1, bpm: 100 },
+      { step: 0, watts: 0, bpm: 100 },
+    ]);
+    const power = analyseRide(data, none).power!;
+    expect(power.maxWatts).toBe(1);
+    expect(power.averageWatts).toBe(0);
+  });
+
   it('an hour at FTP is IF 1 and TSS 100, all of it in zone 4', () => {
     const data = columns(Array.from({ length: 3600 }, () => ({ step: 1, watts: 250, bpm: 150 })));
     const { power, heartRate } = analyseRide(data, {

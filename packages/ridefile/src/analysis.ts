@@ -277,6 +277,21 @@ function bestAverage(series: Float64Array, length: number, window: number): numb
   return Math.max(0, best / window);
 }
 
+/**
+ * The highest plausible power sample with a time in rows [from, to): the ride's maximum, as the track
+ * summary's (summary/channels.ts). A second with several samples counts its last one in the averages
+ * and the curve (eachSecond), yet a higher sample before it in that second was still reached.
+ */
+function highestSample(columns: AnalysisColumns, from: number, to: number): number {
+  const { t, p } = columns;
+  let highest = -Infinity;
+  for (let i = from; i < to; i++) {
+    const watts = p[i]!;
+    if (!Number.isNaN(t[i]!) && plausiblePower(watts) && watts > highest) highest = watts;
+  }
+  return highest;
+}
+
 /** A growable per-second series. */
 class SecondSeries {
   values = new Float64Array(4096);
@@ -303,7 +318,6 @@ function powerAnalysis(
   const zones = ftp === null ? null : new ZoneCounter(POWER_ZONES, ftp);
   let seconds = 0;
   let sum = 0;
-  let max = -Infinity;
   const largestWindow = POWER_CURVE_SECONDS[POWER_CURVE_SECONDS.length - 1]!;
   eachSecond(
     columns,
@@ -313,7 +327,6 @@ function powerAnalysis(
       second: (watts) => {
         seconds += 1;
         sum += watts;
-        if (watts > max) max = watts;
         zones?.add(watts);
         elapsed.push(watts);
       },
@@ -325,6 +338,7 @@ function powerAnalysis(
     to,
   );
   if (seconds === 0) return null;
+  const max = highestSample(columns, from, to);
   const normalized = normalizedPower(columns, from, to);
   const intensity = ftp === null || normalized === null ? null : normalized / ftp;
   return {
