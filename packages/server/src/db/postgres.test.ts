@@ -162,6 +162,70 @@ describe.skipIf(skipped !== null)('the PostgreSQL engine', () => {
     }
   });
 
+  it('stores uploads and originals uncompressed, and track points compressed with lz4 (migration 15)', async () => {
+    const database = await openPostgres(await newDatabase());
+    try {
+      const store = storeOf(database);
+      const rider = await store.users.createPerson({ email: 'blobs@example.com', password: 'long enough' });
+      // Bytes pglz would compress well: what the column's storage decides, not the bytes.
+      const compressible = Buffer.from('<trkpt lat="47.1" lon="8.5"/>'.repeat(4000));
+      const taskId = await store.tasks.create({
+        userId: rider.id,
+        apiClientId: null,
+        sha256: '1'.padStart(64, '0'),
+        filename: 'ride.gpx',
+        bytes: compressible,
+        metadata: {},
+      });
+      await store.originalFiles.save(
+        {
+          userId: rider.id,
+          filename: 'ride.gpx',
+          format: 'gpx',
+          uploadedGzip: false,
+          byteLength: compressible.length,
+          bytes: compressible,
+        },
+        database.db,
+      );
+      // pg_column_compression: null for a value stored as it is.
+      const stored = await sql<{ table: string; compression: string | null; length: number }>`
+        SELECT 'task_uploads' AS table, pg_column_compression(bytes) AS compression, length(bytes) AS length
+        FROM task_uploads
+        UNION ALL
+        SELECT 'original_files', pg_column_compression(bytes), length(bytes) FROM original_files`.execute(
+        database.db,
+      );
+      expect(stored.rows).toEqual([
+        { table: 'task_uploads', compression: null, length: compressible.length },
+        { table: 'original_files', compression: null, length: compressible.length },
+      ]);
+      expect((await store.tasks.uploadBytes(taskId))?.equals(compressible)).toBe(true);
+
+      const columns = await sql<{ table: string; column: string; storage: string; compression: string }>`
+        SELECT c.relname AS table, a.attname AS column, a.attstorage AS storage, a.attcompression AS compression
+        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relname IN ('task_uploads', 'original_files', 'trip_track_points', 'route_track_points')
+          AND a.attname IN ('bytes', 'packed', 'points')
+        ORDER BY 1, 2`.execute(database.db);
+      const lz4 = await sql<{ built: boolean }>`
+        SELECT 'lz4' = ANY(enumvals) AS built FROM pg_settings WHERE name = 'default_toast_compression'`.execute(
+        database.db,
+      );
+      const compressed = lz4.rows[0]?.built === true ? 'l' : '';
+      expect(columns.rows).toEqual([
+        { table: 'original_files', column: 'bytes', storage: 'e', compression: '' },
+        { table: 'route_track_points', column: 'packed', storage: 'x', compression: compressed },
+        { table: 'route_track_points', column: 'points', storage: 'x', compression: compressed },
+        { table: 'task_uploads', column: 'bytes', storage: 'e', compression: '' },
+        { table: 'trip_track_points', column: 'packed', storage: 'x', compression: compressed },
+        { table: 'trip_track_points', column: 'points', storage: 'x', compression: compressed },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('gives 64-bit integers as numbers, and keeps emails unique whatever their case', async () => {
     const database = await openPostgres(await newDatabase());
     try {

@@ -4,7 +4,7 @@
  * ran. Each migration after 009 adds its undoing here.
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
-  -- 014-change-signals changes nothing on SQLite: its name goes with the rest below.
+  -- 014-change-signals and 015-blob-storage change nothing on SQLite: their names go with the rest below.
   DROP TABLE rate_windows;
   ALTER TABLE task_objects DROP COLUMN position;
   DROP TABLE user_preferences;

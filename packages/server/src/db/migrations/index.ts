@@ -17,6 +17,7 @@ import * as preferences from './011-preferences.js';
 import * as taskObjectOrder from './012-task-object-order.js';
 import * as rateWindows from './013-rate-windows.js';
 import * as changeSignals from './014-change-signals.js';
+import * as blobStorage from './015-blob-storage.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-platform': platform,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-task-object-order': taskObjectOrder,
   '013-rate-windows': rateWindows,
   '014-change-signals': changeSignals,
+  '015-blob-storage': blobStorage,
 };
 
 export const migrationProvider: MigrationProvider = {
