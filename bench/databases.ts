@@ -27,13 +27,20 @@ export function databaseOptionsOf(
     : { databasePath: location };
 }
 
+/**
+ * How a server reaches the database: over TCP to 127.0.0.1, as nodes on other machines do (through the
+ * whole network stack, here on the loopback device), or over the cluster's Unix socket, as a server on
+ * the database's own machine connects.
+ */
+export type PostgresConnection = 'tcp' | 'unix socket';
+
 export interface BenchPostgres {
   /**
    * A new, empty database on the cluster (the first server migrates it). `synchronousCommit: false`:
    * commits return before their WAL is on disk, as SQLite's WAL with synchronous=NORMAL does (a power
    * loss may lose the last moments, never corrupts); by default PostgreSQL's own, which waits for it.
    */
-  newDatabase(options?: { synchronousCommit?: boolean }): Promise<string>;
+  newDatabase(options?: { synchronousCommit?: boolean; via?: PostgresConnection }): Promise<string>;
   stop(): void;
 }
 
@@ -45,7 +52,7 @@ export async function startBenchPostgres(): Promise<BenchPostgres | { skipped: s
   if ('missing' in binaries) return { skipped: binaries.missing };
   const cluster: PostgresCluster = await startPostgresCluster(binaries, { durable: true });
   return {
-    async newDatabase({ synchronousCommit = true } = {}) {
+    async newDatabase({ synchronousCommit = true, via = 'tcp' } = {}) {
       databases += 1;
       const admin = new pg.Client({ connectionString: cluster.url('postgres') });
       await admin.connect();
@@ -56,7 +63,7 @@ export async function startBenchPostgres(): Promise<BenchPostgres | { skipped: s
       } finally {
         await admin.end();
       }
-      return cluster.url(`bench_${databases}`);
+      return via === 'tcp' ? cluster.url(`bench_${databases}`) : cluster.socketUrl(`bench_${databases}`);
     },
     stop: () => {
       cluster.stop();

@@ -26,7 +26,9 @@
  *    With one server, also with each uploader a rider of their own (a club: one rider's rides are
  *    stored one transaction at a time, several riders' side by side), beside SQLite's in the same way.
  *    Target: PostgreSQL with one server ≥ 70 % of SQLite's rides/s. PostgreSQL runs on a throwaway
- *    cluster with its durability settings on (bench/databases.ts); skipped, and said, without it.
+ *    cluster on this machine with its durability settings on (bench/databases.ts); one server reaches
+ *    it over its Unix socket (as on the database's own machine) and over TCP (as from another machine),
+ *    several servers over TCP; skipped, and said, without PostgreSQL.
  *    `npm run bench:upload -- --engines-only` runs this part alone; `-- --queue-only` parts 1 and 2.
  *
  * Skips (exit 0) when the corpus is absent. Not part of `npm test`: tests never assert wall-clock times.
@@ -40,7 +42,7 @@ import { Agent, request } from 'undici';
 import { CORPUS_DIR, CORPUS_SKIP_REASON, corpusAvailable } from '../test/support/corpus.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { createBenchAccount, createBenchAccounts } from './account.js';
-import { databaseOptionsOf, startBenchPostgres } from './databases.js';
+import { databaseOptionsOf, startBenchPostgres, type PostgresConnection } from './databases.js';
 import { fitVariant, HOUR_FITS } from './rides.js';
 import { formatTable } from './table.js';
 
@@ -563,14 +565,22 @@ async function engineFigures(hourFiles: HourFile[]): Promise<void> {
     const rows: string[][] = [
       ['SQLite, 1 server', sqlite.toFixed(1), '1.00×', sqliteClub.toFixed(1), '1.00×', ''],
     ];
-    const configurations = [
-      { nodes: 1, synchronousCommit: true, club: true },
-      { nodes: 1, synchronousCommit: false, club: false },
-      { nodes: 2, synchronousCommit: true, club: false },
-      { nodes: 3, synchronousCommit: true, club: false },
+    // One server reaches its database as it would on one machine, over the Unix socket, and as it
+    // would on another machine, over TCP; several servers over TCP, as nodes on machines of their own.
+    const configurations: {
+      nodes: number;
+      synchronousCommit: boolean;
+      club: boolean;
+      via: PostgresConnection;
+    }[] = [
+      { nodes: 1, synchronousCommit: true, club: true, via: 'unix socket' },
+      { nodes: 1, synchronousCommit: true, club: true, via: 'tcp' },
+      { nodes: 1, synchronousCommit: false, club: false, via: 'unix socket' },
+      { nodes: 2, synchronousCommit: true, club: false, via: 'tcp' },
+      { nodes: 3, synchronousCommit: true, club: false, via: 'tcp' },
     ];
-    for (const { nodes, synchronousCommit, club } of configurations) {
-      const database = (): Promise<string> => postgres.newDatabase({ synchronousCommit });
+    for (const { nodes, synchronousCommit, club, via } of configurations) {
+      const database = (): Promise<string> => postgres.newDatabase({ synchronousCommit, via });
       const rate = await ingestOn(await database(), nodes, hourFiles, 1);
       const clubRate = club ? await ingestOn(await database(), nodes, hourFiles, INGEST_UPLOADERS) : null;
       const verdict =
@@ -579,7 +589,7 @@ async function engineFigures(hourFiles: HourFile[]): Promise<void> {
           : '';
       const commits = synchronousCommit ? '' : ', synchronous_commit off';
       rows.push([
-        `PostgreSQL, ${nodes} server${nodes === 1 ? '' : 's'}${commits}`,
+        `PostgreSQL, ${nodes} server${nodes === 1 ? '' : 's'}, ${via === 'tcp' ? 'TCP' : 'Unix socket'}${commits}`,
         rate.toFixed(1),
         ratio(rate, sqlite),
         clubRate === null ? '' : clubRate.toFixed(1),
@@ -588,7 +598,7 @@ async function engineFigures(hourFiles: HourFile[]): Promise<void> {
       ]);
     }
     console.log(
-      `\n3. Engines: sustained ingest of ${ENGINE_UPLOADS} hour rides, ${INGEST_UPLOADERS} uploaders spread over the servers; each server in its own process with one parse worker per core (${availableParallelism()}), on one fresh database each. PostgreSQL on a throwaway cluster with its default durability (each commit waits for its WAL on disk), and once with synchronous_commit off, which is what SQLite's WAL with synchronous=NORMAL does (a power loss may lose the last moments, never corrupts). "1 rider": all uploads are one rider's, whose rides are stored one transaction at a time (the duplicate checks, issue 18); "${INGEST_UPLOADERS} riders": each uploader is a rider of their own, as in a club.\n`,
+      `\n3. Engines: sustained ingest of ${ENGINE_UPLOADS} hour rides, ${INGEST_UPLOADERS} uploaders spread over the servers; each server in its own process with one parse worker per core (${availableParallelism()}), on one fresh database each. PostgreSQL on a throwaway cluster on this machine, reached by one server over its Unix socket (as a server on the database's machine connects) and over TCP (as from another machine, here through the loopback device), by several servers over TCP. Its default durability (each commit waits for its WAL on disk), and once synchronous_commit off, which is what SQLite's WAL with synchronous=NORMAL does (a power loss may lose the last moments, never corrupts). "1 rider": all uploads are one rider's, whose rides are stored one transaction at a time (the duplicate checks, issue 18); "${INGEST_UPLOADERS} riders": each uploader is a rider of their own, as in a club.\n`,
     );
     console.log(
       formatTable(

@@ -19,6 +19,7 @@ import { openDatabase, type OpenDatabase } from './open.js';
 import { migrationProvider } from './migrations/index.js';
 import { postgresMigrationProvider } from './migrations/postgres/index.js';
 import { openPostgres } from './postgres.js';
+import { databaseTargetOf } from './target.js';
 
 it('has a PostgreSQL migration of the same name for every SQLite migration after its baseline', async () => {
   const sqliteNames = Object.keys(await migrationProvider.getMigrations()).sort();
@@ -80,6 +81,27 @@ describe.skipIf(skipped !== null)('the PostgreSQL engine', () => {
     } finally {
       await sqlite.close();
       await postgres.close();
+    }
+  });
+
+  it("connects over the Unix socket, the host in the URL's query as libpq writes it", async () => {
+    const name = new URL(await newDatabase()).pathname.slice(1);
+    const url = cluster!.socketUrl(name);
+    expect(databaseTargetOf(url)).toEqual({ engine: 'postgres', url });
+    const database = await openPostgres(url);
+    try {
+      // inet_server_addr() is null on a Unix-socket connection.
+      const { rows } = await sql<{ socket: boolean }>`SELECT inet_server_addr() IS NULL AS socket`.execute(
+        database.db,
+      );
+      expect(rows).toEqual([{ socket: true }]);
+      const rider = await storeOf(database).users.createPerson({
+        email: 'socket@example.com',
+        password: 'long enough',
+      });
+      expect(typeof rider.id).toBe('number');
+    } finally {
+      await database.close();
     }
   });
 

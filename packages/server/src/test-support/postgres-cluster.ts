@@ -41,8 +41,13 @@ export function postgresBinaries(): PostgresBinaries | { missing: string } {
 }
 
 export interface PostgresCluster {
-  /** `postgres://postgres@127.0.0.1:<port>/<database>` */
+  /** `postgres://postgres@127.0.0.1:<port>/<database>`: over TCP, as nodes on other machines connect */
   url(database: string): string;
+  /**
+   * The same database over the cluster's Unix socket (libpq's URI form, the host in the query), as a
+   * server on the database's own machine connects.
+   */
+  socketUrl(database: string): string;
   stop(): void;
 }
 
@@ -92,6 +97,7 @@ export async function startPostgresCluster(
   const watchdog = stopWhenGone(process.pid, binaries, data, directory);
   return {
     url: (database) => `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`,
+    socketUrl: (database) => `postgres://${CLUSTER_USER}@/${database}?host=${directory}&port=${port}`,
     stop() {
       watchdog.kill();
       try {
