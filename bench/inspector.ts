@@ -9,6 +9,8 @@ import { WebSocket } from 'undici';
 export interface HeapReading {
   /** the main thread's heap still reachable after a full collection */
   heapUsedBytes: number;
+  /** the pages V8 holds for that heap after the same collection: what it has not given back */
+  heapTotalBytes: number;
   /** memory of Buffers and other objects outside the heap, after the same collection */
   externalBytes: number;
 }
@@ -69,8 +71,16 @@ export class Inspector {
       expression: 'JSON.stringify(process.memoryUsage())',
       returnByValue: true,
     })) as { result: { value: string } };
-    const usage = JSON.parse(answer.result.value) as { heapUsed: number; external: number };
-    return { heapUsedBytes: usage.heapUsed, externalBytes: usage.external };
+    const usage = JSON.parse(answer.result.value) as {
+      heapUsed: number;
+      heapTotal: number;
+      external: number;
+    };
+    return {
+      heapUsedBytes: usage.heapUsed,
+      heapTotalBytes: usage.heapTotal,
+      externalBytes: usage.external,
+    };
   }
 
   close(): void {

@@ -14,7 +14,9 @@
  *    through the inspector (which tells retained memory from garbage not yet collected, but lowers
  *    the RSS it then measures: off by default). After a warm-up it prints each one's slope (per hour, least squares, with r²),
  *    the server's lowest RSS in each part of the run (the low-water mark), and the sync process's RSS
- *    per file synced. At the end it checks that every upload and every dropped file became a trip.
+ *    per file synced; the sync process's RSS also by part (/proc/<pid>/smaps: the C heap, other
+ *    anonymous memory, mapped files) and, with --heap, the pages V8 holds for its heap, to say where a
+ *    rise is. At the end it checks that every upload and every dropped file became a trip.
  *
  * Targets (issue 22): the sync engine below 1 KB per synced file and no upward slope; the server's
  * low-water mark flat within 5 MB after warm-up; file descriptors flat. A slope counts as upward when
@@ -48,7 +50,7 @@ import { parseArgs } from 'node:util';
 import { RideportClient, undiciTransport } from '@rideport/client';
 import { measureEngineMemory } from '../packages/sync/src/test-support/engine-memory.js';
 import { createBenchAccount } from './account.js';
-import { Inspector, inspectorUrl } from './inspector.js';
+import { Inspector, inspectorUrl, type HeapReading } from './inspector.js';
 import { formatTable } from './table.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -150,6 +152,35 @@ function rssBytes(pid: number): number {
   return match === null ? Number.NaN : Number(match[1]) * 1024;
 }
 
+/**
+ * Where a process's resident memory is (/proc/<pid>/smaps), bytes: `cHeap` is the C allocator's main
+ * heap (`[heap]`), `anonymous` every other private mapping of no file (V8's heap and code pages, the
+ * allocator's arenas of other threads and its large blocks), `files` what is mapped from files (the
+ * node binary and libraries: read from disk as they are used, shared and never dirty).
+ */
+function residentParts(pid: number): { cHeap: number; anonymous: number; files: number } {
+  const parts = { cHeap: 0, anonymous: 0, files: 0 };
+  let part: keyof typeof parts = 'anonymous';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping !== null) {
+      const name = mapping[1]!;
+      part = name === '[heap]' ? 'cHeap' : name === '' || name.startsWith('[') ? 'anonymous' : 'files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB$/.exec(line);
+    if (rss !== null) parts[part] += Number(rss[1]) * 1024;
+  }
+  return parts;
+}
+
+function syncHeapOf(reading: HeapReading | undefined): { syncHeap: number; syncHeapTotal: number } {
+  return {
+    syncHeap: reading?.heapUsedBytes ?? Number.NaN,
+    syncHeapTotal: reading?.heapTotalBytes ?? Number.NaN,
+  };
+}
+
 function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
@@ -172,6 +203,12 @@ interface Sample {
   /** the main thread's heap after a forced full collection */
   serverHeap: number;
   syncHeap: number;
+  /** the pages V8 holds for the sync process's heap after that collection */
+  syncHeapTotal: number;
+  /** the sync process's RSS by part (residentParts) */
+  syncCHeap: number;
+  syncAnonymous: number;
+  syncFiles: number;
   serverFds: number;
   syncFds: number;
   serverWal: number;
@@ -354,13 +391,19 @@ async function main(): Promise<void> {
       ].join(' · ');
     while (Date.now() - startMs < RUN_MS) {
       await new Promise((done) => setTimeout(done, SAMPLE_MS - ((Date.now() - startMs) % SAMPLE_MS)));
+      // RSS first: the collections below would lower it.
+      const serverRss = rssBytes(serverPid);
+      const syncRss = rssBytes(syncPid);
+      const syncResident = residentParts(syncPid);
       const sample: Sample = {
         atMs: Date.now(),
-        // RSS first: the collections below would lower it.
-        serverRss: rssBytes(serverPid),
-        syncRss: rssBytes(syncPid),
+        serverRss,
+        syncRss,
         serverHeap: (await serverInspector?.heapAfterCollection())?.heapUsedBytes ?? Number.NaN,
-        syncHeap: (await syncInspector?.heapAfterCollection())?.heapUsedBytes ?? Number.NaN,
+        ...syncHeapOf(await syncInspector?.heapAfterCollection()),
+        syncCHeap: syncResident.cHeap,
+        syncAnonymous: syncResident.anonymous,
+        syncFiles: syncResident.files,
         serverFds: openFds(serverPid),
         syncFds: openFds(syncPid),
         serverWal: walBytes(serverData),
@@ -430,8 +473,14 @@ async function main(): Promise<void> {
         [
           slopeRow('sync RSS (MB; margin 1 MB)', (s) => s.syncRss, 'MB', MB, 1),
           ...(flags.heap
-            ? [slopeRow('sync heap after GC (MB; margin 1 MB)', (s) => s.syncHeap, 'MB', MB, 1)]
+            ? [
+                slopeRow('sync heap after GC (MB; margin 1 MB)', (s) => s.syncHeap, 'MB', MB, 1),
+                slopeRow('sync heap pages held (MB; margin 1 MB)', (s) => s.syncHeapTotal, 'MB', MB, 1),
+              ]
             : []),
+          slopeRow('sync RSS: C heap (MB; margin 1 MB)', (s) => s.syncCHeap, 'MB', MB, 1),
+          slopeRow('sync RSS: other anonymous (MB; margin 1 MB)', (s) => s.syncAnonymous, 'MB', MB, 1),
+          slopeRow('sync RSS: mapped files (MB; margin 1 MB)', (s) => s.syncFiles, 'MB', MB, 1),
           slopeRow('server RSS (MB; margin 5 MB)', (s) => s.serverRss, 'MB', MB, 5),
           ...(flags.heap
             ? [slopeRow('server heap after GC (MB; margin 5 MB)', (s) => s.serverHeap, 'MB', MB, 5)]
