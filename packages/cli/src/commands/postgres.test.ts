@@ -200,6 +200,15 @@ describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
     expect(await currentUser(urlA, apiKey, authToken)).toBe(401);
   });
 
+  it('admin and serve on the Unix socket, as libpq writes its URL (a user, the host in the query)', async () => {
+    const name = new URL(await newDatabaseUrl()).pathname.slice(1);
+    const url = cluster!.socketUrl(name);
+    const { apiKey, authToken } = await accountAndToken(url);
+    const server = serve(url);
+    const base = await server.listening();
+    expect(await currentUser(base, apiKey, authToken)).toBe(200);
+  });
+
   it('serve --no-workers accepts uploads that only a rideport worker reads', async () => {
     const url = await newDatabaseUrl();
     const { apiKey, authToken } = await accountAndToken(url);

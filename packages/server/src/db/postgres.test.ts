@@ -105,6 +105,34 @@ describe.skipIf(skipped !== null)('the PostgreSQL engine', () => {
     }
   });
 
+  it('says in words why it cannot connect, keeping the code', async () => {
+    const name = new URL(await newDatabase()).pathname.slice(1);
+    const refusals: [string, RegExp, string][] = [
+      [
+        'postgres://rideport@/rides?host=/nonexistent',
+        /^cannot connect to the database: no PostgreSQL server listens on the Unix socket \/nonexistent\/\.s\.PGSQL\.5432$/,
+        'ENOENT',
+      ],
+      // Port 1 on the loopback: nothing listens there.
+      [
+        'postgres://rideport@127.0.0.1:1/rides',
+        /^cannot connect to the database: no PostgreSQL server listens on 127\.0\.0\.1:1$/,
+        'ECONNREFUSED',
+      ],
+      [
+        cluster!.url(`${name}_missing`),
+        new RegExp(`^cannot connect to the database: database "${name}_missing" does not exist$`),
+        '3D000',
+      ],
+    ];
+    for (const [url, words, code] of refusals) {
+      const failure = (await openPostgres(url).catch((error: unknown) => error)) as Error & { code?: string };
+      expect(failure).toBeInstanceOf(Error);
+      expect(failure.message).toMatch(words);
+      expect(failure.code).toBe(code);
+    }
+  });
+
   it('migrates once when several servers start on one new database at the same moment', async () => {
     const url = await newDatabase();
     const nodes = await Promise.all([openPostgres(url), openPostgres(url), openPostgres(url)]);

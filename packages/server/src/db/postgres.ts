@@ -36,6 +36,9 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
+    await pool.query('SELECT 1').catch((error: unknown) => {
+      throw unreachable(error);
+    });
     await migrate(db, postgresMigrationProvider);
   } catch (error) {
     await db.destroy();
@@ -51,6 +54,37 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
       await db.destroy();
     },
   };
+}
+
+interface ConnectError extends Error {
+  /** Node's (ENOENT, ECONNREFUSED, …) or PostgreSQL's SQLSTATE (28P01, 3D000, …) */
+  code?: string;
+  address?: string;
+  port?: number;
+}
+
+/**
+ * Why the database cannot be reached, in words, keeping the cause's code for programs: the driver says
+ * "connect ENOENT /var/run/postgresql/.s.PGSQL.5432", which tells an operator little. PostgreSQL's own
+ * refusals (a wrong password, no such database) are words already and are kept.
+ */
+function unreachable(error: unknown): Error {
+  const cause = error as ConnectError;
+  const where =
+    cause.port === undefined ? (cause.address ?? '') : `${cause.address ?? ''}:${String(cause.port)}`;
+  const reason =
+    cause.code === 'ENOENT' || (cause.code === 'ECONNREFUSED' && cause.port === undefined)
+      ? `no PostgreSQL server listens on the Unix socket ${where}`
+      : cause.code === 'ECONNREFUSED'
+        ? `no PostgreSQL server listens on ${where}`
+        : cause.code === 'ENOTFOUND' || cause.code === 'EAI_AGAIN'
+          ? `the host ${(cause as { hostname?: string }).hostname ?? where} is not known`
+          : cause.code === 'ETIMEDOUT'
+            ? `${where} did not answer`
+            : cause.message;
+  const failure: ConnectError = new Error(`cannot connect to the database: ${reason}`, { cause: error });
+  if (cause.code !== undefined) failure.code = cause.code;
+  return failure;
 }
 
 function parseSafeInteger(text: string): number {
