@@ -89,24 +89,3 @@ function keyOrUsage(parse: () => Buffer, command: string): Buffer {
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
-
-/**
- * The URL without its password, to print (a log may be read by others): the password of the user part
- * and a `password` parameter of the query. Read as libpq's connection URI, not with the WHATWG URL
- * parser, which refuses some of its forms (a user with the host in the query, db/target.ts).
- */
-export function shownDatabaseUrl(url: string): string {
-  const authority = /^([a-z][a-z\d+.-]*:\/\/)([^/?#]*)/i.exec(url);
-  let shown = url;
-  if (authority !== null) {
-    const start = authority[1]!;
-    const userAndHost = authority[2]!;
-    const at = userAndHost.lastIndexOf('@');
-    const colon = userAndHost.indexOf(':');
-    if (at >= 0 && colon >= 0 && colon < at) {
-      const rest = url.slice(authority[0].length);
-      shown = `${start}${userAndHost.slice(0, colon)}:***${userAndHost.slice(at)}${rest}`;
-    }
-  }
-  return shown.replace(/([?&]password=)[^&#]*/gi, '$1***');
-}

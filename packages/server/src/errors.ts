@@ -14,6 +14,8 @@ export const ApiErrorCode = {
   TOO_MANY_REQUESTS: 'too_many_requests',
   /** the disk is full: nothing could be stored (disk-full.ts) */
   INSUFFICIENT_STORAGE: 'insufficient_storage',
+  /** the database cannot be reached for now (storage-fault.ts) */
+  SERVICE_UNAVAILABLE: 'service_unavailable',
 } as const;
 
 export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
@@ -75,6 +77,21 @@ export class ConflictError extends Error {
   override readonly name = 'ConflictError';
 }
 
+/**
+ * The database cannot be reached: no server listens where the URL says, the host is not known, the
+ * connection was refused or cut (issue 18). Its message says why in words; `code` keeps the cause's
+ * (ECONNREFUSED, ENOENT, or PostgreSQL's SQLSTATE) for programs. Whichever engine it is.
+ */
+export class DatabaseUnreachableError extends Error {
+  override readonly name = 'DatabaseUnreachableError';
+  readonly code: string | undefined;
+
+  constructor(message: string, options: { cause: unknown; code: string | undefined }) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+  }
+}
+
 const STATUS: Record<ApiErrorCode, number> = {
   bad_request: 400,
   not_authorized: 401,
@@ -84,6 +101,7 @@ const STATUS: Record<ApiErrorCode, number> = {
   unprocessable: 422,
   too_many_requests: 429,
   insufficient_storage: 507,
+  service_unavailable: 503,
 };
 
 export class ApiError extends Error {
@@ -92,7 +110,7 @@ export class ApiError extends Error {
   readonly statusCode: number;
   /** one string per problem (a 422 lists every missing field) */
   readonly problems: string[];
-  /** seconds, for 429 answers */
+  /** seconds, for 429 and 503 answers */
   readonly retryAfterSeconds: number | null;
 
   constructor(code: ApiErrorCode, problems: string | string[], options: { retryAfterSeconds?: number } = {}) {

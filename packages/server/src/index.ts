@@ -17,7 +17,7 @@ export { lastPointTime } from './store/track-points.js';
 export type { WarnedTrack, WarningWords } from './warning-words.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export { startUploadWorker, type UploadWorker } from './queue/worker-process.js';
-export { databaseTargetOf } from './db/target.js';
+export { databaseTargetOf, shownDatabaseUrl } from './db/target.js';
 export { parseMasterKey } from './master-key.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';

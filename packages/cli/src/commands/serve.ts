@@ -2,7 +2,7 @@
  * `rideport serve [--host 127.0.0.1] [--port 4242] [--data <dir>] [--base-url <url>]
  * [--log-format text|json]` (design.md): the platform server on the data directory's database.
  */
-import type { ConnectionLimits } from '@rideport/server';
+import { shownDatabaseUrl, type ConnectionLimits } from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
 import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory } from '../data-directory.js';
@@ -14,7 +14,6 @@ import {
   SHARED_DATABASE_FLAGS,
   SHARED_DATABASE_HELP,
   sharedDatabaseOption,
-  shownDatabaseUrl,
   type SharedDatabase,
 } from '../shared-database.js';
 import {

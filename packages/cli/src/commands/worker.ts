@@ -4,19 +4,14 @@
  * scales parsing apart from the servers (`rideport serve --no-workers`). README, "Running on PostgreSQL".
  */
 import { availableParallelism } from 'node:os';
-import { startUploadWorker } from '@rideport/server';
+import { shownDatabaseUrl, startUploadWorker } from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
 import { announce, logFormatOption, untilStopSignal } from '../server-host.js';
-import {
-  SHARED_DATABASE_FLAGS,
-  SHARED_DATABASE_HELP,
-  sharedDatabaseOption,
-  shownDatabaseUrl,
-} from '../shared-database.js';
+import { SHARED_DATABASE_FLAGS, SHARED_DATABASE_HELP, sharedDatabaseOption } from '../shared-database.js';
 import type { Command } from './command.js';
 
 const help = `Usage: rideport worker --database <url> --master-key-file <file> [--workers <n>] [--log-format text|json]

@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { DatabaseUnreachableError } from '../errors.js';
 import type { Engine, ExclusiveRole, ExclusiveRoleName } from './engine.js';
 import { ChangeListener } from './change-listener.js';
 import { migrate } from './migrate.js';
@@ -34,11 +35,18 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
     max: POOL_SIZE,
     types: integerTypes(),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A connection the database closes (a restart, an administrator's pg_terminate_backend) emits
+  // 'error', which unheard would end the process: the pool's when the connection was idle (the pool
+  // drops it), the connection's own when it was in use (its query fails with the same error, and the
+  // pool drops it when it is released). The next query opens another connection, or is told in words
+  // that it cannot (connectOrSay).
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: { connect: () => connectOrSay(pool), end: () => pool.end() } }),
+  });
   try {
-    await pool.query('SELECT 1').catch((error: unknown) => {
-      throw unreachable(error);
-    });
+    (await connectOrSay(pool)).release();
     await migrate(db, postgresMigrationProvider);
   } catch (error) {
     await db.destroy();
@@ -56,6 +64,15 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
   };
 }
 
+/** A connection of the pool, or a DatabaseUnreachableError that says why there is none. */
+async function connectOrSay(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw unreachable(error);
+  }
+}
+
 interface ConnectError extends Error {
   /** Node's (ENOENT, ECONNREFUSED, …) or PostgreSQL's SQLSTATE (28P01, 3D000, …) */
   code?: string;
@@ -68,7 +85,7 @@ interface ConnectError extends Error {
  * "connect ENOENT /var/run/postgresql/.s.PGSQL.5432", which tells an operator little. PostgreSQL's own
  * refusals (a wrong password, no such database) are words already and are kept.
  */
-function unreachable(error: unknown): Error {
+function unreachable(error: unknown): DatabaseUnreachableError {
   const cause = error as ConnectError;
   const where =
     cause.port === undefined ? (cause.address ?? '') : `${cause.address ?? ''}:${String(cause.port)}`;
@@ -82,9 +99,10 @@ function unreachable(error: unknown): Error {
           : cause.code === 'ETIMEDOUT'
             ? `${where} did not answer`
             : cause.message;
-  const failure: ConnectError = new Error(`cannot connect to the database: ${reason}`, { cause: error });
-  if (cause.code !== undefined) failure.code = cause.code;
-  return failure;
+  return new DatabaseUnreachableError(`cannot connect to the database: ${reason}`, {
+    cause: error,
+    code: cause.code,
+  });
 }
 
 function parseSafeInteger(text: string): number {
@@ -112,13 +130,13 @@ export const CLOCK_SKEW_MS = 1000;
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const UNIQUE_VIOLATION = '23505';
 
-/** PostgreSQL's side of the engine seam (db/engine.ts), for the database at `url`. */
 /**
  * Bytes of an upload read per query (Engine.bytesReadSlice): 4 MB of bytes is 8 MB of hex in one
  * message, so reading an upload costs about its size plus 20 MB, however large it is.
  */
 export const POSTGRES_BYTES_READ_SLICE = 4 * 1024 * 1024;
 
+/** PostgreSQL's side of the engine seam (db/engine.ts), for the database at `url`. */
 const postgresEngine = (url: string): Engine => ({
   name: 'postgres',
   /**

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
-import { diskFullError } from '../disk-full.js';
+import { storageFaultError } from '../storage-fault.js';
 import { ApiError, notAuthorized } from '../errors.js';
 import { LEGACY_OPTIONAL_USER_SECURITY, LEGACY_USER_SECURITY } from '../openapi.js';
 import { TextTooLongError, type ApiClient } from '../store/index.js';
@@ -74,7 +74,7 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, er
 }
 
 function describe(thrown: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
-  const error = diskFullError(thrown) ?? thrown;
+  const error = storageFaultError(thrown) ?? thrown;
   if (error instanceof ApiError) {
     return {
       status: error.statusCode,

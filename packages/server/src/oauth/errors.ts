@@ -6,7 +6,7 @@
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { diskFullError, DISK_FULL_PROBLEM, isDiskFull } from '../disk-full.js';
+import { storageFaultError } from '../storage-fault.js';
 import { ApiError } from '../errors.js';
 
 const BODY_TYPE_PROBLEM = 'Invalid request: the body must be application/x-www-form-urlencoded or JSON';
@@ -38,17 +38,27 @@ export function sendOAuthError(
   return reply.code(statusCode).header('cache-control', 'no-store').send(body);
 }
 
+/** Statuses that say "not now" rather than "not this request": rate limiting and storage faults. */
+const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 503, 507]);
+
+function sendStorageFault(reply: FastifyReply, fault: ApiError): FastifyReply {
+  if (fault.retryAfterSeconds !== null) void reply.header('retry-after', String(fault.retryAfterSeconds));
+  return sendOAuthError(reply, fault.statusCode, 'temporarily_unavailable', fault.problems.join('; '));
+}
+
 /**
  * The answer for an error of the library's token(): its name and message as they are, except
  * - `invalid_client` is always 401 (the library makes it 400 unless the client used Basic);
  * - `unauthorized_client` becomes `unsupported_grant_type`: every client here may use the one grant
  *   there is, so the library only says that for grants it knows but this server does not offer
  *   (password, client_credentials, refresh_token);
- * - a full disk is 507 `temporarily_unavailable` in words (disk-full.ts);
+ * - a full disk (507) or a database out of reach (503) is `temporarily_unavailable` in words
+ *   (storage-fault.ts);
  * - any other server-side failure is logged and answered without its message.
  */
 export function sendLibraryError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  if (isDiskFull(error)) return sendOAuthError(reply, 507, 'temporarily_unavailable', DISK_FULL_PROBLEM);
+  const fault = storageFaultError(error);
+  if (fault !== null) return sendStorageFault(reply, fault);
   if (
     !(error instanceof OAuth2Server.OAuthError) ||
     error instanceof OAuth2Server.ServerError ||
@@ -72,13 +82,12 @@ export function sendLibraryError(request: FastifyRequest, reply: FastifyReply, e
 
 export function installOAuthErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-    const error = diskFullError(thrown) ?? thrown;
+    const error = storageFaultError(thrown) ?? thrown;
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
-      // RFC 6749 has no code for rate limiting or a full disk; temporarily_unavailable (§4.1.2.1,
-      // "temporary overloading or maintenance") is its nearest, and the 429 or 507 status says the rest.
-      const code =
-        error.statusCode === 429 || error.statusCode === 507 ? 'temporarily_unavailable' : 'invalid_request';
+      // RFC 6749 has no code for rate limiting or a storage fault; temporarily_unavailable (§4.1.2.1,
+      // "temporary overloading or maintenance") is its nearest, and the 429, 503 or 507 status says the rest.
+      const code = UNAVAILABLE_STATUSES.has(error.statusCode) ? 'temporarily_unavailable' : 'invalid_request';
       return sendOAuthError(reply, error.statusCode, code, error.problems.join('; '));
     }
     if (error.validation !== undefined) {

@@ -6,7 +6,7 @@
  * (No not-found handler: the pages share the site root with the legacy interface, which owns its 404s.)
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { diskFullError } from '../disk-full.js';
+import { storageFaultError } from '../storage-fault.js';
 import { ApiError } from '../errors.js';
 import { TextTooLongError } from '../store/index.js';
 import { html } from './html.js';
@@ -42,7 +42,7 @@ export function sendErrorPage(
 
 export function installPageErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-    const error = diskFullError(thrown) ?? thrown;
+    const error = storageFaultError(thrown) ?? thrown;
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
       return sendErrorPage(reply, error.statusCode, error.problems);

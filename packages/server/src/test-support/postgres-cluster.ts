@@ -48,6 +48,10 @@ export interface PostgresCluster {
    * server on the database's own machine connects.
    */
   socketUrl(database: string): string;
+  /** Stops the server as an administrator's restart does (mode "fast": sessions are ended), keeping its data. */
+  pause(): void;
+  /** Starts the paused server again, on the same port and socket. */
+  resume(): void;
   stop(): void;
 }
 
@@ -67,6 +71,19 @@ export async function startPostgresCluster(
   const asClusterUser = (command: string, args: string[]): void => {
     execFileSync('runuser', ['-u', CLUSTER_USER, '--', command, ...args], { stdio: 'pipe' });
   };
+  const start = (): void => {
+    asClusterUser(binaries.pgCtl, [
+      '--pgdata',
+      data,
+      '--log',
+      join(directory, 'server.log'),
+      '--wait',
+      '--options',
+      `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=200` +
+        (durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'),
+      'start',
+    ]);
+  };
   try {
     asClusterUser(binaries.initdb, [
       '--pgdata',
@@ -79,17 +96,7 @@ export async function startPostgresCluster(
       'UTF8',
       '--no-sync',
     ]);
-    asClusterUser(binaries.pgCtl, [
-      '--pgdata',
-      data,
-      '--log',
-      join(directory, 'server.log'),
-      '--wait',
-      '--options',
-      `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=200` +
-        (durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'),
-      'start',
-    ]);
+    start();
   } catch (error) {
     rmSync(directory, { recursive: true, force: true });
     throw error;
@@ -98,6 +105,10 @@ export async function startPostgresCluster(
   return {
     url: (database) => `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`,
     socketUrl: (database) => `postgres://${CLUSTER_USER}@/${database}?host=${directory}&port=${port}`,
+    pause() {
+      asClusterUser(binaries.pgCtl, ['--pgdata', data, '--mode', 'fast', '--wait', 'stop']);
+    },
+    resume: start,
     stop() {
       watchdog.kill();
       try {

@@ -1,17 +1,17 @@
 /**
  * v1 error bodies (platform-api.md, Errors; decisions.md §2): `{"errors": [...]}`, one string per
- * problem. Schema validation failures name the parameter or field; a full disk is a 507 that says so
- * (disk-full.ts); anything else unexpected is a 500 that says nothing about the inside.
+ * problem. Schema validation failures name the parameter or field; a full disk (507) or a database out of reach
+ * (503) says so (storage-fault.ts); anything else unexpected is a 500 that says nothing about the inside.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { diskFullError } from '../../disk-full.js';
 import { ApiError } from '../../errors.js';
+import { storageFaultError } from '../../storage-fault.js';
 import { wholeNumberProblem } from '../../whole-numbers.js';
 import { TextTooLongError } from '../../store/index.js';
 
 export function installV1ErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
-    const error = diskFullError(thrown) ?? thrown;
+    const error = storageFaultError(thrown) ?? thrown;
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(error.statusCode).send({ errors: error.problems });

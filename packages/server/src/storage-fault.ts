@@ -1,0 +1,36 @@
+/**
+ * Faults of the server's storage that pass by themselves, answered in words instead of "internal
+ * server error" (issue 17, "Faults said in words"; issue 18): a full disk is 507 (disk-full.ts), a
+ * database that cannot be reached for now is 503 Service Unavailable with Retry-After (RFC 9110
+ * §15.6.4: "temporarily unable to handle the request"). The cause's details (host, port) stay in the
+ * server's log: a client is told what it can act on, when to try again.
+ */
+import { diskFullError } from './disk-full.js';
+import { ApiError, ApiErrorCode, DatabaseUnreachableError } from './errors.js';
+
+export const DATABASE_UNREACHABLE_PROBLEM =
+  'the server cannot reach its database just now; nothing was changed, try again in a few seconds';
+
+/** Seconds a client is asked to wait while the database cannot be reached. */
+export const DATABASE_UNREACHABLE_RETRY_SECONDS = 5;
+
+/** Whether `error`, or an error it wraps (`cause`, or the OAuth library's `inner`), is one. */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof DatabaseUnreachableError) return true;
+    const { cause, inner } = current as { cause?: unknown; inner?: unknown };
+    current = cause ?? inner;
+  }
+  return false;
+}
+
+/** The answer for a storage fault (507 or 503); null for any other error. */
+export function storageFaultError(error: unknown): ApiError | null {
+  if (isDatabaseUnreachable(error)) {
+    return new ApiError(ApiErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNREACHABLE_PROBLEM, {
+      retryAfterSeconds: DATABASE_UNREACHABLE_RETRY_SECONDS,
+    });
+  }
+  return diskFullError(error);
+}
