@@ -5,11 +5,11 @@
  * §15.6.4: "temporarily unable to handle the request"). The cause's details (host, port) stay in the
  * server's log: a client is told what it can act on, when to try again.
  */
-import { diskFullError } from './disk-full.js';
+import { diskFullError, isDiskFull } from './disk-full.js';
 import { ApiError, ApiErrorCode, DatabaseUnreachableError } from './errors.js';
 
 export const DATABASE_UNREACHABLE_PROBLEM =
-  'the server cannot reach its database just now; nothing was changed, try again in a few seconds';
+  'the server cannot reach its database just now; try again in a few seconds';
 
 /** Seconds a client is asked to wait while the database cannot be reached. */
 export const DATABASE_UNREACHABLE_RETRY_SECONDS = 5;
@@ -33,4 +33,14 @@ export function storageFaultError(error: unknown): ApiError | null {
     });
   }
   return diskFullError(error);
+}
+
+/** A fault of the storage that passes by itself, during which the upload queue waits (queue/queue.ts). */
+export type StorageFault = 'disk full' | 'database unreachable';
+
+/** Which passing storage fault `error` is, if it is one. */
+export function passingStorageFault(error: unknown): StorageFault | null {
+  if (isDiskFull(error)) return 'disk full';
+  if (isDatabaseUnreachable(error)) return 'database unreachable';
+  return null;
 }

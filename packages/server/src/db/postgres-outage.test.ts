@@ -27,6 +27,8 @@ let server: FastifyInstance | undefined;
 let url: string;
 let headers: Record<string, string>;
 let legacyQuery: string;
+/** the server's log, one JSON line each */
+const logLines: string[] = [];
 
 /** Errors that reached the process's top: a connection's 'error' event that nobody heard ends up here. */
 const uncaught: unknown[] = [];
@@ -48,6 +50,7 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
       masterKey: newMasterKey(),
       baseUrl: 'http://rideport.test',
       queue: { workers: 1 },
+      logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
     });
     const { store } = server.rideport;
     const user = await store.users.createPerson({ email: 'anna@example.com', password: 'correct horse 1' });
@@ -68,15 +71,15 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
 
   const trips = (): Promise<Response> => fetch(`${url}/api/v1/trips.json`, { headers });
 
-  async function upload(seed: number): Promise<Response> {
+  async function upload(seed: number, points = 300): Promise<Response> {
     const form = new FormData();
-    form.append('file', new Blob([gpxRide(seed, 300)]), `ride-${seed}.gpx`);
+    form.append('file', new Blob([gpxRide(seed, points)]), `ride-${seed}.gpx`);
     return fetch(`${url}/trips.json?${legacyQuery}`, { method: 'POST', body: form });
   }
 
   /** The task's status once it has ended, asked again while the server reconnects. */
-  async function endedTask(taskId: number): Promise<{ status: number; message: string }> {
-    for (let waited = 0; waited < 30_000; waited += 100) {
+  async function endedTask(taskId: number, withinMs = 30_000): Promise<{ status: number; message: string }> {
+    for (let waited = 0; waited < withinMs; waited += 100) {
       const response = await fetch(`${url}/queued_tasks/status.json?${legacyQuery}&ids=${taskId}`);
       if (response.status === 200) {
         const { queued_tasks: tasks } = (await response.json()) as {
@@ -95,7 +98,7 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
     const inUse = server!.rideport.store.transaction((trx) => sql`SELECT pg_sleep(10)`.execute(trx));
     const settled = inUse.then(
       () => 'finished',
-      (error: unknown) => (error as Error).message,
+      (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const admin = new pg.Client({ connectionString: cluster!.url('postgres') });
@@ -106,7 +109,9 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
     );
     await admin.end();
     expect(rows.length).toBeGreaterThan(1);
-    expect(await settled).toBe('Connection terminated unexpectedly');
+    // PostgreSQL's own words ("terminating connection due to administrator command") or pg's ("Connection
+    // terminated unexpectedly"), whichever comes first.
+    expect(await settled).toMatch(/^DatabaseUnreachableError: lost the connection to the database: /);
     // The pool hears its idle connections die (an 'error' event each), which must not end the process.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(uncaught).toEqual([]);
@@ -120,6 +125,7 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
       status: 1,
     });
 
+    logLines.length = 0;
     cluster!.pause();
     try {
       const v1 = await trips();
@@ -153,6 +159,8 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
       expect(page.status).toBe(503);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await page.text()).toContain(DATABASE_UNREACHABLE_PROBLEM);
+      // Said once by the queue, not as an error per request.
+      expect(logLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
     } finally {
       cluster!.resume();
     }
@@ -167,6 +175,28 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
     expect(list.status).toBe(200);
     const { trips: stored } = (await list.json()) as { trips: { id: number }[] };
     expect(stored).toHaveLength(2);
+    expect(uncaught).toEqual([]);
+  }, 60_000);
+
+  it('keeps a file being read when the database goes away, and stores it once the database is back', async () => {
+    logLines.length = 0;
+    // Large enough that it is still being read when the database stops.
+    const response = await upload(3, 100_000);
+    expect(response.status).toBe(200);
+    const { task_id: taskId } = (await response.json()) as { task_id: number };
+    cluster!.pause();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      cluster!.resume();
+    }
+    // Given back without counting an attempt, and claimed again within seconds of the database's
+    // return: not after its lease (30 s), nor failed as "the server stopped while reading it".
+    expect(await endedTask(taskId, 15_000)).toMatchObject({ status: 1 });
+    const said = logLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(said).toContain('upload queue: the database cannot be reached; uploads wait until it can');
+    expect(said).toContain('upload queue: the database can be reached again; waiting uploads go on');
+    expect(said.filter((msg) => /task failed/.test(msg))).toEqual([]);
     expect(uncaught).toEqual([]);
   }, 60_000);
 });

@@ -41,7 +41,10 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
   // pool drops it when it is released). The next query opens another connection, or is told in words
   // that it cannot (connectOrSay).
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    sayLostConnections(client);
+  });
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: { connect: () => connectOrSay(pool), end: () => pool.end() } }),
   });
@@ -71,6 +74,50 @@ async function connectOrSay(pool: pg.Pool): Promise<pg.PoolClient> {
   } catch (error) {
     throw unreachable(error);
   }
+}
+
+/**
+ * A query that fails because its connection was lost (the database restarting or ending the session,
+ * the socket cut) fails with a DatabaseUnreachableError, which the server answers 503 and the upload
+ * queue waits out (storage-fault.ts), instead of with the driver's error, a 500. Whether a COMMIT
+ * whose answer was lost took effect is not known: the words promise nothing about it.
+ */
+function sayLostConnections(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]): unknown => {
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result; // a cursor: its reads say their own errors
+    return result.catch((error: unknown) => {
+      throw lostConnection(error) ?? error;
+    });
+  };
+}
+
+/** pg's own words for a connection that ended under a query (pg/lib/client.js). */
+const LOST_CONNECTION_MESSAGES: ReadonlySet<string> = new Set([
+  'Connection terminated unexpectedly',
+  'Client has encountered a connection error and is not queryable',
+]);
+
+/** Node's codes for a socket cut under a query. */
+const LOST_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * The error as a DatabaseUnreachableError when it says the connection was lost: pg's words, a cut
+ * socket, or PostgreSQL's SQLSTATE class 08 (connection exception) and 57P01–57P03 (the server
+ * shutting down, crashed, or not accepting connections yet); null for any other error.
+ */
+function lostConnection(error: unknown): DatabaseUnreachableError | null {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const lost =
+    (typeof message === 'string' && LOST_CONNECTION_MESSAGES.has(message)) ||
+    (typeof code === 'string' &&
+      (LOST_SOCKET_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)));
+  if (!lost) return null;
+  return new DatabaseUnreachableError(`lost the connection to the database: ${String(message)}`, {
+    cause: error,
+    code: typeof code === 'string' ? code : undefined,
+  });
 }
 
 interface ConnectError extends Error {

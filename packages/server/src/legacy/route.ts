@@ -62,7 +62,9 @@ export interface LegacyRouteOptions {
 /** Answers an error thrown in a legacy endpoint: `{"error"}` as JSON or, when asked for, JSONP. */
 export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const { status, message, retryAfterSeconds } = describe(error);
-  if (status >= 500) request.log.error({ err: error }, 'legacy request failed');
+  // A failure nobody foresaw; a storage fault (503, 507) is the queue's and the operator's to see once,
+  // not a line per request while it lasts.
+  if (status === 500) request.log.error({ err: error }, 'legacy request failed');
   if (retryAfterSeconds !== null) void reply.header('retry-after', String(retryAfterSeconds));
   let callback: string | null = null;
   try {

@@ -26,7 +26,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { isDiskFull } from '../disk-full.js';
+import { passingStorageFault, type StorageFault } from '../storage-fault.js';
 import { ApiError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
@@ -56,13 +56,39 @@ const MAX_POLL_INTERVAL_MS = 1000;
 /** the most bytes of just-accepted uploads kept in memory for the workers (see `accepted`) */
 const MAX_FRESH_UPLOAD_BYTES = 64 * 1024 * 1024;
 
-/** after a write failed for want of disk space, nothing is claimed for this long, ms; then twice as long */
-const DISK_FULL_FIRST_WAIT_MS = 1000;
-/** the longest wait between tries while the disk is full, ms */
-const DISK_FULL_MAX_WAIT_MS = 30_000;
+/**
+ * after a write failed for a passing storage fault (the disk full, the database out of reach; issues
+ * 17 and 18), nothing is claimed for this long, ms; then twice as long
+ */
+const STORAGE_FAULT_FIRST_WAIT_MS = 1000;
+/** the longest wait between tries while the fault lasts, ms */
+const STORAGE_FAULT_MAX_WAIT_MS = 30_000;
 
-/** The queue while the disk is full: since a write failed for want of space, none has succeeded. */
-interface DiskFull {
+/** What a task given back during a storage fault says to its rider (its status message). */
+const WAITING_MESSAGE: Record<StorageFault, string> = {
+  'disk full': TASK_MESSAGES.waitingForSpace,
+  'database unreachable': TASK_MESSAGES.waitingForDatabase,
+};
+
+/** What the log says when a storage fault begins, and when it has passed. */
+const FAULT_LOG: Record<StorageFault, { began: string; passed: string }> = {
+  'disk full': {
+    began: "upload queue: the server's disk is full; uploads wait until there is space again",
+    passed: 'upload queue: there is disk space again; waiting uploads go on',
+  },
+  'database unreachable': {
+    began: 'upload queue: the database cannot be reached; uploads wait until it can',
+    passed: 'upload queue: the database can be reached again; waiting uploads go on',
+  },
+};
+
+/**
+ * The queue during a storage fault: since a write failed for it, none has succeeded. Tasks are given
+ * back without counting the attempt (the file is not to blame) and one task at a time finds out
+ * whether the fault has passed.
+ */
+interface StorageWait {
+  fault: StorageFault;
   /** performance.now() before which nothing is claimed */
   untilMs: number;
   waitMs: number;
@@ -117,7 +143,7 @@ export class UploadQueue {
   #purgeTimer: NodeJS.Timeout | null = null;
   /** the nightly purge runs on one server of a database (issue 18), the one holding this role */
   #purgeRole: ExclusiveRole | null = null;
-  #diskFull: DiskFull | null = null;
+  #storageWait: StorageWait | null = null;
 
   constructor(context: QueueContext, log: FastifyBaseLogger) {
     this.#context = context;
@@ -235,14 +261,15 @@ export class UploadQueue {
     do {
       this.#pumpAgain = false;
       if (!(await this.#roomToWork())) return;
-      // While the disk is full, one task at a time finds out whether there is space again.
-      while (this.#state === 'running' && this.#reading < (this.#diskFull === null ? workers : 1)) {
+      // During a storage fault, one task at a time finds out whether it has passed.
+      while (this.#state === 'running' && this.#reading < (this.#storageWait === null ? workers : 1)) {
         const owner = `${this.#instance}/${++this.#claims}`;
         let task: ClaimedTask | undefined;
         try {
           task = await this.#context.store.tasks.claim(owner, leaseMs);
         } catch (error) {
-          if (isDiskFull(error)) this.#noteDiskFull();
+          const fault = passingStorageFault(error);
+          if (fault !== null) this.#noteStorageFault(fault);
           else this.#log.error({ err: error }, 'upload queue: claiming a task failed');
           return;
         }
@@ -258,66 +285,67 @@ export class UploadQueue {
   }
 
   /**
-   * Whether tasks may be claimed now: always, unless the disk was full a moment ago; then only once
-   * the wait is over and every task held since has been given back.
+   * Whether tasks may be claimed now: always, unless a storage fault happened a moment ago; then only
+   * once the wait is over and every task held since has been given back.
    */
   async #roomToWork(): Promise<boolean> {
-    const full = this.#diskFull;
-    if (full === null) return true;
-    if (performance.now() < full.untilMs) return false;
+    const wait = this.#storageWait;
+    if (wait === null) return true;
+    if (performance.now() < wait.untilMs) return false;
     let released = false;
-    for (const [owner, taskId] of full.held) {
+    for (const [owner, taskId] of wait.held) {
       try {
         const store = this.#context.store;
-        if (await store.tasks.release(taskId, owner, false, TASK_MESSAGES.waitingForSpace)) released = true;
+        if (await store.tasks.release(taskId, owner, false, WAITING_MESSAGE[wait.fault])) released = true;
       } catch (error) {
-        if (isDiskFull(error)) {
-          this.#noteDiskFull();
+        const fault = passingStorageFault(error);
+        if (fault !== null) {
+          this.#noteStorageFault(fault);
           return false;
         }
         // Its lease runs out, and the task is claimed again then.
         this.#log.error({ err: error, taskId }, 'upload queue: giving a task back failed');
       }
-      full.held.delete(owner);
+      wait.held.delete(owner);
     }
     // A write went through; otherwise one task at a time finds out (#pump).
-    if (released) this.#spaceIsBack();
+    if (released) this.#storageIsBack();
     return true;
   }
 
-  /** A write failed for want of disk space: wait before the next try, longer each time. */
-  #noteDiskFull(): void {
+  /** A write failed for a storage fault: wait before the next try, longer each time. */
+  #noteStorageFault(fault: StorageFault): void {
+    const wait = this.#storageWait;
     const waitMs =
-      this.#diskFull === null
-        ? DISK_FULL_FIRST_WAIT_MS
-        : Math.min(this.#diskFull.waitMs * 2, DISK_FULL_MAX_WAIT_MS);
-    if (this.#diskFull === null) {
-      this.#log.warn("upload queue: the server's disk is full; uploads wait until there is space again");
-    }
-    const held = this.#diskFull?.held ?? new Map<string, number>();
-    this.#diskFull = { untilMs: performance.now() + waitMs, waitMs, held };
+      wait === null ? STORAGE_FAULT_FIRST_WAIT_MS : Math.min(wait.waitMs * 2, STORAGE_FAULT_MAX_WAIT_MS);
+    if (wait?.fault !== fault) this.#log.warn(FAULT_LOG[fault].began);
+    const held = wait?.held ?? new Map<string, number>();
+    this.#storageWait = { fault, untilMs: performance.now() + waitMs, waitMs, held };
   }
 
-  /** A write succeeded: if the disk was full, it is not any more. */
-  #spaceIsBack(): void {
-    if (this.#diskFull === null || this.#diskFull.held.size > 0) return;
-    this.#diskFull = null;
-    this.#log.info('upload queue: there is disk space again; waiting uploads go on');
+  /** A write succeeded: a storage fault, if there was one, has passed. */
+  #storageIsBack(): void {
+    const wait = this.#storageWait;
+    if (wait === null || wait.held.size > 0) return;
+    this.#storageWait = null;
+    this.#log.info(FAULT_LOG[wait.fault].passed);
   }
 
   /**
-   * The task's rides or outcome could not be written for want of space: it goes back to waiting,
-   * without counting the attempt, until there is space (or, if even that cannot be written, it is
-   * held and given back before anything else is claimed).
+   * The task's rides or outcome could not be written for a storage fault: it goes back to waiting,
+   * without counting the attempt, until the fault has passed (or, if even that cannot be written, it
+   * is held and given back before anything else is claimed).
    */
-  async #giveBack(run: RunningTask): Promise<void> {
-    this.#noteDiskFull();
+  async #giveBack(run: RunningTask, fault: StorageFault): Promise<void> {
+    this.#noteStorageFault(fault);
     try {
       const { task, owner } = run;
-      await this.#context.store.tasks.release(task.id, owner, false, TASK_MESSAGES.waitingForSpace);
+      await this.#context.store.tasks.release(task.id, owner, false, WAITING_MESSAGE[fault]);
     } catch (error) {
-      if (!isDiskFull(error)) throw error;
-      this.#diskFull?.held.set(run.owner, run.task.id);
+      const again = passingStorageFault(error);
+      if (again === null) throw error;
+      this.#noteStorageFault(again);
+      this.#storageWait?.held.set(run.owner, run.task.id);
     }
   }
 
@@ -345,6 +373,12 @@ export class UploadQueue {
     let reading: Reading;
     try {
       reading = await this.#read(run);
+    } catch (error) {
+      // The duplicate check or the stored bytes could not be read: not the file's fault either.
+      const fault = passingStorageFault(error);
+      if (fault === null) throw error;
+      await this.#giveBack(run, fault);
+      return;
     } finally {
       this.#reading--;
       this.wake();
@@ -356,7 +390,8 @@ export class UploadQueue {
         await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
       else await this.#store(run, reading.outcome);
     } catch (error) {
-      if (isDiskFull(error)) await this.#giveBack(run);
+      const fault = passingStorageFault(error);
+      if (fault !== null) await this.#giveBack(run, fault);
       else await this.#failedUnexpectedly(run, error);
     }
   }
@@ -412,8 +447,8 @@ export class UploadQueue {
             if (!held) this.#stopParser(run, 'lease lost');
           },
           (error: unknown) => {
-            // On a full disk the queue has said so already (#noteDiskFull).
-            if (!isDiskFull(error)) {
+            // A storage fault the queue says once, when a write of the task's fails (#noteStorageFault).
+            if (passingStorageFault(error) === null) {
               this.#log.warn({ err: error, taskId: task.id }, 'upload queue: renewing a lease failed');
             }
           },
@@ -502,7 +537,7 @@ export class UploadQueue {
       if ((await this.#storeRides(run, file, 'lock last')) === 'again') {
         await this.#storeRides(run, file, 'lock first');
       }
-      this.#spaceIsBack();
+      this.#storageIsBack();
     } catch (error) {
       if (error instanceof TaskLeaseLostError) {
         this.#log.warn(
@@ -653,7 +688,7 @@ export class UploadQueue {
   async #end(run: RunningTask, outcome: TaskOutcome): Promise<void> {
     try {
       await this.#context.store.tasks.finish(run.task.id, run.owner, outcome);
-      this.#spaceIsBack();
+      this.#storageIsBack();
     } catch (error) {
       if (!(error instanceof TaskLeaseLostError)) throw error;
     }

@@ -114,6 +114,8 @@ export const TASK_MESSAGES = {
   processing: 'Reading the file',
   /** given back because the disk was full (issue 17, queue/queue.ts) */
   waitingForSpace: "Waiting for disk space: the server's disk is full; the file is read once there is room",
+  waitingForDatabase:
+    'Waiting for the database: the server cannot reach it just now; the file is read once it can',
   /** given back after an unexpected error while its rides were stored (queue/queue.ts) */
   retrying: 'Waiting to be read again: storing its rides failed on the server the first time',
 } as const;
