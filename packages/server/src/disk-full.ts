@@ -6,25 +6,19 @@
  * the request"), the upload queue waits for space instead of failing tasks (queue/queue.ts), and
  * nothing is marked failed for good because of it.
  */
-import { ApiError, ApiErrorCode } from './errors.js';
+import { ApiError, ApiErrorCode, someCause } from './errors.js';
 
 /** What a request that could not be stored is told (v1, legacy, OAuth and the pages alike). */
 export const DISK_FULL_PROBLEM = "the server's disk is full; try again later";
 
 const DISK_FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 
-/**
- * Whether `error`, or an error it wraps, says the disk is full: its `cause`, or the `inner` error of
- * the OAuth library's ServerError (oauth/token.ts).
- */
+/** Whether `error`, or an error it wraps (errors.ts, `someCause`), says the disk is full. */
 export function isDiskFull(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const { code, cause, inner } = current as { code?: unknown; cause?: unknown; inner?: unknown };
-    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
-    current = cause ?? inner;
-  }
-  return false;
+  return someCause(error, (cause) => {
+    const { code } = cause as { code?: unknown };
+    return typeof code === 'string' && DISK_FULL_CODES.has(code);
+  });
 }
 
 /** The 507 answer for an error that says the disk is full; null for any other error. */

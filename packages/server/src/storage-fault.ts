@@ -6,7 +6,7 @@
  * server's log: a client is told what it can act on, when to try again.
  */
 import { diskFullError, isDiskFull } from './disk-full.js';
-import { ApiError, ApiErrorCode, DatabaseUnreachableError } from './errors.js';
+import { ApiError, ApiErrorCode, DatabaseUnreachableError, someCause } from './errors.js';
 
 export const DATABASE_UNREACHABLE_PROBLEM =
   'the server cannot reach its database just now; try again in a few seconds';
@@ -14,15 +14,9 @@ export const DATABASE_UNREACHABLE_PROBLEM =
 /** Seconds a client is asked to wait while the database cannot be reached. */
 export const DATABASE_UNREACHABLE_RETRY_SECONDS = 5;
 
-/** Whether `error`, or an error it wraps (`cause`, or the OAuth library's `inner`), is one. */
+/** Whether `error`, or an error it wraps (errors.ts, `someCause`), says the database is out of reach. */
 export function isDatabaseUnreachable(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    if (current instanceof DatabaseUnreachableError) return true;
-    const { cause, inner } = current as { cause?: unknown; inner?: unknown };
-    current = cause ?? inner;
-  }
-  return false;
+  return someCause(error, (cause) => cause instanceof DatabaseUnreachableError);
 }
 
 /** The answer for a storage fault (507 or 503); null for any other error. */

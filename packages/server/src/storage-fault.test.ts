@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { DISK_FULL_PROBLEM } from './disk-full.js';
+import { DatabaseUnreachableError } from './errors.js';
+import {
+  DATABASE_UNREACHABLE_PROBLEM,
+  DATABASE_UNREACHABLE_RETRY_SECONDS,
+  passingStorageFault,
+  storageFaultError,
+} from './storage-fault.js';
+
+const unreachable = new DatabaseUnreachableError('cannot connect to the database: no server listens', {
+  cause: new Error('connect ECONNREFUSED 127.0.0.1:5432'),
+  code: 'ECONNREFUSED',
+});
+const diskFull = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+describe('storage faults (issues 17 and 18)', () => {
+  it('answers a database out of reach 503 with Retry-After, saying nothing of where it is', () => {
+    const answer = storageFaultError(unreachable);
+    expect(answer).toMatchObject({
+      statusCode: 503,
+      problems: [DATABASE_UNREACHABLE_PROBLEM],
+      retryAfterSeconds: DATABASE_UNREACHABLE_RETRY_SECONDS,
+    });
+    expect(answer!.message).not.toMatch(/5432|ECONNREFUSED/);
+  });
+
+  it('answers a full disk 507, as before', () => {
+    expect(storageFaultError(diskFull)).toMatchObject({ statusCode: 507, problems: [DISK_FULL_PROBLEM] });
+  });
+
+  it('finds a fault wrapped as a cause, or as the OAuth library wraps it', () => {
+    const wrapped = new Error('storing the rides failed', { cause: unreachable });
+    const oauth = Object.assign(new Error('server_error'), { inner: diskFull });
+    expect(passingStorageFault(wrapped)).toBe('database unreachable');
+    expect(passingStorageFault(oauth)).toBe('disk full');
+    expect(storageFaultError(wrapped)?.statusCode).toBe(503);
+  });
+
+  it('leaves every other error alone', () => {
+    for (const error of [new Error('boom'), { code: 'ECONNREFUSED' }, null, 'text', undefined]) {
+      expect(passingStorageFault(error)).toBeNull();
+      expect(storageFaultError(error)).toBeNull();
+    }
+  });
+});
