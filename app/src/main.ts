@@ -4,12 +4,13 @@
  * program.
  */
 import { fileURLToPath } from 'node:url';
-import { keepYoungGenerationSmall } from '@rideport/server';
+import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';
 
 // The app runs for weeks: its memory must not climb with the rides it syncs (issue 22).
 keepYoungGenerationSmall();
+returnFreedMemoryPeriodically();
 
 const desktop = new DesktopApp({
   electron: realElectron(),

@@ -90,35 +90,42 @@ describe('rideport: bad usage is status 2 and one stderr line', () => {
   });
 });
 
-// Issue 22: the launcher keeps V8's young generation small for the commands that run until stopped
-// (young-generation.ts in @rideport/server), and only for them. Run in a process of its own, since it
+// Issue 22: the launcher keeps V8's young generation small and gives freed memory back every minute for
+// the commands that run until stopped (young-generation.ts and freed-memory.ts in @rideport/server),
+// and only for them. Run in a process of its own, since it
 // changes the process it runs in.
 describe('prepareProcess', () => {
-  async function keepsSmall(argv: string[]): Promise<boolean> {
+  /** Whether the young generation is kept small, and whether malloc_trim was loaded (koffi, on glibc). */
+  async function prepared(argv: string[]): Promise<[boolean, boolean]> {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const main = new URL('./main.ts', import.meta.url).href;
     const script = `const { prepareProcess } = await import(${JSON.stringify(main)});
 prepareProcess(${JSON.stringify(argv)});
-console.log(process.env.RIDEPORT_SMALL_YOUNG_GENERATION === '1');`;
+const { createRequire } = await import('node:module');
+const trims = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/koffi/'));
+console.log(JSON.stringify([process.env.RIDEPORT_SMALL_YOUNG_GENERATION === '1', trims]));`;
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--import', tsx, '--conditions=@rideport/source', '--input-type=module', '-e', script],
       { env: { ...process.env, NODE_OPTIONS: '' } },
     );
-    return stdout.trim() === 'true';
+    return JSON.parse(stdout) as [boolean, boolean];
   }
 
-  it('keeps it small for up, sync, serve and worker, and not for one-off commands', async () => {
+  it('does both for up, sync, serve and worker, and neither for one-off commands', async () => {
     const commands = ['up', 'sync', 'serve', 'worker', 'convert', 'inspect', 'admin'];
-    const small = await Promise.all(commands.map((command) => keepsSmall([command, '--help'])));
-    expect(Object.fromEntries(commands.map((command, index) => [command, small[index]]))).toEqual({
-      up: true,
-      sync: true,
-      serve: true,
-      worker: true,
-      convert: false,
-      inspect: false,
-      admin: false,
+    const done = await Promise.all(commands.map((command) => prepared([command, '--help'])));
+    // malloc_trim exists only with glibc; elsewhere (macOS, Windows, musl) nothing is loaded for it.
+    const report = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
+    const trims = report.header.glibcVersionRuntime !== undefined;
+    expect(Object.fromEntries(commands.map((command, index) => [command, done[index]]))).toEqual({
+      up: [true, trims],
+      sync: [true, trims],
+      serve: [true, trims],
+      worker: [true, trims],
+      convert: [false, false],
+      inspect: [false, false],
+      admin: [false, false],
     });
   });
 });

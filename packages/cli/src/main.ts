@@ -2,7 +2,7 @@
  * The `rideport` command (design.md, "`rideport` command"): picks the command, runs it, and turns
  * every failure into one stderr line and an exit status (0 ok, 1 failed operation, 2 bad usage).
  */
-import { keepYoungGenerationSmall } from '@rideport/server';
+import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
 import { parseCommandArgs } from './args.js';
 import { COMMANDS } from './commands/index.js';
 import { failureLine, OperationError, UsageError, usageLine } from './errors.js';
@@ -15,12 +15,16 @@ export type { CliIo, CliWritable } from './io.js';
 /**
  * What the launcher (bin/rideport.js) does to its own process before `main`, and tests that run `main`
  * inside theirs do not: a command that runs until stopped keeps V8's young generation at its first
- * size, so its memory does not climb for hours (young-generation.ts in the server, issue 22).
+ * size and gives freed memory back to the system every minute, so its memory does not climb for hours
+ * (young-generation.ts and freed-memory.ts in the server, issue 22).
  */
 export function prepareProcess(argv: string[]): void {
   const name = argv.find((arg) => !arg.startsWith('-'));
   const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command?.runsUntilStopped === true) keepYoungGenerationSmall();
+  if (command?.runsUntilStopped === true) {
+    keepYoungGenerationSmall();
+    returnFreedMemoryPeriodically();
+  }
 }
 
 /** Runs `rideport` with `argv` (the arguments after the program name); resolves to the exit status. */

@@ -28,3 +28,4 @@ export { runningServerUrl } from './data-directory/holder.js';
 export { SIGN_IN_LINK_LIFETIME_MS } from './store/sign-in-links.js';
 export type { EnsuredAccount, LocalAccount } from './local-account.js';
 export { keepYoungGenerationSmall } from './young-generation.js';
+export { returnFreedMemoryPeriodically } from './freed-memory.js';
