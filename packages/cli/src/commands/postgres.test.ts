@@ -10,16 +10,13 @@ import pg from 'pg';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  postgresBinaries,
-  startPostgresCluster,
+  ownPostgresCluster,
   type PostgresCluster,
 } from '../../../server/src/test-support/postgres-cluster.js';
 import { spawnRideport, type RideportChild } from '../test-support/child.js';
 import { buildCli, rideport, temporaryDirectory } from '../test-support/run.js';
 
-const binaries = postgresBinaries();
-const skipped = 'missing' in binaries ? binaries.missing : null;
-if (skipped !== null) console.warn(`rideport on PostgreSQL: skipped (${skipped})`);
+const ownCluster = ownPostgresCluster('rideport on PostgreSQL');
 
 let cluster: PostgresCluster | undefined;
 let keyFile: string;
@@ -144,11 +141,10 @@ async function currentUser(base: string, apiKey: string, authToken: string): Pro
   return response.statusCode;
 }
 
-describe.skipIf(skipped !== null)('rideport on PostgreSQL', () => {
+describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
   beforeAll(async () => {
     await buildCli();
-    if ('missing' in binaries) return;
-    cluster = await startPostgresCluster(binaries);
+    cluster = await ownCluster.start();
     directory = temporaryDirectory();
     keyFile = join(directory.path, 'master.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });

@@ -12,15 +12,9 @@ import { gpxRide } from '../../../sync/src/test-support/rides.js';
 import { buildServer } from '../app.js';
 import { newMasterKey } from '../security/secrets.js';
 import { DATABASE_UNREACHABLE_PROBLEM, DATABASE_UNREACHABLE_RETRY_SECONDS } from '../storage-fault.js';
-import {
-  postgresBinaries,
-  startPostgresCluster,
-  type PostgresCluster,
-} from '../test-support/postgres-cluster.js';
+import { ownPostgresCluster, type PostgresCluster } from '../test-support/postgres-cluster.js';
 
-const binaries = postgresBinaries();
-const skipped = 'missing' in binaries ? binaries.missing : null;
-if (skipped !== null) console.warn(`PostgreSQL outage tests skipped: ${skipped}`);
+const ownCluster = ownPostgresCluster('PostgreSQL outage tests');
 
 let cluster: PostgresCluster | undefined;
 let server: FastifyInstance | undefined;
@@ -30,16 +24,23 @@ let legacyQuery: string;
 /** the server's log, one JSON line each */
 const logLines: string[] = [];
 
+/** What the server's log said, message by message. */
+const logged = (): string[] => logLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+/** What the upload queue says when the database goes away and comes back. */
+const QUEUE_SAID = {
+  began: 'upload queue: the database cannot be reached; uploads wait until it can',
+  passed: 'upload queue: the database can be reached again; waiting uploads go on',
+};
+
 /** Errors that reached the process's top: a connection's 'error' event that nobody heard ends up here. */
 const uncaught: unknown[] = [];
 const onUncaught = (error: unknown): void => {
   uncaught.push(error);
 };
 
-describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes away', () => {
+describe.skipIf(ownCluster.skipped !== null)('a server on PostgreSQL whose database goes away', () => {
   beforeAll(async () => {
-    if ('missing' in binaries) return;
-    cluster = await startPostgresCluster(binaries);
+    cluster = await ownCluster.start();
     const admin = new pg.Client({ connectionString: cluster.url('postgres') });
     await admin.connect();
     await admin.query('CREATE DATABASE rideport');
@@ -159,11 +160,14 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
       expect(page.status).toBe(503);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await page.text()).toContain(DATABASE_UNREACHABLE_PROBLEM);
-      // Said once by the queue, not as an error per request.
+      // The queue's polling claims find the outage, said once, and not as an error per request.
+      await expect.poll(logged, { timeout: 10_000 }).toContain(QUEUE_SAID.began);
       expect(logLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
     } finally {
       cluster!.resume();
     }
+    // ...and its end, with no upload waiting: the queue is back to its full width before the next one.
+    await expect.poll(logged, { timeout: 10_000 }).toContain(QUEUE_SAID.passed);
 
     // Back: the same upload is taken and read, and the first ride is still there once.
     const after = await upload(2);
@@ -193,9 +197,9 @@ describe.skipIf(skipped !== null)('a server on PostgreSQL whose database goes aw
     // Given back without counting an attempt, and claimed again within seconds of the database's
     // return: not after its lease (30 s), nor failed as "the server stopped while reading it".
     expect(await endedTask(taskId, 15_000)).toMatchObject({ status: 1 });
-    const said = logLines.map((line) => (JSON.parse(line) as { msg: string }).msg);
-    expect(said).toContain('upload queue: the database cannot be reached; uploads wait until it can');
-    expect(said).toContain('upload queue: the database can be reached again; waiting uploads go on');
+    const said = logged();
+    expect(said).toContain(QUEUE_SAID.began);
+    expect(said).toContain(QUEUE_SAID.passed);
     expect(said.filter((msg) => /task failed/.test(msg))).toEqual([]);
     expect(uncaught).toEqual([]);
   }, 60_000);

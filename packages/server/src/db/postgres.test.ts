@@ -9,11 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../errors.js';
 import { DEFAULT_LIMITS, resolveOptions } from '../options.js';
 import { Store } from '../store/index.js';
-import {
-  postgresBinaries,
-  startPostgresCluster,
-  type PostgresCluster,
-} from '../test-support/postgres-cluster.js';
+import { ownPostgresCluster, type PostgresCluster } from '../test-support/postgres-cluster.js';
 import { postgresShape, sqliteShape } from '../test-support/schema-shape.js';
 import { openDatabase, type OpenDatabase } from './open.js';
 import { migrationProvider } from './migrations/index.js';
@@ -28,9 +24,7 @@ it('has a PostgreSQL migration of the same name for every SQLite migration after
   expect(postgresNames.slice(1)).toEqual(sqliteNames.filter((name) => name > '009-z'));
 });
 
-const binaries = postgresBinaries();
-const skipped = 'missing' in binaries ? binaries.missing : null;
-if (skipped !== null) console.warn(`PostgreSQL engine tests skipped: ${skipped}`);
+const ownCluster = ownPostgresCluster('PostgreSQL engine tests');
 
 let cluster: PostgresCluster | undefined;
 let databaseCount = 0;
@@ -57,10 +51,9 @@ function storeOf(database: OpenDatabase): Store {
   );
 }
 
-describe.skipIf(skipped !== null)('the PostgreSQL engine', () => {
+describe.skipIf(ownCluster.skipped !== null)('the PostgreSQL engine', () => {
   beforeAll(async () => {
-    if ('missing' in binaries) return;
-    cluster = await startPostgresCluster(binaries);
+    cluster = await ownCluster.start();
   }, 60_000);
   afterAll(() => {
     cluster?.stop();

@@ -273,6 +273,10 @@ export class UploadQueue {
           else this.#log.error({ err: error }, 'upload queue: claiming a task failed');
           return;
         }
+        // A claim is a write the database answered: an outage has passed even when no upload waits,
+        // so the queue goes back to its full width and says so (a full disk passes only once rides are
+        // stored: a claim's small update may still find room).
+        if (this.#storageWait?.fault === 'database unreachable') this.#storageIsBack();
         if (task === undefined) break;
         this.#begin(task, owner);
       }

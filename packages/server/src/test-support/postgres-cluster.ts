@@ -2,9 +2,9 @@
  * A throwaway PostgreSQL cluster for tests (issue 18): Debian's `initdb` and `pg_ctl` run as the
  * `postgres` user in a temporary directory, on a free port, listening on loopback and a private socket
  * folder; stopped and removed by `stop()`, or by a watchdog process when the process that started it
- * ends without stopping it (a Vitest run killed by a signal runs no global teardown). About two seconds here. Tests that need it call
- * `postgresBinaries()` first and say that they skipped when it gives null (no PostgreSQL installed;
- * `.ci/run` installs it, so CI runs them).
+ * ends without stopping it (a Vitest run killed by a signal runs no global teardown). About two seconds here. A test file that needs one
+ * takes it through `ownPostgresCluster`, which says that the file's tests skipped when PostgreSQL is not
+ * installed (`.ci/run` installs it, so CI runs them).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -38,6 +38,25 @@ export function postgresBinaries(): PostgresBinaries | { missing: string } {
     }
   }
   return { missing: `PostgreSQL's initdb and pg_ctl were not found under ${DEBIAN_ROOT}` };
+}
+
+/**
+ * A test file's own throwaway cluster, or the reason it cannot have one, said once under `label` so a
+ * run without PostgreSQL shows which tests skipped (`describe.skipIf(ownCluster.skipped !== null)`).
+ */
+export function ownPostgresCluster(label: string): {
+  skipped: string | null;
+  start(options?: { durable?: boolean }): Promise<PostgresCluster>;
+} {
+  const binaries = postgresBinaries();
+  if ('missing' in binaries) {
+    console.warn(`${label} skipped: ${binaries.missing}`);
+    return {
+      skipped: binaries.missing,
+      start: () => Promise.reject(new Error(`${label}: ${binaries.missing}`)),
+    };
+  }
+  return { skipped: null, start: (options) => startPostgresCluster(binaries, options) };
 }
 
 export interface PostgresCluster {
