@@ -17,6 +17,7 @@ import {
 import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
 import type { CliIo, CliWritable } from './io.js';
 import type { SharedDatabase } from './shared-database.js';
+import { TEXT_LOG_LEVEL, textLogStream } from './text-log.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -30,7 +31,10 @@ export interface ServeSettings {
   /** the public base URL; default: the address it listens on */
   baseUrl: string | undefined;
   logFormat: LogFormat;
-  /** where pino writes with `--log-format json`: the command's LogDestination (log-destination.ts) */
+  /**
+   * where the log goes, the command's LogDestination (log-destination.ts): with `--log-format json` every
+   * pino line, with `text` warnings and errors in words (text-log.ts)
+   */
   logOutput: CliWritable;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
   localSync?: LocalSync;
@@ -84,7 +88,10 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
       ...databaseOf(settings),
       baseUrl: settings.baseUrl ?? url,
       // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).
-      logger: settings.logFormat === 'json' ? { level: 'info', stream: settings.logOutput } : false,
+      logger:
+        settings.logFormat === 'json'
+          ? { level: 'info', stream: settings.logOutput }
+          : { level: TEXT_LOG_LEVEL, stream: textLogStream(settings.logOutput) },
       ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
       ...(settings.connections === undefined ? {} : { connections: settings.connections }),
       webhooks: { allowPrivateTargets: settings.allowPrivateWebhooks },
@@ -150,6 +157,20 @@ export function untilStopSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/**
+ * Keeps the process running until `stopped` settles. A process whose only work is timers and database
+ * connections (`rideport worker`: its queue's polling timer does not hold the process) ended the moment
+ * a restart of PostgreSQL closed its last connection, with Node's exit status 13 and no word (issue 18).
+ */
+export async function heldOpenUntil<T>(stopped: Promise<T>): Promise<T> {
+  const hold = setInterval(() => undefined, 2 ** 31 - 1);
+  try {
+    return await stopped;
+  } finally {
+    clearInterval(hold);
+  }
 }
 
 /** One line of text output, or one JSON log line in the pino shape for --log-format json. */

@@ -5,6 +5,7 @@ import {
   DATABASE_UNREACHABLE_PROBLEM,
   DATABASE_UNREACHABLE_RETRY_SECONDS,
   passingStorageFault,
+  StorageFaultNotice,
   storageFaultError,
 } from './storage-fault.js';
 
@@ -42,5 +43,53 @@ describe('storage faults (issues 17 and 18)', () => {
       expect(passingStorageFault(error)).toBeNull();
       expect(storageFaultError(error)).toBeNull();
     }
+  });
+});
+
+describe('StorageFaultNotice', () => {
+  const words = {
+    'disk full': { began: 'disk full began', passed: 'disk full passed' },
+    'database unreachable': { began: 'outage began', passed: 'outage passed' },
+  };
+
+  it('says a fault once when it begins and once when it has passed, however often it is met', () => {
+    const said: string[] = [];
+    const notice = new StorageFaultNotice(
+      {
+        warn: (_fields: object, message: string) => said.push(`warn ${message}`),
+        info: (message: string) => said.push(`info ${message}`),
+      } as never,
+      words,
+    );
+    notice.succeeded();
+    expect([notice.failed(unreachable), notice.failed(unreachable), notice.failed(unreachable)]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    notice.succeeded();
+    notice.succeeded();
+    // A full disk after an outage is another fault, said again.
+    notice.failed(unreachable);
+    notice.failed(diskFull);
+    notice.succeeded();
+    expect(said).toEqual([
+      'warn outage began',
+      'info outage passed',
+      'warn outage began',
+      'warn disk full began',
+      'info disk full passed',
+    ]);
+  });
+
+  it('leaves every other error to its caller', () => {
+    const said: string[] = [];
+    const notice = new StorageFaultNotice(
+      { warn: () => said.push('warn'), info: () => said.push('info') } as never,
+      words,
+    );
+    expect(notice.failed(new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed'))).toBe(false);
+    notice.succeeded();
+    expect(said).toEqual([]);
   });
 });

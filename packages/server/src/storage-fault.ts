@@ -5,6 +5,7 @@
  * §15.6.4: "temporarily unable to handle the request"). The cause's details (host, port) stay in the
  * server's log: a client is told what it can act on, when to try again.
  */
+import type { FastifyBaseLogger } from 'fastify';
 import { diskFullError, isDiskFull } from './disk-full.js';
 import { ApiError, ApiErrorCode, DatabaseUnreachableError, someCause } from './errors.js';
 
@@ -37,4 +38,38 @@ export function passingStorageFault(error: unknown): StorageFault | null {
   if (isDiskFull(error)) return 'disk full';
   if (isDatabaseUnreachable(error)) return 'database unreachable';
   return null;
+}
+
+/** What a part of the server says when a storage fault begins and when it has passed. */
+export type FaultWords = Record<StorageFault, { began: string; passed: string }>;
+
+/**
+ * A storage fault said once when it begins (a warning) and once when it has passed, however often the
+ * work that meets it is tried meanwhile: a poll that fails every second during an outage is not an
+ * error per poll (issue 18). Call `failed` with what a try threw (false: not a storage fault, for the
+ * caller to report) and `succeeded` after a try that reached the storage.
+ */
+export class StorageFaultNotice {
+  readonly #log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
+  readonly #words: FaultWords;
+  #current: StorageFault | null = null;
+
+  constructor(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, words: FaultWords) {
+    this.#log = log;
+    this.#words = words;
+  }
+
+  failed(error: unknown): boolean {
+    const fault = passingStorageFault(error);
+    if (fault === null) return false;
+    if (this.#current !== fault) this.#log.warn({ err: error }, this.#words[fault].began);
+    this.#current = fault;
+    return true;
+  }
+
+  succeeded(): void {
+    if (this.#current === null) return;
+    this.#log.info(this.#words[this.#current].passed);
+    this.#current = null;
+  }
 }

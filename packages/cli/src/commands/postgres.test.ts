@@ -247,6 +247,49 @@ describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
     expect(worker.output()).toContain('SIGTERM: stopping (running uploads finish or go back to the queue)');
   });
 
+  it('serve and worker say in words, in their default text log, when the database goes away and comes back', async () => {
+    const url = await newDatabaseUrl();
+    const { apiKey, authToken } = await accountAndToken(url);
+    const server = serve(url);
+    const worker = spawnRideport([
+      'worker',
+      '--workers',
+      '1',
+      '--database',
+      url,
+      '--master-key-file',
+      keyFile,
+    ]);
+    children.push(worker);
+    const base = await server.listening();
+    await until('the worker started', () => worker.output().includes('Rideport worker: reading uploads'));
+    const said = (text: string): boolean => [server, worker].every((child) => child.output().includes(text));
+    cluster!.pause();
+    try {
+      // Each one's queue polls for uploads at least once a second, and finds the database gone.
+      await until('both said the outage', () =>
+        said('warning: upload queue: the database cannot be reached; uploads wait until it can'),
+      );
+    } finally {
+      cluster!.resume();
+    }
+    await until('both said it passed', () =>
+      said('upload queue: the database can be reached again; waiting uploads go on'),
+    );
+    expect(await currentUser(base, apiKey, authToken)).toBe(200);
+    // Both still run: the worker, which no listening socket holds, used to end with status 13.
+    expect([server.process.exitCode, worker.process.exitCode]).toEqual([null, null]);
+    for (const child of [server, worker]) {
+      const lines = child.output().trimEnd().split('\n');
+      // Lines of words, not the JSON log, and none per request.
+      expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+      expect(lines.filter((line) => line.includes('/api/v1/users/current.json'))).toEqual([]);
+      for (const line of lines.filter((text) => /^\d{4}-/.test(text))) {
+        expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ((warning|error): )?\S/);
+      }
+    }
+  }, 120_000);
+
   it("admin sign-in-link on PostgreSQL: asks for the servers' address, and its link signs in on a server", async () => {
     const url = await newDatabaseUrl();
     await accountAndToken(url);

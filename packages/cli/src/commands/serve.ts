@@ -22,6 +22,7 @@ import {
   type LogFormat,
   logFormatOption,
   portOption,
+  type RunningServer,
   startServer,
   untilStopSignal,
 } from '../server-host.js';
@@ -42,7 +43,7 @@ Options:
   --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --data <dir>          data directory (default: the per-user data directory)
   --base-url <url>      public URL of the server, for links in responses (default: the listening address)
-  --log-format <f>      text (default) or json: one JSON line per request and event (pino)
+  --log-format <f>      text (default): the server's events in words; json: one JSON line per request and event (pino)
   --allow-private-webhooks
                         deliver webhooks to loopback and private-network addresses too (127.0.0.1,
                         10.x, 192.168.x, fc00::/7, …); link-local and cloud-metadata addresses stay refused
@@ -136,35 +137,55 @@ async function serve(
     } catch (error) {
       throw new OperationError('serve', error);
     }
-    const where =
-      options.shared === undefined
-        ? { data: directory }
-        : { database: shownDatabaseUrl(options.shared.databaseUrl) };
-    announce(io, options.logFormat, `Rideport is listening on ${server.url}`, { url: server.url, ...where });
-    if (options.noWorkers) {
-      announce(
-        io,
-        options.logFormat,
-        'Uploads are read by `rideport worker` processes on this database (--no-workers).',
-      );
-    }
-    if ((await server.app.rideport.store.users.countPeople()) === 0) {
-      const on =
+    // From here the server runs: whatever happens, it is closed before the command ends.
+    try {
+      const where =
         options.shared === undefined
-          ? `--data ${JSON.stringify(directory)}`
-          : '--database <the same URL> --master-key-file <the same key file>';
-      announce(
-        io,
-        options.logFormat,
-        `No accounts yet. Create the first one with:\n  rideport admin create-user ${on} --email you@example.com --password '<a password>'`,
-      );
+          ? { data: directory }
+          : { database: shownDatabaseUrl(options.shared.databaseUrl) };
+      announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
+        url: server.url,
+        ...where,
+      });
+      if (options.noWorkers) {
+        announce(
+          io,
+          options.logFormat,
+          'Uploads are read by `rideport worker` processes on this database (--no-workers).',
+        );
+      }
+      if (await hasNoAccounts(server.app)) {
+        const on =
+          options.shared === undefined
+            ? `--data ${JSON.stringify(directory)}`
+            : '--database <the same URL> --master-key-file <the same key file>';
+        announce(
+          io,
+          options.logFormat,
+          `No accounts yet. Create the first one with:\n  rideport admin create-user ${on} --email you@example.com --password '<a password>'`,
+        );
+      }
+      const signal = await stopped;
+      announce(io, options.logFormat, `${signal}: stopping`, { signal });
+    } finally {
+      await server.close();
     }
-    const signal = await stopped;
-    announce(io, options.logFormat, `${signal}: stopping`, { signal });
-    await server.close();
     return ExitCode.OK;
   } finally {
     await lock?.release();
+  }
+}
+
+/**
+ * Whether the server has no accounts yet, for the hint on how to make the first. A database that does
+ * not answer just now (PostgreSQL restarting as the server starts) leaves the hint out; the server
+ * runs on and says the outage in its log (issue 18).
+ */
+async function hasNoAccounts(app: RunningServer['app']): Promise<boolean> {
+  try {
+    return (await app.rideport.store.users.countPeople()) === 0;
+  } catch {
+    return false;
   }
 }
 

@@ -10,7 +10,8 @@ import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
-import { announce, logFormatOption, untilStopSignal } from '../server-host.js';
+import { textLogStream } from '../text-log.js';
+import { announce, heldOpenUntil, logFormatOption, untilStopSignal } from '../server-host.js';
 import { SHARED_DATABASE_FLAGS, SHARED_DATABASE_HELP, sharedDatabaseOption } from '../shared-database.js';
 import type { Command } from './command.js';
 
@@ -24,7 +25,7 @@ servers with \`rideport serve --no-workers\` to leave all reading to workers lik
 Options:
 ${SHARED_DATABASE_HELP}
   --workers <n>         parse workers (threads) in this process (default: one per core, here ${availableParallelism()})
-  --log-format <f>      text (default) or json: one JSON line per event (pino)
+  --log-format <f>      text (default): events in words; json: one JSON line per event (pino)
   -h, --help            show this help
 `;
 
@@ -57,7 +58,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       databaseUrl: shared.databaseUrl,
       masterKey: shared.masterKey,
       queue: { workers },
-      ...(logFormat === 'json' ? { logStream: out.stdout } : {}),
+      logStream: logFormat === 'json' ? out.stdout : textLogStream(out.stdout),
     });
   } catch (error) {
     throw new OperationError('worker', error);
@@ -69,7 +70,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     `Rideport worker: reading uploads from ${database} with ${workers} parse worker${workers === 1 ? '' : 's'}`,
     { database, workers },
   );
-  const signal = await stopped;
+  const signal = await heldOpenUntil(stopped);
   announce(out, logFormat, `${signal}: stopping (running uploads finish or go back to the queue)`, {
     signal,
   });

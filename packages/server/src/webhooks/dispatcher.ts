@@ -49,6 +49,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { ApiClient, AttemptOutcome, OutboxRow } from '../store/index.js';
+import { StorageFaultNotice, type FaultWords } from '../storage-fault.js';
 import { nextAttemptAt } from './backoff.js';
 import { deliveryHeaders, MAX_NOTIFICATIONS_PER_REQUEST, notificationsBody } from './payload.js';
 import { WebhookPoster, type PostResult } from './post.js';
@@ -77,9 +78,23 @@ interface ClientQueue {
 
 type State = 'idle' | 'running' | 'stopping' | 'stopped';
 
+/** What the dispatcher says when its storage fails and comes back: deliveries wait, nothing is lost. */
+const FAULT_WORDS: FaultWords = {
+  'disk full': {
+    began: "webhooks: the server's disk is full; deliveries wait until there is space again",
+    passed: 'webhooks: there is disk space again; deliveries go on',
+  },
+  'database unreachable': {
+    began: 'webhooks: the database cannot be reached; deliveries wait until it can',
+    passed: 'webhooks: the database can be reached again; deliveries go on',
+  },
+};
+
 export class WebhookDispatcher {
   readonly #context: ServerContext;
   readonly #log: FastifyBaseLogger;
+  /** a full disk or a database out of reach, said once when it begins and once when it has passed */
+  readonly #faults: StorageFaultNotice;
   #state: State = 'idle';
   #stopped: Promise<void> | null = null;
   #poster: WebhookPoster | null = null;
@@ -100,6 +115,7 @@ export class WebhookDispatcher {
   constructor(context: ServerContext, log: FastifyBaseLogger) {
     this.#context = context;
     this.#log = log;
+    this.#faults = new StorageFaultNotice(log, FAULT_WORDS);
   }
 
   /**
@@ -157,7 +173,9 @@ export class WebhookDispatcher {
   async #tick(): Promise<void> {
     const { store, clock } = { store: this.#context.store, clock: this.#context.options.clock };
     try {
-      if (!(await this.#role!.held())) {
+      const held = await this.#role!.held();
+      this.#faults.succeeded();
+      if (!held) {
         // Another server delivers; what this one knew goes stale, and is read afresh if it takes over.
         this.#leading = false;
         for (const [id, queue] of this.#queues) if (!queue.busy) this.#queues.delete(id);
@@ -179,7 +197,7 @@ export class WebhookDispatcher {
         await store.webhooks.prune(now - outboxRetentionMs, now - deliveryLogRetentionMs);
       }
     } catch (error) {
-      this.#log.error({ err: error }, 'webhooks: reading the outbox failed');
+      if (!this.#faults.failed(error)) this.#log.error({ err: error }, 'webhooks: reading the outbox failed');
     }
     for (const queue of this.#queues.values()) {
       if (this.#state !== 'running') break;
@@ -216,7 +234,9 @@ export class WebhookDispatcher {
         if (!(await this.#deliverNext(queue))) return;
       }
     } catch (error) {
-      this.#log.error({ err: error, apiClientId: queue.apiClientId }, 'webhooks: delivery step failed');
+      if (!this.#faults.failed(error)) {
+        this.#log.error({ err: error, apiClientId: queue.apiClientId }, 'webhooks: delivery step failed');
+      }
       queue.notBefore = this.#context.options.clock() + this.#context.options.webhooks.backoffBaseMs;
     } finally {
       queue.busy = false;

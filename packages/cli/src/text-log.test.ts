@@ -1,0 +1,108 @@
+/** The text log (text-log.ts): the server's events as one line of words each, nothing per request. */
+import fc from 'fast-check';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { textLogLine, textLogStream } from './text-log.js';
+
+const AT = Date.parse('2026-11-27T12:59:03.456Z');
+
+describe('textLogLine', () => {
+  it.each([
+    [{ level: 30, time: AT, reqId: 'req-1', msg: 'request completed' }, null],
+    [{ level: 30, time: AT, msg: 'Server listening at http://127.0.0.1:3000' }, null],
+    [{ level: 20, time: AT, msg: 'debug' }, null],
+    [
+      { level: 30, time: AT, msg: 'upload queue: the database can be reached again; waiting uploads go on' },
+      '2026-11-27T12:59:03Z upload queue: the database can be reached again; waiting uploads go on',
+    ],
+    [
+      { level: 40, time: AT, msg: 'upload queue: the database cannot be reached; uploads wait until it can' },
+      '2026-11-27T12:59:03Z warning: upload queue: the database cannot be reached; uploads wait until it can',
+    ],
+    [
+      {
+        level: 50,
+        time: AT,
+        msg: 'upload queue: processing a task failed',
+        err: { message: 'disk I/O error' },
+      },
+      '2026-11-27T12:59:03Z error: upload queue: processing a task failed: disk I/O error',
+    ],
+    // The error's words already in the message are not said twice.
+    [
+      { level: 50, time: AT, msg: 'cannot open: disk I/O error', err: { message: 'disk I/O error' } },
+      '2026-11-27T12:59:03Z error: cannot open: disk I/O error',
+    ],
+    [{ level: 60, msg: 'out of memory\n  at somewhere' }, 'fatal: out of memory at somewhere'],
+    // pino's message of an error with causes repeats the cause's words.
+    [
+      {
+        level: 40,
+        time: AT,
+        msg: 'webhooks: the database cannot be reached; deliveries wait until it can',
+        err: {
+          message:
+            'lost the connection to the database: Connection terminated unexpectedly: Connection terminated unexpectedly',
+        },
+      },
+      '2026-11-27T12:59:03Z warning: webhooks: the database cannot be reached; deliveries wait until it can: lost the connection to the database: Connection terminated unexpectedly',
+    ],
+    [{ level: 50, time: AT }, '2026-11-27T12:59:03Z error: (no message)'],
+  ])('%j → %j', (entry, shown) => {
+    expect(textLogLine(entry)).toBe(shown);
+  });
+
+  it('shows every event at info and above on one line, and nothing below info or about a request', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            level: fc.integer({ min: 0, max: 100 }),
+            time: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+            msg: fc.string().filter((msg) => !msg.startsWith('Server listening at ')),
+            reqId: fc.string(),
+            err: fc.record({ message: fc.string() }),
+          },
+          { requiredKeys: ['level'] },
+        ),
+        (entry) => {
+          const shown = textLogLine(entry);
+          if (entry.level < 30 || entry.reqId !== undefined) {
+            expect(shown).toBeNull();
+          } else {
+            expect(shown).not.toBeNull();
+            expect(shown).not.toMatch(/\n/);
+            const word = entry.level >= 60 ? 'fatal' : entry.level >= 50 ? 'error' : 'warning';
+            if (entry.level >= 40) expect(shown!.replace(/^\S+Z /, '')).toMatch(new RegExp(`^${word}: `));
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('textLogStream', () => {
+  it("writes a pino logger's events as lines and drops those about requests and below info", () => {
+    const written: string[] = [];
+    const output = { write: (chunk: string) => written.push(chunk) > 0, once: () => undefined };
+    const log = pino({ level: 'info' }, textLogStream(output));
+    log.debug('a detail');
+    log.child({ reqId: 'req-1' }).info('request completed');
+    log.warn("upload queue: the server's disk is full; uploads wait until there is space again");
+    log.error({ err: new Error('SQLITE_IOERR: disk I/O error') }, 'upload queue: claiming a task failed');
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ warning: upload queue: the server's disk is full; uploads wait until there is space again\n$/,
+    );
+    expect(written[1]).toMatch(
+      /Z error: upload queue: claiming a task failed: SQLITE_IOERR: disk I\/O error\n$/,
+    );
+  });
+
+  it('writes a line that is not JSON as it came', () => {
+    const written: string[] = [];
+    const output = { write: (chunk: string) => written.push(chunk) > 0, once: () => undefined };
+    textLogStream(output).write('not json');
+    expect(written).toEqual(['not json\n']);
+  });
+});
