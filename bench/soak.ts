@@ -14,8 +14,8 @@
  *    through the inspector (which tells retained memory from garbage not yet collected, but lowers
  *    the RSS it then measures: off by default). After a warm-up it prints each one's slope (per hour, least squares, with r²),
  *    the server's lowest RSS in each part of the run (the low-water mark), and the sync process's RSS
- *    per file synced; the sync process's RSS also by part (/proc/<pid>/smaps: the C heap, other
- *    anonymous memory, mapped files) and, with --heap, the pages V8 holds for its heap, to say where a
+ *    per file synced; the sync process's RSS also by part (/proc/<pid>/smaps: the C heap, the other
+ *    threads' arenas, other anonymous memory, mapped files) and, with --heap, the pages V8 holds for its heap and the memory it counts outside it, to say where a
  *    rise is. At the end it checks that every upload and every dropped file became a trip.
  *
  * Targets (issue 22): the sync engine below 1 KB per synced file and no upward slope; the server's
@@ -152,20 +152,39 @@ function rssBytes(pid: number): number {
   return match === null ? Number.NaN : Number(match[1]) * 1024;
 }
 
+/** glibc's heaps for threads other than the main one: each a reservation of this size, at an address it divides */
+const THREAD_ARENA_BYTES = 64 * 1024 * 1024;
+
 /**
  * Where a process's resident memory is (/proc/<pid>/smaps), bytes: `cHeap` is the C allocator's main
- * heap (`[heap]`), `anonymous` every other private mapping of no file (V8's heap and code pages, the
- * allocator's arenas of other threads and its large blocks), `files` what is mapped from files (the
- * node binary and libraries: read from disk as they are used, shared and never dirty).
+ * heap (`[heap]`), `threadArenas` its heaps for other threads (anonymous mappings that start on a
+ * 64 MiB boundary and, with the reserved rest that follows, span exactly 64 MiB), `anonymous` every
+ * other private mapping of no file (V8's heap and code pages, the allocator's large blocks, thread
+ * stacks), `files` what is mapped from files (the node binary and libraries: read from disk as they
+ * are used, shared and never dirty).
  */
-function residentParts(pid: number): { cHeap: number; anonymous: number; files: number } {
-  const parts = { cHeap: 0, anonymous: 0, files: 0 };
+function residentParts(pid: number): {
+  cHeap: number;
+  threadArenas: number;
+  anonymous: number;
+  files: number;
+} {
+  const parts = { cHeap: 0, threadArenas: 0, anonymous: 0, files: 0 };
   let part: keyof typeof parts = 'anonymous';
+  let arenaEnd = -1;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (mapping !== null) {
-      const name = mapping[1]!;
-      part = name === '[heap]' ? 'cHeap' : name === '' || name.startsWith('[') ? 'anonymous' : 'files';
+      const start = Number.parseInt(mapping[1]!, 16);
+      const end = Number.parseInt(mapping[2]!, 16);
+      const name = mapping[3]!;
+      if (name === '[heap]') part = 'cHeap';
+      else if (name !== '' && !name.startsWith('[')) part = 'files';
+      else if (start % THREAD_ARENA_BYTES === 0 && end - start <= THREAD_ARENA_BYTES) {
+        // The arena's used part: its reserved rest (---p) follows up to the 64 MiB boundary.
+        part = 'threadArenas';
+        arenaEnd = start + THREAD_ARENA_BYTES;
+      } else part = start < arenaEnd && end <= arenaEnd ? 'threadArenas' : 'anonymous';
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB$/.exec(line);
@@ -174,10 +193,15 @@ function residentParts(pid: number): { cHeap: number; anonymous: number; files: 
   return parts;
 }
 
-function syncHeapOf(reading: HeapReading | undefined): { syncHeap: number; syncHeapTotal: number } {
+function syncHeapOf(reading: HeapReading | undefined): {
+  syncHeap: number;
+  syncHeapTotal: number;
+  syncExternal: number;
+} {
   return {
     syncHeap: reading?.heapUsedBytes ?? Number.NaN,
     syncHeapTotal: reading?.heapTotalBytes ?? Number.NaN,
+    syncExternal: reading?.externalBytes ?? Number.NaN,
   };
 }
 
@@ -205,8 +229,11 @@ interface Sample {
   syncHeap: number;
   /** the pages V8 holds for the sync process's heap after that collection */
   syncHeapTotal: number;
+  /** Buffers and other memory V8 counts outside its heap, after that collection */
+  syncExternal: number;
   /** the sync process's RSS by part (residentParts) */
   syncCHeap: number;
+  syncThreadArenas: number;
   syncAnonymous: number;
   syncFiles: number;
   serverFds: number;
@@ -402,6 +429,7 @@ async function main(): Promise<void> {
         serverHeap: (await serverInspector?.heapAfterCollection())?.heapUsedBytes ?? Number.NaN,
         ...syncHeapOf(await syncInspector?.heapAfterCollection()),
         syncCHeap: syncResident.cHeap,
+        syncThreadArenas: syncResident.threadArenas,
         syncAnonymous: syncResident.anonymous,
         syncFiles: syncResident.files,
         serverFds: openFds(serverPid),
@@ -476,9 +504,11 @@ async function main(): Promise<void> {
             ? [
                 slopeRow('sync heap after GC (MB; margin 1 MB)', (s) => s.syncHeap, 'MB', MB, 1),
                 slopeRow('sync heap pages held (MB; margin 1 MB)', (s) => s.syncHeapTotal, 'MB', MB, 1),
+                slopeRow('sync outside the heap (MB; margin 1 MB)', (s) => s.syncExternal, 'MB', MB, 1),
               ]
             : []),
           slopeRow('sync RSS: C heap (MB; margin 1 MB)', (s) => s.syncCHeap, 'MB', MB, 1),
+          slopeRow('sync RSS: thread arenas (MB; margin 1 MB)', (s) => s.syncThreadArenas, 'MB', MB, 1),
           slopeRow('sync RSS: other anonymous (MB; margin 1 MB)', (s) => s.syncAnonymous, 'MB', MB, 1),
           slopeRow('sync RSS: mapped files (MB; margin 1 MB)', (s) => s.syncFiles, 'MB', MB, 1),
           slopeRow('server RSS (MB; margin 5 MB)', (s) => s.serverRss, 'MB', MB, 5),
