@@ -3,10 +3,11 @@
  * server processes on one database rely on holds with two "nodes" (two pools) racing each other.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '../errors.js';
+import { ConflictError, DatabaseUnreachableError } from '../errors.js';
 import { DEFAULT_LIMITS, resolveOptions } from '../options.js';
 import { Store } from '../store/index.js';
 import { ownPostgresCluster, type PostgresCluster } from '../test-support/postgres-cluster.js';
@@ -123,6 +124,30 @@ describe.skipIf(ownCluster.skipped !== null)('the PostgreSQL engine', () => {
       expect(failure).toBeInstanceOf(Error);
       expect(failure.message).toMatch(words);
       expect(failure.code).toBe(code);
+    }
+  });
+
+  it('says in words, within its limit, that a host which never answers cannot be reached', async () => {
+    // A listener that takes connections and never says a word: a firewall or a cut network looks so.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = performance.now();
+      const failure = (await openPostgres(`postgres://rideport@127.0.0.1:${port}/rides`, {
+        connectTimeoutMs: 300,
+      }).catch((error: unknown) => error)) as Error;
+      expect(failure).toBeInstanceOf(DatabaseUnreachableError);
+      expect(failure.message).toBe(
+        `cannot connect to the database: postgres://rideport@127.0.0.1:${port}/rides did not answer within 0.3 s`,
+      );
+      // Not TCP's own timeout: the limit (generous bounds; not a timing test of the driver).
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   });
 

@@ -11,6 +11,7 @@ import { DatabaseUnreachableError } from '../errors.js';
 import type { Engine, ExclusiveRole, ExclusiveRoleName } from './engine.js';
 import { ChangeListener } from './change-listener.js';
 import { migrate } from './migrate.js';
+import { shownDatabaseUrl } from './target.js';
 import { postgresMigrationProvider } from './migrations/postgres/index.js';
 import type { OpenDatabase } from './open.js';
 import type { Database } from './schema.js';
@@ -29,12 +30,40 @@ function integerTypes(): pg.TypeOverrides {
   return types;
 }
 
-export async function openPostgres(url: string): Promise<OpenDatabase> {
+/**
+ * A new connection not made within this long fails, ms: a database host that drops packets (a cut
+ * network, a firewall) is then said in words (503) after seconds instead of TCP's own two minutes.
+ * Waiting for a free connection of the pool has no limit: overload is not an outage.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Idle connections are probed this often by TCP, ms, so one whose peer vanished is found and dropped. */
+const KEEPALIVE_DELAY_MS = 30_000;
+
+/**
+ * The pool's connections, with a limit on making one. pg-pool's own `connectionTimeoutMillis` would
+ * limit the wait for a free connection as well, so the limit goes to the client alone.
+ */
+function clientWithConnectTimeout(connectTimeoutMs: number): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
+}
+
+export async function openPostgres(
+  url: string,
+  { connectTimeoutMs = CONNECT_TIMEOUT_MS }: { connectTimeoutMs?: number } = {},
+): Promise<OpenDatabase> {
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
     types: integerTypes(),
+    Client: clientWithConnectTimeout(connectTimeoutMs),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   });
+  const target: ConnectTarget = { shownUrl: shownDatabaseUrl(url), connectTimeoutMs };
   // A connection the database closes (a restart, an administrator's pg_terminate_backend) emits
   // 'error', which unheard would end the process: the pool's when the connection was idle (the pool
   // drops it), the connection's own when it was in use (its query fails with the same error, and the
@@ -46,10 +75,12 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
     sayLostConnections(client);
   });
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: { connect: () => connectOrSay(pool), end: () => pool.end() } }),
+    dialect: new PostgresDialect({
+      pool: { connect: () => connectOrSay(pool, target), end: () => pool.end() },
+    }),
   });
   try {
-    (await connectOrSay(pool)).release();
+    (await connectOrSay(pool, target)).release();
     await migrate(db, postgresMigrationProvider);
   } catch (error) {
     await db.destroy();
@@ -67,14 +98,27 @@ export async function openPostgres(url: string): Promise<OpenDatabase> {
   };
 }
 
+/** Where the pool connects and how long it waits, for the words of a connection that timed out. */
+interface ConnectTarget {
+  /** the URL without its password (db/target.ts) */
+  shownUrl: string;
+  connectTimeoutMs: number;
+}
+
 /** A connection of the pool, or a DatabaseUnreachableError that says why there is none. */
-async function connectOrSay(pool: pg.Pool): Promise<pg.PoolClient> {
+async function connectOrSay(pool: pg.Pool, target: ConnectTarget): Promise<pg.PoolClient> {
   try {
     return await pool.connect();
   } catch (error) {
-    throw unreachable(error);
+    throw unreachable(error, target);
   }
 }
+
+/** pg's words when a connection was not made within its `connectionTimeoutMillis` */
+const CONNECT_TIMEOUT_MESSAGES: ReadonlySet<string> = new Set([
+  'timeout expired',
+  'Connection terminated due to connection timeout',
+]);
 
 /**
  * A query that fails because its connection was lost (the database restarting or ending the session,
@@ -132,8 +176,15 @@ interface ConnectError extends Error {
  * "connect ENOENT /var/run/postgresql/.s.PGSQL.5432", which tells an operator little. PostgreSQL's own
  * refusals (a wrong password, no such database) are words already and are kept.
  */
-function unreachable(error: unknown): DatabaseUnreachableError {
+function unreachable(error: unknown, target: ConnectTarget): DatabaseUnreachableError {
   const cause = error as ConnectError;
+  if (CONNECT_TIMEOUT_MESSAGES.has(cause.message)) {
+    const seconds = target.connectTimeoutMs / 1000;
+    return new DatabaseUnreachableError(
+      `cannot connect to the database: ${target.shownUrl} did not answer within ${seconds} s`,
+      { cause: error, code: 'ETIMEDOUT' },
+    );
+  }
   const where =
     cause.port === undefined ? (cause.address ?? '') : `${cause.address ?? ''}:${String(cause.port)}`;
   const reason =
@@ -242,7 +293,12 @@ function advisoryRole(url: string, key: number): ExclusiveRole {
     async held() {
       try {
         if (client === null) {
-          const connecting = new pg.Client({ connectionString: url, keepAlive: true });
+          const connecting = new pg.Client({
+            connectionString: url,
+            keepAlive: true,
+            keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+          });
           connecting.on('error', drop);
           await connecting.connect();
           client = connecting;
