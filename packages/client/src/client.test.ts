@@ -275,6 +275,30 @@ describe('429 Retry-After', () => {
   });
 });
 
+describe('503 Service Unavailable', () => {
+  const problem = 'the server cannot reach its database just now; try again in a few seconds';
+
+  it('is not sent again (the server may have acted), and carries the Retry-After for the caller', async () => {
+    const { client, transport, clock } = clientWith(() =>
+      jsonResponse(503, { errors: [problem] }, { 'retry-after': '5' }),
+    );
+    const error = await client.v1.createAuthToken('a@example.com', 'pw').catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: ClientErrorCode.SERVER,
+      status: 503,
+      retryAfterMs: 5000,
+      serverMessages: [problem],
+    });
+    expect(transport.requests).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('carries no wait when the server names none', async () => {
+    const { client } = clientWith(() => jsonResponse(503, { errors: [problem] }));
+    await expect(client.v1.currentUser()).rejects.toMatchObject({ status: 503, retryAfterMs: null });
+  });
+});
+
 describe('pagination', () => {
   it('follows next_page_url until it is null, on the client’s own origin', async () => {
     const { client, transport } = clientWith((request) => {

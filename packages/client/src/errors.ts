@@ -64,7 +64,7 @@ export class ClientError extends Error {
    * `error_code` (RIDEFILE_MALFORMED, …; issue 16), while `serverMessages` say it in words
    */
   readonly serverCode: string | null;
-  /** how long the server asked to wait (429 Retry-After), ms */
+  /** how long the server asked to wait (Retry-After of a 429 or a 503), ms */
   readonly retryAfterMs: number | null;
   /** the upload task concerned (uploadRide), so a caller can poll it again later */
   readonly taskId: number | null;

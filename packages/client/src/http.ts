@@ -112,6 +112,12 @@ export class Http {
         throw transportError(error, request);
       }
       if (response.status >= 200 && response.status < 300) return response;
+      if (response.status === 503) {
+        // Service Unavailable (the server's database out of reach, issue 18): not retried here, since
+        // the request may have been acted on, but the wait the server asked for goes to the caller.
+        const retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], Date.now());
+        throw errorFromResponse(what, 503, response.body, retryAfterMs);
+      }
       if (response.status !== 429) throw errorFromResponse(what, response.status, response.body);
       const retryAfterMs =
         parseRetryAfterMs(response.headers['retry-after'], Date.now()) ?? DEFAULT_RETRY_AFTER_MS;

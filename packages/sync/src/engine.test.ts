@@ -5,6 +5,7 @@ import { zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncEngine, type SyncEngineOptions } from './engine.js';
 import { sha256Of } from './inbox.js';
+import { Ledger } from './ledger.js';
 import {
   FakeUploader,
   gpxRide,
@@ -200,6 +201,30 @@ describe('a pass over a folder', () => {
     status = await engine.syncOnce();
     expect(status.state.kind).toBe('idle');
     expect(status.counts).toMatchObject({ queued: 0, synced: 3, failed: 0 });
+  });
+
+  it('asks again when a server whose database is out of reach says (503 with Retry-After)', async () => {
+    device.write('ride.gpx', gpxRide(1));
+    const problem = 'the server cannot reach its database just now; try again in a few seconds';
+    uploader.failAlways(
+      new ClientError(ClientErrorCode.SERVER, `POST /trips.json answered 503: ${problem}`, {
+        status: 503,
+        serverMessages: [problem],
+        retryAfterMs: 5000,
+      }),
+    );
+    const nowMs = Date.now();
+    const engine = engineFor({ nowMs: () => nowMs });
+    const status = await engine.syncOnce({ attempts: 1 });
+    expect(status.counts).toMatchObject({ queued: 1, synced: 0, failed: 0 });
+    expect(status.recent).toMatchObject([{ state: 'queued', attempts: 1, message: problem }]);
+    const ledger = new Ledger(join(data.path, 'ledger.sqlite'));
+    try {
+      // The server's 5 s, not the ride's own backoff (2 s after a first attempt).
+      expect(ledger.dueRides(Number.MAX_SAFE_INTEGER, 10)).toMatchObject([{ nextAttemptAtMs: nowMs + 5000 }]);
+    } finally {
+      ledger.close();
+    }
   });
 
   it('says "not present" for a missing folder and forgets nothing', async () => {

@@ -107,6 +107,17 @@ function judgeFailure(ride: RideRow, error: unknown, ledger: Ledger, nowMs: numb
       );
       return { kind: 'postponed' };
     case ClientErrorCode.SERVER:
+      // A 503 says when to ask again (the server's database out of reach, issue 18): then, rather than
+      // after the ride's own backoff, which grows while the outage lasts. Still an attempt, so that
+      // `sync --once` ends.
+      ledger.postpone(
+        ride.sha256,
+        message,
+        nowMs + ((error.status === 503 ? error.retryAfterMs : null) ?? rideBackoffMs(ride.attempts)),
+        true,
+        nowMs,
+      );
+      return { kind: 'postponed' };
     case ClientErrorCode.TIMEOUT:
     case ClientErrorCode.BAD_RESPONSE:
       ledger.postpone(ride.sha256, message, nowMs + rideBackoffMs(ride.attempts), true, nowMs);
