@@ -5,6 +5,10 @@ import { postgresBinaries } from './packages/server/src/test-support/postgres-cl
 // Tests run against the TypeScript sources of sibling packages, not their build output.
 const alias = {
   '@rideport/ridefile': fileURLToPath(new URL('./packages/ridefile/src/index.ts', import.meta.url)),
+  // Before '@rideport/server', which would match it as a prefix.
+  '@rideport/server/freed-memory': fileURLToPath(
+    new URL('./packages/server/src/freed-memory.ts', import.meta.url),
+  ),
   '@rideport/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
   '@rideport/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
   '@rideport/sync': fileURLToPath(new URL('./packages/sync/src/index.ts', import.meta.url)),

@@ -5,10 +5,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
+import { limitAllocatorArenas } from '@rideport/server/freed-memory';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';
 
-// The app runs for weeks: its memory must not climb with the rides it syncs (issue 22).
+// The app runs for weeks: its memory must not climb with the rides it syncs (issue 22). The arenas
+// are capped after the imports have loaded (Electron's own threads have their arenas by then), so
+// the cap holds for the threads started later: the parse workers, libuv's pool.
+limitAllocatorArenas();
 keepYoungGenerationSmall();
 returnFreedMemoryPeriodically();
 

@@ -16,6 +16,8 @@ process.stderr.on('error', () => undefined);
 let main;
 let prepareProcess;
 try {
+  // First, before the rest is loaded and starts threads (issue 22, src/early-process.ts).
+  (await import('../dist/early-process.js')).prepareAllocator(process.argv.slice(2));
   ({ main, prepareProcess } = await import('../dist/main.js'));
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from './commands/index.js';
+import { LONG_RUNNING_COMMANDS } from './early-process.js';
 import { rideport } from './test-support/run.js';
 
 describe('rideport: help', () => {
@@ -127,5 +129,29 @@ console.log(JSON.stringify([process.env.RIDEPORT_SMALL_YOUNG_GENERATION === '1',
       inspect: [false, false],
       admin: [false, false],
     });
+  });
+});
+
+// Issue 22: the launcher caps the C allocator's arenas first, for the same commands (early-process.ts).
+describe('prepareAllocator', () => {
+  it('knows the commands that run until stopped as the commands themselves say', () => {
+    const flagged = COMMANDS.filter((command) => command.runsUntilStopped === true).map(({ name }) => name);
+    expect([...LONG_RUNNING_COMMANDS].sort()).toEqual(flagged.sort());
+  });
+
+  it('caps the arenas for up, sync, serve and worker (on glibc), and not for one-off commands', async () => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const early = new URL('./early-process.ts', import.meta.url).href;
+    const commands = ['up', 'sync', 'serve', 'worker', 'convert', 'inspect', 'admin'];
+    const script = `const { prepareAllocator } = await import(${JSON.stringify(early)});
+console.log(JSON.stringify(${JSON.stringify(commands)}.map((name) => prepareAllocator([name, '--help']))));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', tsx, '--conditions=@rideport/source', '--input-type=module', '-e', script],
+      { env: { ...process.env, NODE_OPTIONS: '', MALLOC_ARENA_MAX: undefined } },
+    );
+    const report = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
+    const glibc = report.header.glibcVersionRuntime !== undefined;
+    expect(JSON.parse(stdout)).toEqual([glibc, glibc, glibc, glibc, false, false, false]);
   });
 });

@@ -5,6 +5,7 @@
 import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
 import { parseCommandArgs } from './args.js';
 import { COMMANDS } from './commands/index.js';
+import { commandNameOf } from './early-process.js';
 import { failureLine, OperationError, UsageError, usageLine } from './errors.js';
 import { ExitCode } from './exit-code.js';
 import type { CliIo } from './io.js';
@@ -19,7 +20,7 @@ export type { CliIo, CliWritable } from './io.js';
  * (young-generation.ts and freed-memory.ts in the server, issue 22).
  */
 export function prepareProcess(argv: string[]): void {
-  const name = argv.find((arg) => !arg.startsWith('-'));
+  const name = commandNameOf(argv);
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command?.runsUntilStopped === true) {
     keepYoungGenerationSmall();

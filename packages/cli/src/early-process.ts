@@ -1,0 +1,21 @@
+/**
+ * What the launcher (bin/rideport.js) does first, before it loads the rest of rideport: a command that
+ * runs until stopped caps the C allocator's arenas (issue 22; freed-memory.ts in the server) while few
+ * threads have allocated yet. Loading the server's modules alone starts threads that take arenas of
+ * their own, so this module imports nothing but that one.
+ */
+import { limitAllocatorArenas } from '@rideport/server/freed-memory';
+
+/** The commands that run until stopped (main.test.ts checks this against each command's own flag). */
+export const LONG_RUNNING_COMMANDS: ReadonlySet<string> = new Set(['up', 'sync', 'serve', 'worker']);
+
+/** The command `argv` names (the first argument that is not an option), if any. */
+export function commandNameOf(argv: readonly string[]): string | undefined {
+  return argv.find((arg) => !arg.startsWith('-'));
+}
+
+/** Caps the arenas for a long-running command; true when that was done (glibc, no setting of the user's). */
+export function prepareAllocator(argv: readonly string[]): boolean {
+  const name = commandNameOf(argv);
+  return name !== undefined && LONG_RUNNING_COMMANDS.has(name) && limitAllocatorArenas();
+}
