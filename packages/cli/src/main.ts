@@ -17,7 +17,8 @@ export type { CliIo, CliWritable } from './io.js';
  * What the launcher (bin/rideport.js) does to its own process before `main`, and tests that run `main`
  * inside theirs do not: a command that runs until stopped keeps V8's young generation at its first
  * size and gives freed memory back to the system every minute, so its memory does not climb for hours
- * (young-generation.ts and freed-memory.ts in the server, issue 22).
+ * (young-generation.ts and freed-memory.ts in the server, issue 22). The allocator's arenas are capped
+ * earlier still, before this module is loaded (early-process.ts).
  */
 export function prepareProcess(argv: string[]): void {
   const name = commandNameOf(argv);

@@ -33,7 +33,7 @@ export interface ServeSettings {
   logFormat: LogFormat;
   /**
    * where the log goes, the command's LogDestination (log-destination.ts): with `--log-format json` every
-   * pino line, with `text` warnings and errors in words (text-log.ts)
+   * pino line, with `text` the server's events in words (text-log.ts)
    */
   logOutput: CliWritable;
   /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
