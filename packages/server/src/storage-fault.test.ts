@@ -4,6 +4,7 @@ import { DatabaseUnreachableError } from './errors.js';
 import {
   DATABASE_UNREACHABLE_PROBLEM,
   DATABASE_UNREACHABLE_RETRY_SECONDS,
+  faultWords,
   passingStorageFault,
   StorageFaultNotice,
   storageFaultError,
@@ -43,6 +44,25 @@ describe('storage faults (issues 17 and 18)', () => {
       expect(passingStorageFault(error)).toBeNull();
       expect(storageFaultError(error)).toBeNull();
     }
+  });
+});
+
+describe('faultWords', () => {
+  it('says the same fault the same way in every part, naming the part and what waits', () => {
+    expect(faultWords('upload queue', 'uploads')).toEqual({
+      'disk full': {
+        began: "upload queue: the server's disk is full; uploads wait until there is space again",
+        passed: 'upload queue: there is disk space again; waiting uploads go on',
+      },
+      'database unreachable': {
+        began: 'upload queue: the database cannot be reached; uploads wait until it can',
+        passed: 'upload queue: the database can be reached again; waiting uploads go on',
+      },
+    });
+    expect(faultWords('webhooks', 'deliveries')['database unreachable']).toEqual({
+      began: 'webhooks: the database cannot be reached; deliveries wait until it can',
+      passed: 'webhooks: the database can be reached again; waiting deliveries go on',
+    });
   });
 });
 

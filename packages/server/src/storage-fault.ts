@@ -44,6 +44,24 @@ export function passingStorageFault(error: unknown): StorageFault | null {
 export type FaultWords = Record<StorageFault, { began: string; passed: string }>;
 
 /**
+ * The words every part that waits out a storage fault says (the upload queue, the webhook dispatcher):
+ * `part` names it in the log, `work` is what waits meanwhile ("uploads", "deliveries"). One table, so
+ * the parts say the same fault the same way.
+ */
+export function faultWords(part: string, work: string): FaultWords {
+  return {
+    'disk full': {
+      began: `${part}: the server's disk is full; ${work} wait until there is space again`,
+      passed: `${part}: there is disk space again; waiting ${work} go on`,
+    },
+    'database unreachable': {
+      began: `${part}: the database cannot be reached; ${work} wait until it can`,
+      passed: `${part}: the database can be reached again; waiting ${work} go on`,
+    },
+  };
+}
+
+/**
  * A storage fault said once when it begins (a warning) and once when it has passed, however often the
  * work that meets it is tried meanwhile: a poll that fails every second during an outage is not an
  * error per poll (issue 18). Call `failed` with what a try threw (false: not a storage fault, for the

@@ -35,7 +35,7 @@ function integerTypes(): pg.TypeOverrides {
  * network, a firewall) is then said in words (503) after seconds instead of TCP's own two minutes.
  * Waiting for a free connection of the pool has no limit: overload is not an outage.
  */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Idle connections are probed this often by TCP, ms, so one whose peer vanished is found and dropped. */
 const KEEPALIVE_DELAY_MS = 30_000;
 

@@ -26,7 +26,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { passingStorageFault, type StorageFault } from '../storage-fault.js';
+import { faultWords, passingStorageFault, StorageFaultNotice, type StorageFault } from '../storage-fault.js';
 import { ApiError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
@@ -70,18 +70,6 @@ const WAITING_MESSAGE: Record<StorageFault, string> = {
   'database unreachable': TASK_MESSAGES.waitingForDatabase,
 };
 
-/** What the log says when a storage fault begins, and when it has passed. */
-const FAULT_LOG: Record<StorageFault, { began: string; passed: string }> = {
-  'disk full': {
-    began: "upload queue: the server's disk is full; uploads wait until there is space again",
-    passed: 'upload queue: there is disk space again; waiting uploads go on',
-  },
-  'database unreachable': {
-    began: 'upload queue: the database cannot be reached; uploads wait until it can',
-    passed: 'upload queue: the database can be reached again; waiting uploads go on',
-  },
-};
-
 /**
  * The queue during a storage fault: since a write failed for it, none has succeeded. Tasks are given
  * back without counting the attempt (the file is not to blame) and one task at a time finds out
@@ -122,6 +110,8 @@ export type QueueContext = Pick<ServerContext, 'store' | 'options'>;
 export class UploadQueue {
   readonly #context: QueueContext;
   readonly #log: FastifyBaseLogger;
+  /** a full disk or a database out of reach, said once when it begins and once when it has passed */
+  readonly #faults: StorageFaultNotice;
   /** names this process's leases; each claim adds a counter */
   readonly #instance = randomUUID();
   #claims = 0;
@@ -148,6 +138,7 @@ export class UploadQueue {
   constructor(context: QueueContext, log: FastifyBaseLogger) {
     this.#context = context;
     this.#log = log;
+    this.#faults = new StorageFaultNotice(log, faultWords('upload queue', 'uploads'));
   }
 
   /**
@@ -268,9 +259,9 @@ export class UploadQueue {
         try {
           task = await this.#context.store.tasks.claim(owner, leaseMs);
         } catch (error) {
-          const fault = passingStorageFault(error);
-          if (fault !== null) this.#noteStorageFault(fault);
-          else this.#log.error({ err: error }, 'upload queue: claiming a task failed');
+          if (this.#noteStorageFault(error) === null) {
+            this.#log.error({ err: error }, 'upload queue: claiming a task failed');
+          }
           return;
         }
         // A claim is a write the database answered: an outage has passed even when no upload waits,
@@ -302,11 +293,7 @@ export class UploadQueue {
         const store = this.#context.store;
         if (await store.tasks.release(taskId, owner, false, WAITING_MESSAGE[wait.fault])) released = true;
       } catch (error) {
-        const fault = passingStorageFault(error);
-        if (fault !== null) {
-          this.#noteStorageFault(fault);
-          return false;
-        }
+        if (this.#noteStorageFault(error) !== null) return false;
         // Its lease runs out, and the task is claimed again then.
         this.#log.error({ err: error, taskId }, 'upload queue: giving a task back failed');
       }
@@ -317,14 +304,20 @@ export class UploadQueue {
     return true;
   }
 
-  /** A write failed for a storage fault: wait before the next try, longer each time. */
-  #noteStorageFault(fault: StorageFault): void {
+  /**
+   * Whether a write failed for a passing storage fault, and which: if so, it is said (once, when it
+   * begins) and nothing is claimed for a while, longer each time; null for any other error.
+   */
+  #noteStorageFault(error: unknown): StorageFault | null {
+    const fault = passingStorageFault(error);
+    if (fault === null) return null;
+    this.#faults.failed(error);
     const wait = this.#storageWait;
     const waitMs =
       wait === null ? STORAGE_FAULT_FIRST_WAIT_MS : Math.min(wait.waitMs * 2, STORAGE_FAULT_MAX_WAIT_MS);
-    if (wait?.fault !== fault) this.#log.warn(FAULT_LOG[fault].began);
     const held = wait?.held ?? new Map<string, number>();
     this.#storageWait = { fault, untilMs: performance.now() + waitMs, waitMs, held };
+    return fault;
   }
 
   /** A write succeeded: a storage fault, if there was one, has passed. */
@@ -332,23 +325,20 @@ export class UploadQueue {
     const wait = this.#storageWait;
     if (wait === null || wait.held.size > 0) return;
     this.#storageWait = null;
-    this.#log.info(FAULT_LOG[wait.fault].passed);
+    this.#faults.succeeded();
   }
 
   /**
    * The task's rides or outcome could not be written for a storage fault: it goes back to waiting,
    * without counting the attempt, until the fault has passed (or, if even that cannot be written, it
-   * is held and given back before anything else is claimed).
+   * is held and given back before anything else is claimed). The caller has noted the fault.
    */
   async #giveBack(run: RunningTask, fault: StorageFault): Promise<void> {
-    this.#noteStorageFault(fault);
     try {
       const { task, owner } = run;
       await this.#context.store.tasks.release(task.id, owner, false, WAITING_MESSAGE[fault]);
     } catch (error) {
-      const again = passingStorageFault(error);
-      if (again === null) throw error;
-      this.#noteStorageFault(again);
+      if (this.#noteStorageFault(error) === null) throw error;
       this.#storageWait?.held.set(run.owner, run.task.id);
     }
   }
@@ -379,7 +369,7 @@ export class UploadQueue {
       reading = await this.#read(run);
     } catch (error) {
       // The duplicate check or the stored bytes could not be read: not the file's fault either.
-      const fault = passingStorageFault(error);
+      const fault = this.#noteStorageFault(error);
       if (fault === null) throw error;
       await this.#giveBack(run, fault);
       return;
@@ -394,7 +384,7 @@ export class UploadQueue {
         await this.#end(run, unreadable(reading.outcome.code, reading.outcome.message));
       else await this.#store(run, reading.outcome);
     } catch (error) {
-      const fault = passingStorageFault(error);
+      const fault = this.#noteStorageFault(error);
       if (fault !== null) await this.#giveBack(run, fault);
       else await this.#failedUnexpectedly(run, error);
     }

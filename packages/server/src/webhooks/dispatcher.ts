@@ -49,7 +49,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { ApiClient, AttemptOutcome, OutboxRow } from '../store/index.js';
-import { StorageFaultNotice, type FaultWords } from '../storage-fault.js';
+import { faultWords, StorageFaultNotice } from '../storage-fault.js';
 import { nextAttemptAt } from './backoff.js';
 import { deliveryHeaders, MAX_NOTIFICATIONS_PER_REQUEST, notificationsBody } from './payload.js';
 import { WebhookPoster, type PostResult } from './post.js';
@@ -78,18 +78,6 @@ interface ClientQueue {
 
 type State = 'idle' | 'running' | 'stopping' | 'stopped';
 
-/** What the dispatcher says when its storage fails and comes back: deliveries wait, nothing is lost. */
-const FAULT_WORDS: FaultWords = {
-  'disk full': {
-    began: "webhooks: the server's disk is full; deliveries wait until there is space again",
-    passed: 'webhooks: there is disk space again; deliveries go on',
-  },
-  'database unreachable': {
-    began: 'webhooks: the database cannot be reached; deliveries wait until it can',
-    passed: 'webhooks: the database can be reached again; deliveries go on',
-  },
-};
-
 export class WebhookDispatcher {
   readonly #context: ServerContext;
   readonly #log: FastifyBaseLogger;
@@ -115,7 +103,8 @@ export class WebhookDispatcher {
   constructor(context: ServerContext, log: FastifyBaseLogger) {
     this.#context = context;
     this.#log = log;
-    this.#faults = new StorageFaultNotice(log, FAULT_WORDS);
+    // Deliveries wait while the storage fails; nothing is lost.
+    this.#faults = new StorageFaultNotice(log, faultWords('webhooks', 'deliveries'));
   }
 
   /**
