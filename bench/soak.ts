@@ -26,6 +26,8 @@
  *   npm run bench:soak -- --minutes 30 --warmup 5 [--sample-seconds 15] [--uploads-per-second 2]
  *                         [--reads-per-second 20] [--file-every-seconds 5] [--heap] [--keep]
  *                         [--node-flags=--max-semi-space-size=2]   (for both processes; with "=")
+ *                         [--snapshots DIR]   (each process's smaps and open files, at the end of
+ *                                              the warm-up and at the end: to diff what grew)
  *
  * Linux only (it reads /proc); elsewhere it says so and exits 0. Not part of `npm test`: tests never
  * assert wall-clock times.
@@ -37,6 +39,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -69,6 +72,7 @@ const { values: flags } = parseArgs({
     'file-every-seconds': { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
     heap: { type: 'boolean', default: false },
+    snapshots: { type: 'string' },
   },
 });
 
@@ -210,6 +214,28 @@ function openFds(pid: number): number {
 }
 
 /** Total size of the write-ahead logs (`*-wal`) under `folder`. */
+/**
+ * With --snapshots DIR: each process's /proc/<pid>/smaps and what its descriptors point at, as
+ * `<name>-<when>.smaps` and `<name>-<when>.fds`, so the mappings and files that grew between the end
+ * of the warm-up and the end of the run can be diffed (issue 22: say what grows, not only that it does).
+ */
+function writeSnapshots(when: string, processes: Record<string, number>): void {
+  const folder = flags.snapshots;
+  if (folder === undefined) return;
+  mkdirSync(folder, { recursive: true });
+  for (const [name, pid] of Object.entries(processes)) {
+    writeFileSync(join(folder, `${name}-${when}.smaps`), readFileSync(`/proc/${pid}/smaps`));
+    const fds = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return `${fd} ${readlinkSync(`/proc/${pid}/fd/${fd}`)}`;
+      } catch {
+        return `${fd} (closed while read)`;
+      }
+    });
+    writeFileSync(join(folder, `${name}-${when}.fds`), `${fds.join('\n')}\n`);
+  }
+}
+
 function walBytes(folder: string): number {
   let total = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
@@ -443,7 +469,11 @@ async function main(): Promise<void> {
       };
       samples.push(sample);
       console.log(`   ${table(sample)}`);
+      if (samples.filter((taken) => taken.atMs - startMs >= WARMUP_MS).length === 1) {
+        writeSnapshots('warm', { server: serverPid, sync: syncPid });
+      }
     }
+    writeSnapshots('end', { server: serverPid, sync: syncPid });
     for (const timer of timers) clearInterval(timer);
     await Promise.all(inFlight);
 

@@ -41,4 +41,19 @@ describe('the parse pool', () => {
       expect(niceness).toContain(0);
     }
   });
+
+  it('starts every thread when it is made, so memory and descriptors do not step up later (issue 22)', async () => {
+    pool = createParsePool(2);
+    expect(pool.threadCount).toBe(2);
+    const request = { filename: 'ride.gpx', maxBytes: 1 << 26, maxPoints: 1e6 };
+    // One upload at a time, as a quiet server sees them: no thread is added or ended meanwhile.
+    for (let i = 0; i < 3; i++) {
+      const outcome = await pool.parse(
+        { ...request, bytes: new Uint8Array(SAMPLE_RIDE) },
+        new AbortController().signal,
+      );
+      expect(outcome.ok).toBe(true);
+      expect(pool.threadCount).toBe(2);
+    }
+  });
 });

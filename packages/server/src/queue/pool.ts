@@ -1,7 +1,11 @@
 /**
  * The worker-thread pool that parses uploads (design.md, "Upload queue": a worker-thread pool, one per
- * core), over piscina. Threads start with the first task and are kept while the queue runs, so the
- * server pays for them only once it has uploads to read.
+ * core), over piscina. The queue makes the pool with its first task, so a server pays for the threads
+ * only once it has uploads to read; then every thread starts at once and is kept while the queue runs.
+ * Started one by one as uploads came to overlap, each thread (its own V8 heap, allocator arena, event
+ * loop and descriptors: about 15 MB and four descriptors) made the server's memory step up at some
+ * random later hour, which looks like a leak from outside (issue 22); started together, the memory
+ * and descriptors reach their level with the first upload and stay there.
  */
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
@@ -16,6 +20,8 @@ export interface ParsePool {
   parse(request: ParseRequest, signal: AbortSignal): Promise<ParseOutcome>;
   /** Splits an upload that may be an archive of rides in a worker thread (unzip-worker.ts, issue 20). */
   split(request: SplitRequest): Promise<SplitOutcome>;
+  /** the threads running: every one of them from the start */
+  readonly threadCount: number;
   destroy(): Promise<void>;
 }
 
@@ -23,7 +29,7 @@ export function createParsePool(threads: number): ParsePool {
   const pool = new Piscina<ParseRequest | SplitRequest, ParseOutcome | SplitOutcome>({
     ...workerScript('parse-worker', import.meta.url),
     name: 'parseUpload',
-    minThreads: 0,
+    minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
     recordTiming: false,
@@ -44,6 +50,9 @@ export function createParsePool(threads: number): ParsePool {
         { ...request, bytes: moved },
         { filename: unzip, name: 'splitUpload', transferList: [moved.buffer] },
       ) as Promise<SplitOutcome>;
+    },
+    get threadCount() {
+      return pool.threads.length;
     },
     destroy: () => pool.destroy(),
   };
