@@ -10,12 +10,14 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   limitAllocatorArenas,
   MAX_ALLOCATOR_ARENAS,
   mallocTrim,
+  collectWhenGrown,
   returnFreedMemoryPeriodically,
+  v8FullCollection,
 } from './freed-memory.js';
 
 const trim = mallocTrim();
@@ -54,7 +56,7 @@ describe.skipIf(trim === null)('freed memory given back (glibc)', () => {
 describe('trimming on a timer', () => {
   it('calls malloc_trim(0) every interval until stopped', async () => {
     const pads: number[] = [];
-    const stop = returnFreedMemoryPeriodically(5, (pad) => pads.push(pad));
+    const stop = returnFreedMemoryPeriodically(5, (pad) => pads.push(pad), null);
     await new Promise((resolve) => setTimeout(resolve, 60));
     stop();
     const calls = pads.length;
@@ -64,8 +66,82 @@ describe('trimming on a timer', () => {
     expect(pads).toHaveLength(calls);
   });
 
-  it('does nothing without malloc_trim', () => {
-    expect(returnFreedMemoryPeriodically(5, null)).toBeTypeOf('function');
+  it('does nothing without malloc_trim and a collection', () => {
+    expect(returnFreedMemoryPeriodically(5, null, null)).toBeTypeOf('function');
+  });
+
+  it("collects V8's heap first, then trims, a round at a time", async () => {
+    const said: string[] = [];
+    let rounds = 0;
+    const collect = async (): Promise<void> => {
+      const round = ++rounds;
+      said.push(`collect ${round}`);
+      // Slower than the interval: no round starts before the one before has ended.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      said.push(`collected ${round}`);
+    };
+    const stop = returnFreedMemoryPeriodically(2, () => said.push('trim') && 1, collect);
+    await vi.waitFor(
+      () => {
+        expect(rounds).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 5000 },
+    );
+    stop();
+    // A round under way when stopped still ends with its trim; none starts after.
+    await vi.waitFor(
+      () => {
+        expect(said.at(-1)).toBe('trim');
+      },
+      { timeout: 5000 },
+    );
+    const ended = said.length;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(said).toHaveLength(ended);
+    const expected = Array.from({ length: rounds }, (_, i) => [
+      `collect ${i + 1}`,
+      `collected ${i + 1}`,
+      'trim',
+    ]);
+    expect(said).toEqual(expected.flat());
+  });
+});
+
+describe("V8's full collection", () => {
+  it('is asked for only once the heap has grown by more than the allowance since the last one', async () => {
+    let heap = 100;
+    let collections = 0;
+    const collect = collectWhenGrown(
+      () => {
+        collections += 1;
+        heap = 101; // what is live, and a little
+        return Promise.resolve();
+      },
+      10,
+      () => heap,
+    );
+    const sizes = [105, 110, 111, 104, 111, 112, 200];
+    const seen: number[] = [];
+    for (const size of sizes) {
+      heap = size;
+      await collect();
+      seen.push(collections);
+    }
+    // 110 is within 10 of 100; 111 is not; then measured from 101: 111 is within, 112 and 200 are not.
+    expect(seen).toEqual([0, 0, 1, 1, 1, 2, 3]);
+  });
+
+  it('frees what nothing refers to any more, without the process being started with --expose-gc', async () => {
+    const collect = v8FullCollection();
+    expect(collect).not.toBeNull();
+    // Made in a function of its own, so that nothing on this stack still holds the object.
+    const weak = ((): WeakRef<object> => new WeakRef({ ride: new Array(1000).fill(1) }))();
+    await new Promise((resolve) => setImmediate(resolve));
+    await collect!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(weak.deref()).toBeUndefined();
+    // The flag was unset again: contexts made afterwards have no gc of their own.
+    expect(runInNewContext('typeof gc')).toBe('undefined');
   });
 });
 
@@ -91,10 +167,21 @@ describe('the arenas capped', () => {
       const script = `const { limitAllocatorArenas } = await import(${JSON.stringify(module)});
 const { readFileSync } = await import('node:fs');
 const { Worker } = await import('node:worker_threads');
-const arenas = () => readFileSync('/proc/self/smaps', 'utf8').split('\\n').filter((line) => {
-  const m = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ \\S+\\s*$/.exec(line);
-  return m !== null && parseInt(m[1], 16) % 2 ** 26 === 0 && parseInt(m[2], 16) - parseInt(m[1], 16) <= 2 ** 26;
-}).length;
+// An arena's heap: a mapping of no file that starts on a 64 MiB boundary and, with the reserved rest
+// (---p) that follows it, spans exactly 64 MiB. (A V8 page or a stack may start on such a boundary too.)
+const arenas = () => {
+  const maps = readFileSync('/proc/self/maps', 'utf8').trim().split('\\n').map((line) => {
+    const [range, perms, , , inode] = line.split(/\\s+/);
+    const [start, end] = range.split('-').map((hex) => parseInt(hex, 16));
+    return { start, end, perms, anonymous: inode === '0' };
+  });
+  return maps.filter((map, i) => {
+    const rest = maps[i + 1];
+    const spans = map.end - map.start === 2 ** 26 ||
+      (rest !== undefined && rest.start === map.end && rest.perms.startsWith('---') && rest.end === map.start + 2 ** 26);
+    return map.anonymous && map.start % 2 ** 26 === 0 && spans;
+  }).length;
+};
 const capped = process.argv.includes('cap') && limitAllocatorArenas();
 const before = arenas();
 const work = 'const a = []; for (let i = 0; i < 300000; i++) a.push({ i, b: Buffer.alloc(64, i) }); a.length;';
