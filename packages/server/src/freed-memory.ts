@@ -121,7 +121,7 @@ export function v8FullCollection(): CollectGarbage | null {
  * for: a full collection stops the main thread for about a millisecond per megabyte in use (30 ms for
  * 31 MB here), so it is asked for only when there is memory to gain, not every minute.
  */
-export const HEAP_GROWTH_BEFORE_COLLECTING_BYTES = 4 * 1024 * 1024;
+export const HEAP_GROWTH_BEFORE_COLLECTING_BYTES = 1024 * 1024;
 
 /**
  * `collect`, run only when V8's heap (the pages it holds, `total_heap_size`) has grown by more than
