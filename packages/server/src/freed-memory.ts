@@ -16,13 +16,17 @@
  * launcher can use it before the rest (`@rideport/server/freed-memory`).
  *
  * Only where glibc is the C library: musl (Alpine) has neither arenas of this kind nor `malloc_trim`,
- * and macOS and Windows have allocators of their own; there this does nothing.
+ * and macOS and Windows have allocators of their own; there the trim and the cap do nothing. V8's own
+ * memory is given back everywhere: a full collection once its heap has grown (collectWhenGrown).
  */
 import { createRequire } from 'node:module';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** How often, ms: the rise it removes is tens of kilobytes a minute, and a call costs next to nothing. */
+/**
+ * How often, ms: the rise it removes is tens of kilobytes a minute; a trim costs next to nothing, and a
+ * collection, a pause of about 1 ms per MB of heap, is asked for only when the heap has grown.
+ */
 export const FREED_MEMORY_INTERVAL_MS = 60_000;
 
 /** glibc's `malloc_trim(pad)`: 1 when memory was given back, else 0. */
@@ -95,9 +99,9 @@ export type CollectGarbage = () => Promise<void>;
 
 /**
  * V8's full collection, run as a task of the main thread once the current one ends (`execution:
- * 'async'`), or null where it cannot be had. Node offers it only behind `--expose-gc`, a flag read when a context is made:
- * it is set for as long as it takes to make one context and take its `gc`, then unset again, so no other
- * context gets one. (A process started with the flag has it already.)
+ * 'async'`), or null where it cannot be had. Node offers it only behind `--expose-gc`, a flag read
+ * when a context is made: it is set for as long as it takes to make one context and take its `gc`,
+ * then unset again, so no other context gets one. (A process started with the flag has it already.)
  */
 export function v8FullCollection(): CollectGarbage | null {
   let gc = globalThis.gc;
@@ -155,10 +159,10 @@ function grownHeapCollection(): CollectGarbage | null {
  *   a process that allocates a little all the time, a ride every few seconds, climbs towards that
  *   limit for an hour or more: in `bench:soak` the pages of `rideport sync`'s heap rose from 23 to
  *   29 MB in 15 minutes, while the runs that forced a collection every 15 s found what is live level
- *   and saw no such rise (issue 22). After a collection V8 keeps what is live and hands empty pages back, and the
- *   memory that died JavaScript objects held (Buffers) is freed, for the trim below. The main thread
- *   stops while it runs, so it runs only when the heap has grown by HEAP_GROWTH_BEFORE_COLLECTING_BYTES
- *   since the last one (collectWhenGrown).
+ *   and saw no such rise (issue 22). After a collection V8 keeps what is live and hands empty pages
+ *   back, and the memory that dead JavaScript objects held (Buffers) is freed, for the trim below.
+ *   The main thread stops while it runs, so it runs only when the heap has grown by
+ *   HEAP_GROWTH_BEFORE_COLLECTING_BYTES since the last one (collectWhenGrown).
  * - then the C allocator's, by `malloc_trim(0)` (`trim`).
  *
  * Either may be null (none here); a round starts only when the one before has ended.
