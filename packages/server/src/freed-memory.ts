@@ -174,16 +174,20 @@ export function returnFreedMemoryPeriodically(
 ): () => void {
   if (trim === null && collect === null) return () => undefined;
   let running = false;
+  const round = async (): Promise<void> => {
+    try {
+      if (collect) await collect();
+    } catch {
+      // A collection that failed leaves the trim to do what it can.
+    }
+    trim?.(0);
+  };
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    void (collect ?? (() => Promise.resolve()))()
-      // A collection that failed leaves the trim to do what it can.
-      .catch(() => undefined)
-      .then(() => trim?.(0))
-      .finally(() => {
-        running = false;
-      });
+    void round().finally(() => {
+      running = false;
+    });
   }, intervalMs);
   timer.unref();
   return () => {

@@ -65,7 +65,8 @@ export function faultWords(part: string, work: string): FaultWords {
  * A storage fault said once when it begins (a warning) and once when it has passed, however often the
  * work that meets it is tried meanwhile: a poll that fails every second during an outage is not an
  * error per poll (issue 18). Call `failed` with what a try threw (false: not a storage fault, for the
- * caller to report) and `succeeded` after a try that reached the storage.
+ * caller to report; pass `fault` when the caller has classified the error already) and `succeeded` after
+ * a try that reached the storage.
  */
 export class StorageFaultNotice {
   readonly #log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
@@ -77,8 +78,7 @@ export class StorageFaultNotice {
     this.#words = words;
   }
 
-  failed(error: unknown): boolean {
-    const fault = passingStorageFault(error);
+  failed(error: unknown, fault: StorageFault | null = passingStorageFault(error)): boolean {
     if (fault === null) return false;
     if (this.#current !== fault) this.#log.warn({ err: error }, this.#words[fault].began);
     this.#current = fault;

@@ -311,7 +311,7 @@ export class UploadQueue {
   #noteStorageFault(error: unknown): StorageFault | null {
     const fault = passingStorageFault(error);
     if (fault === null) return null;
-    this.#faults.failed(error);
+    this.#faults.failed(error, fault);
     const wait = this.#storageWait;
     const waitMs =
       wait === null ? STORAGE_FAULT_FIRST_WAIT_MS : Math.min(wait.waitMs * 2, STORAGE_FAULT_MAX_WAIT_MS);
