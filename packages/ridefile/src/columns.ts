@@ -122,13 +122,14 @@ export class PointColumns {
 
   /** Removes the rows from `from` on that hold no value, keeping the others in order. */
   compactFrom(from = 0): void {
+    const rows = this.length;
     let kept = from;
-    for (let row = from; row < this.length; row++) {
+    for (let row = from; row < rows; row++) {
       if (!this.hasAnyValue(row)) continue;
       if (row !== kept) this.#moveRow(row, kept);
       kept += 1;
     }
-    this.#clearRows(kept, this.length);
+    this.#clearRows(kept, rows);
     this.length = kept;
   }
 
@@ -152,7 +153,8 @@ export class PointColumns {
     // Only a row without a time can be empty: the rows are looked at whole only then, and compacted
     // from the first empty one, if any (most tracks have none).
     let firstEmpty = -1;
-    for (let row = 0; row < this.length; row++) {
+    const rows = this.length;
+    for (let row = 0; row < rows; row++) {
       if (Number.isNaN(x[row]!) || Number.isNaN(y[row]!)) x[row] = y[row] = NaN;
       const time = Math.floor(t[row]!);
       t[row] = time;

@@ -100,7 +100,7 @@ export function summarize(
     bounds: positions.bounds,
     firstPosition: positions.first,
     lastPosition: positions.last,
-    trackType: trackType(columns, distanceMeters),
+    trackType: trackType(columns, distanceMeters, positions.count),
     terrain: terrain(elevation.gain, distanceMeters),
     recorded: context.recorded,
     recordedDescribesPoints,

@@ -32,8 +32,10 @@ export function mergeHeartRates(samples: readonly HeartRateSample[], records: Po
 
   let sampleIndex = 0;
   let rangeStart = NaN;
-  for (let row = 0; row < records.length; row++) {
-    const rangeEnd = records.t[row]!;
+  const { t } = records;
+  const rows = records.length;
+  for (let row = 0; row < rows; row++) {
+    const rangeEnd = t[row]!;
     if (Number.isNaN(rangeEnd)) continue;
     if (Number.isNaN(rangeStart)) rangeStart = rangeEnd;
     if (rangeStart === rangeEnd) {

@@ -86,9 +86,12 @@ function segmentDraft(
   mergeHeartRates(heartRates, records);
   const toUnix = timeConverter(segment);
   const { t } = records;
-  const hadTime = anyValue(t, records.length);
+  // The row count read once, not per row: a field read in the loop's condition is read again after
+  // every call and store, and keeps the loop slow (issue 21; the same in the loops over whole tracks).
+  const rows = records.length;
+  const hadTime = anyValue(t, rows);
   let timesLost = 0;
-  for (let row = 0; row < records.length; row++) {
+  for (let row = 0; row < rows; row++) {
     const fitTime = t[row]!;
     // Absolute times, nearly all of them, without the call.
     if (fitTime >= FIT_MIN_ABSOLUTE_TIME) {

@@ -6,30 +6,37 @@ export function positionSummary(columns: PointColumns): {
   bounds: Bounds | null;
   first: Position | null;
   last: Position | null;
+  /** rows with a position */
+  count: number;
 } {
   const { x, y } = columns;
-  let first: Position | null = null;
+  // The first row's index, not its position: an object made in the loop slows the whole loop.
+  let firstIndex = -1;
   let lastIndex = -1;
+  let count = 0;
   let swLat = Infinity;
   let swLng = Infinity;
   let neLat = -Infinity;
   let neLng = -Infinity;
-  for (let i = 0; i < columns.length; i++) {
+  const n = columns.length;
+  for (let i = 0; i < n; i++) {
     const lat = y[i]!;
     const lng = x[i]!;
     if (Number.isNaN(lat) || Number.isNaN(lng)) continue;
-    first ??= { lat, lng };
+    if (firstIndex < 0) firstIndex = i;
     lastIndex = i;
+    count++;
     if (lat < swLat) swLat = lat;
     if (lat > neLat) neLat = lat;
     if (lng < swLng) swLng = lng;
     if (lng > neLng) neLng = lng;
   }
-  if (first === null) return { bounds: null, first: null, last: null };
+  if (firstIndex < 0) return { bounds: null, first: null, last: null, count };
   return {
     bounds: { swLat, swLng, neLat, neLng },
-    first,
+    first: { lat: y[firstIndex]!, lng: x[firstIndex]! },
     last: { lat: y[lastIndex]!, lng: x[lastIndex]! },
+    count,
   };
 }
 
@@ -45,9 +52,16 @@ const RETRACE_SAMPLES = 300;
 /**
  * `loop` when the track ends near where it started; `out_and_back` when, in addition, most of the way
  * back runs along the way out; `point_to_point` otherwise; `unknown` without two positions.
+ * `positionCount`: the rows with a position, when the caller has counted them (positionSummary).
  */
-export function trackType(columns: PointColumns, distanceMeters: number | null): TrackType {
-  const sample = samplePositions(columns, RETRACE_SAMPLES);
+export function trackType(
+  columns: PointColumns,
+  distanceMeters: number | null,
+  positionCount = positionSummary(columns).count,
+): TrackType {
+  // Without two positions there is nothing to sample (an indoor ride's 100,000 rows need no walk).
+  if (positionCount < 2) return 'unknown';
+  const sample = samplePositions(columns, positionCount, RETRACE_SAMPLES);
   const { lat, lng, count } = sample;
   if (count < 2) return 'unknown';
   const startLat = lat[0]!;
@@ -94,11 +108,9 @@ interface PositionSample {
   count: number;
 }
 
-/** About `count` positions spread evenly over the track, always including the last. */
-function samplePositions(columns: PointColumns, count: number): PositionSample {
+/** About `count` of the track's `total` positions, spread evenly, always including the last. */
+function samplePositions(columns: PointColumns, total: number, count: number): PositionSample {
   const { x, y } = columns;
-  let total = 0;
-  for (let i = 0; i < columns.length; i++) if (!Number.isNaN(y[i]!) && !Number.isNaN(x[i]!)) total++;
   const step = Math.max(1, Math.floor(total / count));
   const capacity = Math.ceil(total / step) + 1;
   const sample: PositionSample = {
@@ -109,7 +121,8 @@ function samplePositions(columns: PointColumns, count: number): PositionSample {
   let seen = 0;
   let lastLat = NaN;
   let lastLng = NaN;
-  for (let i = 0; i < columns.length; i++) {
+  const n = columns.length;
+  for (let i = 0; i < n; i++) {
     if (Number.isNaN(y[i]!) || Number.isNaN(x[i]!)) continue;
     if (seen % step === 0) {
       sample.lat[sample.count] = y[i]!;

@@ -61,7 +61,8 @@ export function endRowsFrom(columns: PointColumns, from: number): void {
 /** Whether any row has a time: GPX and KML tracks with times are rides, the others routes. */
 export function hasAnyTime(columns: PointColumns): boolean {
   const { t } = columns;
-  for (let row = 0; row < columns.length; row++) {
+  const rows = columns.length;
+  for (let row = 0; row < rows; row++) {
     if (!Number.isNaN(t[row]!)) return true;
   }
   return false;
