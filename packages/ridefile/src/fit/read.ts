@@ -86,8 +86,8 @@ function segmentDraft(
   mergeHeartRates(heartRates, records);
   const toUnix = timeConverter(segment);
   const { t } = records;
-  // The row count read once, not per row: a field read in the loop's condition is read again after
-  // every call and store, and keeps the loop slow (issue 21; the same in the loops over whole tracks).
+  // The row count read once: a field read in a loop's condition is read again after every call in
+  // the loop (the same in the other loops over whole tracks).
   const rows = records.length;
   const hadTime = anyValue(t, rows);
   let timesLost = 0;

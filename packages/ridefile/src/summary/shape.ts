@@ -10,7 +10,6 @@ export function positionSummary(columns: PointColumns): {
   count: number;
 } {
   const { x, y } = columns;
-  // The first row's index, not its position: an object made in the loop slows the whole loop.
   let firstIndex = -1;
   let lastIndex = -1;
   let count = 0;
