@@ -11,6 +11,7 @@ export function invariantViolations(track: Track): string[] {
     problems.push(`summary.pointCount ${track.summary.pointCount} but ${track.points.length} points`);
   }
   problems.push(...summaryViolations(track.summary, track.warnings));
+  problems.push(...positionViolations(track));
   problems.push(...lapViolations(track));
   let lastDistance = -Infinity;
   track.points.forEach((point, index) => {
@@ -36,6 +37,43 @@ export function invariantViolations(track: Track): string[] {
       lastDistance = point.d;
     }
   });
+  return problems;
+}
+
+/**
+ * The summary's positions describe the points: the first and last positioned points, a box holding
+ * every position, none of them without a positioned point, and a track type other than `unknown` only
+ * with two positions or more.
+ */
+export function positionViolations(track: Track): string[] {
+  const problems: string[] = [];
+  const { bounds, firstPosition, lastPosition, trackType } = track.summary;
+  const positioned = track.points.filter((point) => point.x !== undefined && point.y !== undefined);
+  const first = positioned[0];
+  const last = positioned.at(-1);
+  const same = (position: { lat: number; lng: number } | null, point: typeof first): boolean =>
+    point === undefined
+      ? position === null
+      : position !== null && position.lat === point.y && position.lng === point.x;
+  if (!same(firstPosition, first))
+    problems.push(`firstPosition ${JSON.stringify(firstPosition)} is not the first point's`);
+  if (!same(lastPosition, last))
+    problems.push(`lastPosition ${JSON.stringify(lastPosition)} is not the last point's`);
+  if ((bounds === null) !== (positioned.length === 0))
+    problems.push(`bounds ${JSON.stringify(bounds)} for ${positioned.length} positions`);
+  if (bounds !== null) {
+    const outside = positioned.find(
+      (point) =>
+        point.y! < bounds.swLat ||
+        point.y! > bounds.neLat ||
+        point.x! < bounds.swLng ||
+        point.x! > bounds.neLng,
+    );
+    if (outside !== undefined)
+      problems.push(`position ${JSON.stringify(outside)} outside the bounds ${JSON.stringify(bounds)}`);
+  }
+  if (positioned.length < 2 && trackType !== 'unknown')
+    problems.push(`track type ${trackType} with ${positioned.length} positions`);
   return problems;
 }
 

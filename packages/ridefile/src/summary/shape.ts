@@ -60,9 +60,9 @@ export function trackType(
 ): TrackType {
   // Without two positions there is nothing to sample (an indoor ride's 100,000 rows need no walk).
   if (positionCount < 2) return 'unknown';
+  // Two positions or more: the sample holds the first and the last, so at least two.
   const sample = samplePositions(columns, positionCount, RETRACE_SAMPLES);
   const { lat, lng, count } = sample;
-  if (count < 2) return 'unknown';
   const startLat = lat[0]!;
   const startLng = lng[0]!;
   const gap = haversineMeters(startLat, startLng, lat[count - 1]!, lng[count - 1]!);
