@@ -23,7 +23,15 @@ afterEach(() => {
 });
 
 /** `rideport ...args` in a child process under umask 000; resolves when `done` matches its output. */
-function rideportUnderUmask000(args: string[], done: RegExp): Promise<{ output: string; stop: () => void }> {
+/**
+ * Runs rideport under umask 000 and resolves once its output matches `done`, while it may still be
+ * running; `exited` settles when it has ended (a `--once` sync is still closing its databases, whose
+ * -shm and -wal files come and go, when it prints its summary).
+ */
+function rideportUnderUmask000(
+  args: string[],
+  done: RegExp,
+): Promise<{ output: string; stop: () => void; exited: Promise<void> }> {
   const child = spawn(
     '/bin/sh',
     ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, 'packages/cli/bin/rideport.js', ...args],
@@ -37,15 +45,20 @@ function rideportUnderUmask000(args: string[], done: RegExp): Promise<{ output: 
   };
   stops.push(stop);
   let output = '';
+  const exited = new Promise<void>((resolve) => {
+    child.once('close', () => {
+      resolve();
+    });
+  });
   return new Promise((resolve, reject) => {
     const look = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (done.test(output)) resolve({ output, stop });
+      if (done.test(output)) resolve({ output, stop, exited });
     };
     child.stdout.on('data', look);
     child.stderr.on('data', look);
     child.once('close', (code) => {
-      if (done.test(output)) resolve({ output, stop });
+      if (done.test(output)) resolve({ output, stop, exited });
       else reject(new Error(`rideport ${args[0] ?? ''} exited with ${String(code)}: ${output}`));
     });
   });
@@ -151,21 +164,27 @@ describe.skipIf(process.platform === 'win32')('the data directory is its ownerâ€
       '--once',
       rideFolder(),
     ];
-    await rideportUnderUmask000(args, /^1 synced/m);
+    // Looked at once the run has ended: its databases' -shm and -wal files go when they close.
+    await (
+      await rideportUnderUmask000(args, /^1 synced/m)
+    ).exited;
     const found = expectOwnerOnly(data);
     expect(Object.keys(found).some((path) => path.endsWith('ledger.sqlite'))).toBe(true);
     chmodSync(data, 0o755);
     for (const path of Object.keys(found))
       chmodSync(join(data, path), lstatSync(join(data, path)).isDirectory() ? 0o755 : 0o644);
     // Nothing new this time: the summary of this run.
-    await rideportUnderUmask000(args, /^0 synced/m);
+    await (
+      await rideportUnderUmask000(args, /^0 synced/m)
+    ).exited;
     expectOwnerOnly(data);
 
     const admin = join(directory.path, 'admin-data');
-    await rideportUnderUmask000(
+    const created = await rideportUnderUmask000(
       ['admin', 'create-user', '--data', admin, '--email', 'a@example.com', '--password', 'long enough'],
       /^created user/m,
     );
+    await created.exited;
     expectOwnerOnly(admin);
   });
 });
