@@ -3,8 +3,7 @@
  * count, channels present, wheel-sensor verdict and summary"). The verdict is `sensors.wheelSensor`
  * with `sensors.wheelSensorReason`, as the library's model names them.
  */
-import type { RideFile, Track } from '@rideport/ridefile';
-import { lastPointTime } from '@rideport/server';
+import { lastPointTime, type RideFile, type Track } from '@rideport/ridefile';
 import { channelCounts, type ChannelCounts } from './channels.js';
 
 export type InspectedTrack = Omit<Track, 'points'> & {

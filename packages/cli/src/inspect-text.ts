@@ -1,6 +1,6 @@
 /** The human-readable `inspect` report: what a person wants to know about a ride file at a glance. */
-import type { Stat } from '@rideport/ridefile';
-import { warningWords, type WarnedTrack } from '@rideport/server';
+import { warningWords, type Stat, type WarnedTrack } from '@rideport/ridefile';
+
 import type { InspectedRide, InspectedTrack } from './inspect-json.js';
 import { decimal, hoursMinutesSeconds, isoUtc, kilometres, kilometresPerHour } from './format.js';
 

@@ -9,7 +9,7 @@
 import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ConnectionLimits } from './options.js';
+import type { ConnectionLimits } from './ports/connection-limits.js';
 import {
   canBind,
   OTHER_LOOPBACK,

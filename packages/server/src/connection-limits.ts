@@ -16,28 +16,14 @@
  * A refused connection is closed at once, before a byte is read, which frees its file descriptor; the
  * log says when connections are refused or made to give way, at most once a minute.
  */
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { clientAddress, isLoopbackAddress } from './client-address.js';
-import type { ConnectionLimits } from './options.js';
+import type { ConnectionLimits } from './ports/connection-limits.js';
 
 /** How often the log may say that connections were closed, ms. */
 const LOG_INTERVAL_MS = 60_000;
-
-/**
- * The soft limit on open files of this process (Node raises it to the hard limit when it starts), or
- * undefined where the system does not say (only Linux has /proc/self/limits).
- */
-export function openFileLimit(): number | undefined {
-  try {
-    const match = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-    return match === null ? undefined : Number(match[1]);
-  } catch {
-    return undefined;
-  }
-}
 
 interface Tracked {
   address: string;

@@ -1,6 +1,7 @@
 export { buildServer } from './app.js';
 export { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
-export type { ConnectionLimits, RateLimits, ServerLimits, ServerOptions } from './options.js';
+export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
+export type { ConnectionLimits } from './ports/connection-limits.js';
 export {
   ApiError,
   ApiErrorCode,
@@ -12,16 +13,13 @@ export {
 export { claimDataDirectory } from './data-directory/claim.js';
 export { ownerOnlyDirectory } from './data-directory/owner-only.js';
 export type { DataDirectoryHolder, DataDirectoryLock } from './data-directory/claim.js';
-export { saidWarnings, warningWords } from './warning-words.js';
-export { lastPointTime } from './store/track-points.js';
-export type { WarnedTrack, WarningWords } from './warning-words.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export { startUploadWorker, type UploadWorker } from './queue/worker-process.js';
 export { databaseTargetOf, shownDatabaseUrl } from './db/target.js';
 export { parseMasterKey } from './master-key.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
-export type { LocalSync, LocalSyncStatus } from './api/v1/local-sync.js';
+export type { LocalSync, LocalSyncStatus } from './ports/local-sync.js';
 export { ensureLocalAccount, LOCAL_ACCOUNT_EMAIL } from './local-account.js';
 export { issueSignInLink } from './pages/sign-in-link.js';
 export { runningServerUrl } from './data-directory/holder.js';

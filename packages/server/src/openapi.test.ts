@@ -7,7 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { HTTPMethods, InjectOptions, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalSync } from './api/v1/local-sync.js';
+import type { LocalSync } from './ports/local-sync.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from './test-support/server.js';
 
 /**

@@ -5,8 +5,8 @@
 import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
 import type { FastifyServerOptions, RouteOptions } from 'fastify';
-import type { LocalSync } from './api/v1/local-sync.js';
-import { openFileLimit } from './connection-limits.js';
+import { openFileLimit, type ConnectionLimits } from './ports/connection-limits.js';
+import type { LocalSync } from './ports/local-sync.js';
 import { databaseTargetOf, type DatabaseTarget } from './db/target.js';
 
 export interface ServerLimits {
@@ -35,31 +35,6 @@ export interface RateLimits {
    */
   failuresPerAccount: number;
   failureWindowSeconds: number;
-}
-
-/**
- * Connections and how long a request may take (issue 17; connection-limits.ts; README, "Connections").
- * Node's own defaults (60 s for a header, 5 minutes for a request, no limit on connections) let one
- * client hold every file descriptor of the process with connections that never finish their header.
- */
-export interface ConnectionLimits {
-  /** a request's header must have arrived this long after the connection opened or the last answer, ms */
-  headerTimeoutMs: number;
-  /** a whole request, header and body, must have arrived within this, ms (≥ headerTimeoutMs) */
-  requestTimeoutMs: number;
-  /** a keep-alive connection with no request is closed after this, ms */
-  keepAliveTimeoutMs: number;
-  /** a connection on which nothing is sent or received this long is closed, ms (a client stops reading) */
-  idleTimeoutMs: number;
-  /** connections open at once; at the limit the oldest one with no request in progress makes way */
-  maxConnections: number;
-  /** connections from one client address (IPv4, or IPv6 /64); null: no such limit */
-  perAddress: number | null;
-  /**
-   * whether `perAddress` applies also when the server listens on loopback only, where every client has
-   * the same address (the desktop, or a reverse proxy on the same host); off by default
-   */
-  perAddressOnLoopback: boolean;
 }
 
 /** Connections at most by default, and at most half the process's open files where the system says. */

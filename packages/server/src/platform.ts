@@ -7,7 +7,7 @@ import { DATABASE_FILE } from './data-directory/layout.js';
 import { openDatabase, type OpenDatabase, type OpenOptions } from './db/open.js';
 import { masterKeyFor } from './master-key.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
-import { Store } from './store/index.js';
+import { Store, storeOptionsOf } from './store/index.js';
 
 export interface Platform {
   store: Store;
@@ -34,7 +34,7 @@ export async function openStore(
   const database = await openDatabase(options.database, openOptions);
   try {
     const masterKey = masterKeyFor(options, givenKey);
-    return { store: new Store(database, options, masterKey), masterKey, database };
+    return { store: new Store(database, storeOptionsOf(options), masterKey), masterKey, database };
   } catch (error) {
     await database.close();
     throw error;

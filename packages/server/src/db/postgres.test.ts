@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, DatabaseUnreachableError } from '../errors.js';
 import { DEFAULT_LIMITS, resolveOptions } from '../options.js';
-import { Store } from '../store/index.js';
+import { Store, storeOptionsOf } from '../store/index.js';
 import { ownPostgresCluster, type PostgresCluster } from '../test-support/postgres-cluster.js';
 import { postgresShape, sqliteShape } from '../test-support/schema-shape.js';
 import { openDatabase, type OpenDatabase } from './open.js';
@@ -47,7 +47,9 @@ async function newDatabase(): Promise<string> {
 function storeOf(database: OpenDatabase): Store {
   return new Store(
     database,
-    resolveOptions({ databasePath: ':memory:', baseUrl: 'http://rideport.test', limits: DEFAULT_LIMITS }),
+    storeOptionsOf(
+      resolveOptions({ databasePath: ':memory:', baseUrl: 'http://rideport.test', limits: DEFAULT_LIMITS }),
+    ),
     randomBytes(32),
   );
 }

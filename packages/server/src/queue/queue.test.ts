@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { RideFileErrorCode, RideFileWarningCode } from '@rideport/ridefile';
+import { RideFileErrorCode, RideFileWarningCode, warningWords, type WarnedTrack } from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
 import { buildServer } from '../app.js';
 import { openPlatform } from '../platform.js';
 import type { TaskObject } from '../store/index.js';
-import { warningWords, type WarnedTrack } from '../warning-words.js';
+
 import { succeeded, unreadable } from './queue.js';
 import { databaseOptions } from '../test-support/database-options.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from '../test-support/server.js';

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { isGzip, isZip } from '@rideport/ridefile';
+import { isGzip, isZip, warningWords, type WarningWords } from '@rideport/ridefile';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
@@ -32,7 +32,7 @@ import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
 import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
-import { warningWords, type WarningWords } from '../warning-words.js';
+
 import type { ParseOutcome } from './parse-worker.js';
 import type { BulkArchive } from './archive.js';
 import {

@@ -10,10 +10,9 @@
  * shape changes, bump RECORD_FORMAT: rows rendered in an older format are then rendered again from their
  * columns when read (Assets.listRecords), so no stale shape is ever served.
  */
-import type { Warning } from '@rideport/ridefile';
+import { saidWarnings, type WarnedTrack, type Warning } from '@rideport/ridefile';
 import type { AssetType, RoutesTable, TripsTable, Visibility } from '../db/schema.js';
 import { isoTime } from '../iso-time.js';
-import { saidWarnings, type WarnedTrack } from '../warning-words.js';
 
 /**
  * The format of record_json; rows whose record_format differs are rendered again when read.

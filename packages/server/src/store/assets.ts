@@ -5,7 +5,7 @@
  * Each row keeps its v1 record rendered as JSON (store/asset-records.ts) and its points as the JSON
  * text the API sends (store/track-points.ts); points are written once, when the asset is created.
  */
-import type { Track, TrackPoint } from '@rideport/ridefile';
+import { lastPointTime, type Track, type TrackPoint } from '@rideport/ridefile';
 import { sql, type Kysely } from 'kysely';
 import type { AssetType, Database, RouteRow, TripRow, Visibility } from '../db/schema.js';
 import {
@@ -26,7 +26,7 @@ import {
   type TrackTripColumns,
 } from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
-import { lastPointTime, packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
+import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {

@@ -16,7 +16,7 @@ import {
   type TestServer,
 } from '../test-support/server.js';
 import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
-import { Store } from './index.js';
+import { Store, storeOptionsOf } from './index.js';
 
 let database: { location: string; remove(): void };
 let server: TestServer;
@@ -93,7 +93,11 @@ describe('Callers', () => {
     beforeEach(async () => {
       const { options } = server.app.rideport;
       other = await openDatabase(options.database);
-      otherStore = new Store(other, { ...options, clock: () => server.clock.now }, Buffer.alloc(32));
+      otherStore = new Store(
+        other,
+        storeOptionsOf({ ...options, clock: () => server.clock.now }),
+        Buffer.alloc(32),
+      );
     });
     afterEach(async () => {
       await other.close();

@@ -10,22 +10,13 @@ import type { Kysely, Selectable } from 'kysely';
 import { PreparedQuery } from '../db/prepared.js';
 import type { AssetChangesTable, AssetType, ChangeAction, Database } from '../db/schema.js';
 import { VersionedCache } from '../versioned-cache.js';
+import type { NewAssetChange } from './asset-change.js';
 import type { StoreContext } from './context.js';
 import { queueWebhookNotifications } from './webhooks.js';
 
 export type AssetChangeRow = Selectable<AssetChangesTable>;
 
-export interface NewAssetChange {
-  itemType: AssetType;
-  itemId: number;
-  /** the owner of the asset */
-  itemUserId: number;
-  /** who acted */
-  userId: number;
-  action: ChangeAction;
-  /** Unix milliseconds */
-  at: number;
-}
+export type { NewAssetChange } from './asset-change.js';
 
 /**
  * Writes one change-log row with `db`, which must be the transaction that makes the change, and the

@@ -7,7 +7,6 @@ import type { Kysely } from 'kysely';
 import type { Engine, ExclusiveRole, ExclusiveRoleName } from '../db/engine.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { Database } from '../db/schema.js';
-import type { ResolvedOptions } from '../options.js';
 import { ApiClients } from './api-clients.js';
 import { Assets } from './assets.js';
 import { AuthTokens } from './auth-tokens.js';
@@ -27,6 +26,36 @@ import { TrainingLog } from './training-log.js';
 import { TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
+
+/**
+ * What the store takes of the server's options, and nothing more (issue 35: the store is given only its
+ * own options, so it depends on no layer above it).
+ */
+export interface StoreOptions {
+  /** Unix milliseconds now */
+  clock: () => number;
+  /** auth tokens expire this long after their last use, ms */
+  authTokenLifetimeMs: number;
+  /** web sign-in sessions expire this long after their last use, ms */
+  sessionLifetimeMs: number;
+  /** failed upload tasks are kept this long after they ended, ms */
+  failedTaskRetentionMs: number;
+}
+
+/** The store's options out of the server's resolved ones. */
+export function storeOptionsOf(options: {
+  clock: () => number;
+  authTokenLifetimeMs: number;
+  sessionLifetimeMs: number;
+  queue: { failedRetentionMs: number };
+}): StoreOptions {
+  return {
+    clock: options.clock,
+    authTokenLifetimeMs: options.authTokenLifetimeMs,
+    sessionLifetimeMs: options.sessionLifetimeMs,
+    failedTaskRetentionMs: options.queue.failedRetentionMs,
+  };
+}
 
 export class Store {
   readonly #db: Kysely<Database>;
@@ -66,7 +95,7 @@ export class Store {
 
   constructor(
     { db, engine, generation }: Pick<OpenDatabase, 'db' | 'engine' | 'generation'>,
-    options: ResolvedOptions,
+    options: StoreOptions,
     masterKey: Buffer,
   ) {
     this.#db = db;
@@ -88,7 +117,7 @@ export class Store {
     this.changes = new AssetChanges(context);
     this.events = new Events(context);
     this.clubs = new Clubs(context);
-    this.tasks = new Tasks(context, options.queue.failedRetentionMs);
+    this.tasks = new Tasks(context, options.failedTaskRetentionMs);
     this.webhooks = new Webhooks(context);
     this.rateWindows = new RateWindows(context);
   }

@@ -3,11 +3,11 @@
  * stored points the first time, read back after; measured again when a more complete copy replaces a
  * ride's points; gone with the ride.
  */
-import { trackFromPoints, type TrackPoint } from '@rideport/ridefile';
+import { lastPointTime, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
 import { timeRange } from './track-columns.js';
-import { lastPointTime, packTrackPoints } from './track-points.js';
+import { packTrackPoints } from './track-points.js';
 
 let server: TestServer;
 let rider: Person;

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { parseRideFileColumns, TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
+import { lastPointTime, parseRideFileColumns, TRACK_POINT_KEYS, type TrackPoint } from '@rideport/ridefile';
 import { describe, expect, it } from 'vitest';
 import { corpusFiles, readFixture } from '../../../../test/support/corpus.js';
 import { tracksOf } from '../test-support/assets.js';
 import { columnTimeRange, timeRange } from './track-columns.js';
 import {
   lastColumnTime,
-  lastPointTime,
   packedPointsJson,
   packTrackColumns,
   packTrackPoints,

@@ -339,19 +339,6 @@ export function packedPointsJson(packed: Uint8Array): string {
   return JSON.stringify(unpackTrackPoints(packed));
 }
 
-/**
- * Unix seconds of the last point that has a time, null when none has: where reading stopped in a
- * cut-off file ("the ride was read up to 14:32", issue 16). The last in the file, not the latest: the
- * rider recognises where the recording ends.
- */
-export function lastPointTime(points: readonly TrackPoint[]): number | null {
-  for (let i = points.length - 1; i >= 0; i--) {
-    const t = points[i]!.t;
-    if (t !== undefined) return t;
-  }
-  return null;
-}
-
 /** `lastPointTime` of a track's columns (`parseRideFileColumns`). */
 export function lastColumnTime(track: TrackColumns): number | null {
   const { t } = track;

@@ -19,7 +19,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookOutboxTable } from '../db/schema.js';
-import type { NewAssetChange } from './changes.js';
+import type { NewAssetChange } from './asset-change.js';
 import type { StoreContext } from './context.js';
 
 export type OutboxRow = Selectable<WebhookOutboxTable>;

@@ -10,14 +10,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../context.js';
 import type { AssetType, RouteRow, TripRow, Units, UserRow } from '../../db/schema.js';
 import { storedWarnings, warnedTrack } from '../../store/asset-records.js';
-import { saidWarnings } from '../../warning-words.js';
+
 import type { AssetRow } from '../../store/assets.js';
 import { csrfToken } from '../csrf.js';
 import { html, SafeHtml } from '../html.js';
 import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
-import { analyseRide, elevationAndTemperature, type Stat } from '@rideport/ridefile';
+import { analyseRide, elevationAndTemperature, saidWarnings, type Stat } from '@rideport/ridefile';
 import { isVirtualActivity } from '../../activity-words.js';
 import { rideTimeZone } from '../../ride-time-zone.js';
 import type { Preferences } from '../../store/preferences.js';

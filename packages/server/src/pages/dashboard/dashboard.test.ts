@@ -12,7 +12,7 @@ import { corpusAvailable, readCorpus, readFixture } from '../../../../../test/su
 import type { TripRow } from '../../db/schema.js';
 import { tripColumns } from '../../store/track-columns.js';
 import { captionFigures } from './asset-page.js';
-import type { LocalSync } from '../../api/v1/local-sync.js';
+import type { LocalSync } from '../../ports/local-sync.js';
 import { onlyTrack } from '../../test-support/assets.js';
 import { Browser } from '../../test-support/browser.js';
 import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';

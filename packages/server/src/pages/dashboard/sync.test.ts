@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { trackFromPoints } from '@rideport/ridefile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
+import type { LocalSync, LocalSyncStatus } from '../../ports/local-sync.js';
 import { Browser, csrfTokenIn } from '../../test-support/browser.js';
 import { multipartBody } from '../../test-support/uploads.js';
 import { strToU8, zipSync } from 'fflate';

@@ -28,7 +28,7 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LocalSync, LocalSyncStatus } from '../../api/v1/local-sync.js';
+import type { LocalSync, LocalSyncStatus } from '../../ports/local-sync.js';
 import type { PluginOptions, ServerContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';

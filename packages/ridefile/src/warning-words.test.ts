@@ -1,4 +1,4 @@
-import { RideFileWarningCode } from '@rideport/ridefile';
+import { RideFileWarningCode } from './errors.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { saidWarnings, warningWords, type WarnedTrack } from './warning-words.js';

@@ -4,13 +4,14 @@
  * developers ("the FIT file at byte 0 declares 1930 bytes of data but the input ends after 849"); a
  * rider reads "This file ends early: the ride was read up to 14:32." The one table of those words,
  * used by the API records (their `warnings[].message`), the ride and route pages, the upload task's
- * message and `rideport inspect` (which imports it from this package).
+ * message and `rideport inspect`. It lives with the warnings it words (issue 35), so a tool that reads
+ * files needs no server to say what was wrong with one.
  *
  * Times are the local time of the ride (its `time_zone`); a ride without one is told in UTC, and the
  * words say so. The date is added when the ride ended on another day than it began.
  */
-import { RideFileWarningCode, type Warning } from '@rideport/ridefile';
-import { localDateTime } from './pages/dashboard/format.js';
+import { RideFileWarningCode } from './errors.js';
+import type { TrackPoint, Warning } from './model.js';
 
 /** What the words need to know of the ride or route the warning is about. */
 export interface WarnedTrack {
@@ -134,11 +135,53 @@ export function saidWarnings(
   return warnings.map((warning) => ({ code: warning.code, message: warningWords(warning, track).sentence }));
 }
 
+/** Formats by time zone; `Intl.DateTimeFormat` is costly to make and the same zones recur. */
+const FORMATS = new Map<string, Intl.DateTimeFormat>();
+
+/** `YYYY-MM-DD HH:MM` in `timeZone`, or in UTC when it is null or this runtime does not know it. */
+function dateAndMinute(milliseconds: number, timeZone: string | null): string {
+  const zone = timeZone ?? 'UTC';
+  let format = FORMATS.get(zone);
+  if (format === undefined) {
+    const options: Intl.DateTimeFormatOptions = {
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    };
+    try {
+      format = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: zone });
+    } catch {
+      format = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: 'UTC' });
+    }
+    FORMATS.set(zone, format);
+  }
+  const parts = format.formatToParts(new Date(milliseconds));
+  const part = (type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((found) => found.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}
+
 /** "14:32" in the ride's zone, "14:32 UTC" without one; with the date when the ride ended on another day. */
 function readUpTo(track: WarnedTrack, atMs: number): string {
-  const [date, time] = localDateTime(atMs, track.timeZone).split(' ');
+  const [date, time] = dateAndMinute(atMs, track.timeZone).split(' ');
   const sameDay =
-    track.departedAtMs !== null && localDateTime(track.departedAtMs, track.timeZone).startsWith(`${date} `);
+    track.departedAtMs !== null && dateAndMinute(track.departedAtMs, track.timeZone).startsWith(`${date} `);
   const when = sameDay ? time! : `${date!} ${time!}`;
   return track.timeZone === null ? `${when} UTC` : when;
+}
+
+/**
+ * Unix seconds of the last point that has a time, null when none has: where reading stopped in a
+ * cut-off file ("the ride was read up to 14:32", issue 16). The last in the file, not the latest: the
+ * rider recognises where the recording ends.
+ */
+export function lastPointTime(points: readonly TrackPoint[]): number | null {
+  for (let i = points.length - 1; i >= 0; i--) {
+    const t = points[i]!.t;
+    if (t !== undefined) return t;
+  }
+  return null;
 }
