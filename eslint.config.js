@@ -108,6 +108,25 @@ export default tseslint.config(
     },
   },
   {
+    // Issue 35: the dashboard is a plugin of pages that builds on the server's `web` entry only.
+    files: ['packages/dashboard/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              regex: '^@rideport/(?!ridefile$|server/web$|server/test-support$)',
+              message:
+                '@rideport/dashboard builds on @rideport/server/web and @rideport/ridefile (its tests also on @rideport/server/test-support).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/sync/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -9,7 +9,12 @@ const alias = {
   '@rideport/server/freed-memory': fileURLToPath(
     new URL('./packages/server/src/freed-memory.ts', import.meta.url),
   ),
+  '@rideport/server/web': fileURLToPath(new URL('./packages/server/src/web.ts', import.meta.url)),
+  '@rideport/server/test-support': fileURLToPath(
+    new URL('./packages/server/src/test-support/index.ts', import.meta.url),
+  ),
   '@rideport/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
+  '@rideport/dashboard': fileURLToPath(new URL('./packages/dashboard/src/index.ts', import.meta.url)),
   '@rideport/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
   '@rideport/sync': fileURLToPath(new URL('./packages/sync/src/index.ts', import.meta.url)),
 };
@@ -29,12 +34,16 @@ function serverOnPostgres(): TestProjectInlineConfiguration[] {
       resolve: { alias },
       test: {
         name: 'server-postgres',
-        root: './packages/server',
-        include: ['src/**/*.test.ts'],
+        // The dashboard's tests too: they store rides through the server (issue 35).
+        include: ['packages/server/src/**/*.test.ts', 'packages/dashboard/src/**/*.test.ts'],
         // What only SQLite has: its files, checkpoints, data directory and migrations from old versions.
-        exclude: ['src/db/**', 'src/data-directory/**', 'src/disk-full.test.ts'],
+        exclude: [
+          'packages/server/src/db/**',
+          'packages/server/src/data-directory/**',
+          'packages/server/src/disk-full.test.ts',
+        ],
         env: { RIDEPORT_TEST_ENGINE: 'postgres' },
-        globalSetup: ['./src/test-support/postgres-global-setup.ts'],
+        globalSetup: ['./packages/server/src/test-support/postgres-global-setup.ts'],
         testTimeout: 60_000,
       },
     },
@@ -64,6 +73,15 @@ export default defineConfig({
         },
       },
       ...serverOnPostgres(),
+      {
+        resolve: { alias },
+        test: {
+          name: 'dashboard',
+          root: './packages/dashboard',
+          include: ['src/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
       {
         resolve: { alias },
         test: {

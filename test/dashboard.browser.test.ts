@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot, SCREENSHOT_DIR } from './support/chromium.js';
 import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus, readFixture } from './support/corpus.js';
 import { longRide } from './support/long-ride.js';
+import { dashboardPages } from '@rideport/dashboard';
 
 const CORPUS_RIDE = 'fit-parser__road-with-power.fit';
 /** Another ride for the cut-off copy: a copy of CORPUS_RIDE, stored whole above, is the same recording. */
@@ -43,6 +44,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'rideport-dashboard-'));
     app = await buildServer({
+      pages: [dashboardPages],
       databasePath: join(directory, 'rideport.sqlite'),
       baseUrl: 'http://127.0.0.1',
     });

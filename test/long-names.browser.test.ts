@@ -12,6 +12,7 @@ import { buildServer } from '@rideport/server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
+import { dashboardPages } from '@rideport/dashboard';
 
 const EMAIL = 'long.names@example.com';
 const PASSWORD = 'correct horse long names';
@@ -37,6 +38,7 @@ describe.skipIf(!chromiumAvailable)('a name of 255 letters without a space, in C
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'rideport-long-names-'));
     app = await buildServer({
+      pages: [dashboardPages],
       databasePath: join(directory, 'rideport.sqlite'),
       baseUrl: 'http://127.0.0.1',
     });

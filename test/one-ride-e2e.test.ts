@@ -15,6 +15,7 @@ import { SyncEngine } from '@rideport/sync';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORPUS_SKIP_REASON, corpusAvailable, readCorpus, readFixture } from './support/corpus.js';
+import { dashboardPages } from '@rideport/dashboard';
 
 if (!corpusAvailable) console.warn(`[one-ride e2e] ${CORPUS_SKIP_REASON}`);
 
@@ -56,7 +57,7 @@ async function running(): Promise<Running> {
   } finally {
     await platform.close();
   }
-  const app = await buildServer({ databasePath, baseUrl: 'http://127.0.0.1' });
+  const app = await buildServer({ databasePath, baseUrl: 'http://127.0.0.1', pages: [dashboardPages] });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
   const address = app.server.address();

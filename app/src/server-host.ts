@@ -12,6 +12,7 @@ import {
   type DataDirectoryLock,
   type LocalSync,
 } from '@rideport/server';
+import { dashboardPages } from '@rideport/dashboard';
 
 export const EMBEDDED_HOST = '127.0.0.1';
 
@@ -68,6 +69,7 @@ export async function startEmbeddedServer(options: {
     const port = await freePort();
     const url = `http://${EMBEDDED_HOST}:${port}`;
     const app = await buildServer({
+      pages: [dashboardPages],
       databasePath: databasePathIn(options.lock.directory),
       baseUrl: url,
       logger: false,

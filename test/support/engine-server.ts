@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { buildServer, type ServerOptions } from '@rideport/server';
 import { engineControls, type SyncEngine } from '@rideport/sync';
 import { freePort } from './ports.js';
+import { dashboardPages } from '@rideport/dashboard';
 
 /**
  * The real server on a file database in `scratch`, with the real sync engine behind LocalSync as
@@ -17,6 +18,7 @@ export async function listenWithEngine(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const app = await buildServer({
+    pages: [dashboardPages],
     databasePath: join(scratch, 'rideport.sqlite'),
     baseUrl: url,
     localSync: engineControls(engine, syncUser),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer, type ServerOptions } from '@rideport/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dashboardPages } from '@rideport/dashboard';
 
 export interface PageServer {
   app: Awaited<ReturnType<typeof buildServer>>;
@@ -22,6 +23,7 @@ export async function startPageServer(
 ): Promise<PageServer> {
   const directory = mkdtempSync(join(tmpdir(), `rideport-${name}-`));
   const app = await buildServer({
+    pages: [dashboardPages],
     databasePath: join(directory, 'rideport.sqlite'),
     baseUrl: 'http://127.0.0.1',
     ...options,

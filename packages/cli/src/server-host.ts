@@ -18,6 +18,7 @@ import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js'
 import type { CliIo, CliWritable } from './io.js';
 import type { SharedDatabase } from './shared-database.js';
 import { TEXT_LOG_LEVEL, textLogStream } from './text-log.js';
+import { dashboardPages } from '@rideport/dashboard';
 
 export type LogFormat = 'text' | 'json';
 
@@ -85,6 +86,7 @@ export async function startServer(settings: ServeSettings): Promise<RunningServe
     const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
     const url = `http://${displayHost}:${port}`;
     const app = await buildServer({
+      pages: [dashboardPages],
       ...databaseOf(settings),
       baseUrl: settings.baseUrl ?? url,
       // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).

@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { v1Api } from './api/v1/index.js';
 import { legacyApi } from './legacy/index.js';
 import { registerRateLimiting } from './auth/rate-limit.js';
-import type { ServerContext } from './context.js';
+import type { PagePlugin, ServerContext } from './context.js';
 import { limitConnections } from './connection-limits.js';
 import { isoTime } from './iso-time.js';
 import { oauthApi } from './oauth/index.js';
@@ -29,7 +29,13 @@ declare module 'fastify' {
   }
 }
 
-export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+/** The server's options, and the host's plugins of pages (issue 35: the dashboard is one). */
+export interface BuildServerOptions extends ServerOptions {
+  /** registered beside the server's own pages, in their scope (CSRF, HTML errors); default none */
+  pages?: readonly PagePlugin[];
+}
+
+export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   const resolved = resolveOptions(options);
   const { store, masterKey, database } = await openStore(resolved, options.masterKey, {
     backgroundCheckpoints: true,
@@ -98,7 +104,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await registerRateLimiting(app, context);
   await app.register(v1Api, { prefix: '/api/v1', context });
   await app.register(oauthApi, { context });
-  await app.register(webPages, { context });
+  await app.register(webPages, { context, pages: options.pages ?? [] });
   await app.register(legacyApi, { context });
   // Outside /api/v1 (which answers its own 404s): a legacy client gets {"error"}, anything else text.
   app.setNotFoundHandler((request, reply) => {

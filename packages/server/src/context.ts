@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { ResolvedOptions } from './options.js';
 import type { Store } from './store/index.js';
 
@@ -17,3 +18,10 @@ export interface ServerContext {
 export interface PluginOptions {
   context: ServerContext;
 }
+
+/**
+ * A plugin of pages a host hands to buildServer (`pages`), such as @rideport/dashboard (issue 35): it is
+ * registered with the server's own pages, under their CSRF check and HTML error pages, and builds only
+ * on `@rideport/server/web`.
+ */
+export type PagePlugin = (app: FastifyInstance, options: PluginOptions) => Promise<void>;

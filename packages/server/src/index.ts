@@ -1,4 +1,5 @@
-export { buildServer } from './app.js';
+export { buildServer, type BuildServerOptions } from './app.js';
+export type { PagePlugin } from './context.js';
 export { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from './options.js';
 export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
 export type { ConnectionLimits } from './ports/connection-limits.js';

@@ -5,18 +5,20 @@
  * with the rest of OAuth in ../oauth.
  */
 import type { FastifyInstance } from 'fastify';
-import type { PluginOptions } from '../context.js';
+import type { PagePlugin, PluginOptions } from '../context.js';
 import { requireCsrfOnPosts } from './csrf.js';
-import { dashboardRoutes } from './dashboard/index.js';
 import { developerRoutes } from './developer.js';
 import { faviconRoutes } from './favicon.js';
 import { installPageErrorHandling } from './errors.js';
 import { organizationRoutes } from './organizations.js';
 import { signInRoutes } from './sign-in.js';
 import { signInLinkRoutes } from './sign-in-link.js';
-import { syncPageRoutes } from './dashboard/sync.js';
 
-export async function webPages(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
+/** The server's own pages, then the host's (`pages`: the dashboard, issue 35), in one scope. */
+export async function webPages(
+  app: FastifyInstance,
+  { context, pages }: PluginOptions & { pages: readonly PagePlugin[] },
+): Promise<void> {
   installPageErrorHandling(app);
   requireCsrfOnPosts(app);
   // Only the context goes on: the options Fastify passed in hold more than the plugins take.
@@ -24,10 +26,9 @@ export async function webPages(app: FastifyInstance, { context }: PluginOptions)
   await app.register(signInRoutes, options);
   await app.register(developerRoutes, options);
   await app.register(organizationRoutes, options);
-  await app.register(dashboardRoutes, options);
   await app.register(signInLinkRoutes, options);
-  await app.register(syncPageRoutes, options);
   await app.register(faviconRoutes);
+  for (const plugin of pages) await app.register(plugin, options);
 }
 
 export { csrfHmacKey, registerCsrf } from './csrf.js';

@@ -10,7 +10,6 @@ import { parseRideFile, writeGpx, writeTcx } from '@rideport/ridefile';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainedFixtureParts } from '../../../../fixtures/fit/generate.js';
 import { readFixture } from '../../../../test/support/corpus.js';
-import { Browser } from '../test-support/browser.js';
 import { newMasterKey } from '../security/secrets.js';
 import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
 import {
@@ -51,9 +50,6 @@ const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 async function send(name: string, bytes: Uint8Array, as = credentials): Promise<QueuedTask> {
   return taskEnded(server, as, taskIdOf(await upload(server, as, { name, bytes })));
 }
-
-/** A page's text with every run of white space as one space, as a browser shows it. */
-const words = (page: string): string => page.replace(/\s+/g, ' ');
 
 const tripIdsOf = (task: QueuedTask): number[] =>
   task.associated_objects.map((object) => object.trip!['id'] as number);
@@ -269,31 +265,13 @@ describe('a longer file of a stored cut-off copy completes it', () => {
 });
 
 describe('two devices recording one ride', () => {
-  it('are two rides, and each ride page says it overlaps the other, with a link', async () => {
+  // The ride pages that say each overlaps the other are the dashboard's (packages/dashboard,
+  // overlaps.test.ts).
+  it('are two rides', async () => {
     const [edge] = tripIdsOf(await send('edge.fit', readFixture('fit', 'two-devices-edge.fit')));
     const watchTask = await send('watch.fit', readFixture('fit', 'two-devices-watch.fit'));
     expect(watchTask.response_code).toBe('success');
     const [watch] = tripIdsOf(watchTask);
     expect(watch).not.toBe(edge);
-    await server.store.assets.update('trip', edge!, rider.id, { name: 'Edge <530>' });
-    await server.store.assets.update('trip', watch!, rider.id, { name: 'Watch' });
-
-    const browser = new Browser(server.app);
-    expect((await browser.signIn(rider.email, rider.password)).statusCode).toBe(303);
-    const edgePage = words((await browser.get(`/dashboard/rides/${edge}`)).body);
-    const watchPage = words((await browser.get(`/dashboard/rides/${watch}`)).body);
-    expect(edgePage).toContain(
-      `Overlaps <a href="/dashboard/rides/${watch}">Watch</a> (Garmin Forerunner 955, 10:00:04–10:09:59 Europe/Zurich): another recording of the same time.`,
-    );
-    expect(watchPage).toContain(
-      `Overlaps <a href="/dashboard/rides/${edge}">Edge &lt;530&gt;</a> (Garmin Edge 530, 10:00:00–10:09:59 Europe/Zurich): another recording of the same time.`,
-    );
-  });
-
-  it('a ride nothing overlaps says nothing of overlaps', async () => {
-    const [id] = tripIdsOf(await send('ride.fit', WHOLE));
-    const browser = new Browser(server.app);
-    await browser.signIn(rider.email, rider.password);
-    expect((await browser.get(`/dashboard/rides/${id}`)).body).not.toContain('Overlaps');
   });
 });

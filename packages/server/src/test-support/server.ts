@@ -3,10 +3,9 @@
  * credentials through the data-access layer (the same calls `rideport admin` makes).
  */
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../app.js';
+import { buildServer, type BuildServerOptions } from '../app.js';
 import { newMasterKey } from '../security/secrets.js';
 import { testDatabaseUrl } from './test-database.js';
-import type { ServerOptions } from '../options.js';
 import type { ApiClient, Store } from '../store/index.js';
 
 export const BASE_URL = 'http://rideport.test';
@@ -26,7 +25,7 @@ export interface TestServer {
 }
 
 /** Builds a server on a fresh database: SQLite in memory, or PostgreSQL in that run (test-database.ts). */
-export async function testServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
+export async function testServer(options: Partial<BuildServerOptions> = {}): Promise<TestServer> {
   const clock: TestClock = {
     now: START_TIME,
     advance(milliseconds) {

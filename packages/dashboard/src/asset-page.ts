@@ -5,22 +5,30 @@
  * and the downloads. Everything but the map and the charts works without JavaScript; those two get
  * their data as downsampled JSON embedded in the page (series.ts) and say in words what they show.
  */
-import { activityInWords } from '../../activity-words.js';
+import {
+  activityInWords,
+  type AssetRow,
+  type AssetType,
+  csrfToken,
+  html,
+  isVirtualActivity,
+  type Preferences,
+  rideTimeZone,
+  type RouteRow,
+  SafeHtml,
+  sendPage,
+  type ServerContext,
+  storedWarnings,
+  type TripRow,
+  type Units,
+  type UserRow,
+  warnedTrack,
+} from '@rideport/server/web';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerContext } from '../../context.js';
-import type { AssetType, RouteRow, TripRow, Units, UserRow } from '../../db/schema.js';
-import { storedWarnings, warnedTrack } from '../../store/asset-records.js';
 
-import type { AssetRow } from '../../store/assets.js';
-import { csrfToken } from '../csrf.js';
-import { html, SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
 import { syncSources, WORDS } from './access.js';
 import { DOWNLOAD_FORMATS, downloadPath, FORMAT_LABELS } from './downloads.js';
 import { analyseRide, elevationAndTemperature, saidWarnings, type Stat } from '@rideport/ridefile';
-import { isVirtualActivity } from '../../activity-words.js';
-import { rideTimeZone } from '../../ride-time-zone.js';
-import type { Preferences } from '../../store/preferences.js';
 import { analysisSection } from './analysis-section.js';
 import {
   distance,

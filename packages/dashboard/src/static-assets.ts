@@ -1,8 +1,8 @@
 /**
- * The dashboard's scripts and stylesheets (issue 7), served by the server itself, never from a CDN:
- * the desktop app and `rideport up` must work offline. Leaflet and uPlot come from the server
- * package's own dependencies in node_modules, the page script and stylesheet from packages/server/
- * assets (in the package's "files"). Only the files listed here are served, by exact name, so no
+ * The dashboard's scripts and stylesheets (issue 7), served by the dashboard itself, never from a CDN:
+ * the desktop app and `rideport up` must work offline. Leaflet and uPlot come from this
+ * package's own dependencies in node_modules, the page script and stylesheet from its assets folder
+ * (in the package's "files"). Only the files listed here are served, by exact name, so no
  * request path ever reaches the file system.
  *
  * Every URL holds a version (the library's, or a hash of our own file's bytes), so the answers can be
@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../errors.js';
+import { notFound } from '@rideport/server/web';
 
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
   js: 'text/javascript; charset=utf-8',
@@ -69,8 +69,8 @@ function assetTable(): AssetTable {
   };
   const leaflet = library('leaflet', LEAFLET_FILES);
   const uplot = library('uplot', UPLOT_FILES);
-  // src/pages/dashboard/ and dist/pages/dashboard/ are both three levels below the package.
-  const ownDirectory = fileURLToPath(new URL('../../../assets/', import.meta.url));
+  // src/ and dist/ are both one level below the package.
+  const ownDirectory = fileURLToPath(new URL('../assets/', import.meta.url));
   const hash = createHash('sha256');
   for (const file of OWN_FILES) hash.update(readFileSync(join(ownDirectory, file)));
   const own = `/assets/rideport/${hash.digest('hex').slice(0, 12)}/`;

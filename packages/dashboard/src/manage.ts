@@ -12,16 +12,27 @@
  * the sync engine, which remembers it as synced, does not upload it again.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerContext } from '../../context.js';
-import type { AssetType, UserRow, Visibility } from '../../db/schema.js';
-import { badRequest } from '../../errors.js';
-import { isTooLong, TEXT_MAX_CHARS, tooLongWords } from '../../store/index.js';
-import type { AssetRow } from '../../store/assets.js';
-import { ID_RANGE, readWholeNumber, wholeNumberProblem } from '../../whole-numbers.js';
-import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields, radioGroup } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
+import {
+  type AssetRow,
+  type AssetType,
+  badRequest,
+  csrfField,
+  csrfToken,
+  FormFields,
+  html,
+  ID_RANGE,
+  isTooLong,
+  radioGroup,
+  readWholeNumber,
+  type SafeHtml,
+  sendPage,
+  type ServerContext,
+  TEXT_MAX_CHARS,
+  tooLongWords,
+  type UserRow,
+  type Visibility,
+  wholeNumberProblem,
+} from '@rideport/server/web';
 import { ownAsset, WORDS } from './access.js';
 
 /** At most this many rides or routes are deleted at once: a page of the list is 20. */

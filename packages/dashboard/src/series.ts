@@ -7,7 +7,7 @@
  * Downloads carry every point (downloads.ts); only drawing is downsampled.
  */
 import type { TrackPoint } from '@rideport/ridefile';
-import type { Units } from '../../db/schema.js';
+import type { Units } from '@rideport/server/web';
 import { UNIT_SYSTEMS } from './format.js';
 
 /** At most this many points per drawn series (issue 7: "at most ~2,000 points per series"). */

@@ -8,18 +8,22 @@
  *   POST /dashboard/preferences    saves, back to the form with "Saved."
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerContext } from '../../context.js';
-import type { Units, UserRow } from '../../db/schema.js';
 import {
   canonicalTimeZone,
+  csrfField,
+  csrfToken,
+  FormFields,
+  html,
   PREFERENCE_RANGES,
   preferenceProblems,
   type Preferences,
-} from '../../store/preferences.js';
-import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields, radioGroup } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
+  radioGroup,
+  type SafeHtml,
+  sendPage,
+  type ServerContext,
+  type Units,
+  type UserRow,
+} from '@rideport/server/web';
 
 export const PREFERENCES_PAGE = '/dashboard/preferences';
 

@@ -4,17 +4,24 @@
  * routes newest first, with name, distance, elevation gain and creation date.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerContext } from '../../context.js';
-import type { AssetType, RouteRow, TripRow, UserRow } from '../../db/schema.js';
-import { PAGE_RANGE, wholeNumberOr400 } from '../../whole-numbers.js';
-import { csrfToken } from '../csrf.js';
-import { html, type SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
+import {
+  type AssetType,
+  csrfToken,
+  html,
+  PAGE_RANGE,
+  type Preferences,
+  rideTimeZone,
+  type RouteRow,
+  type SafeHtml,
+  sendPage,
+  type ServerContext,
+  type TripRow,
+  type UserRow,
+  wholeNumberOr400,
+} from '@rideport/server/web';
 import { syncSources, WORDS } from './access.js';
 import { changeNotice, deletePath } from './manage.js';
 import { SYNC_PAGE } from './sync.js';
-import type { Preferences } from '../../store/preferences.js';
-import { rideTimeZone } from '../../ride-time-zone.js';
 import { distance, duration, elevation, UNKNOWN, zonedTime } from './format.js';
 
 export const LIST_PAGE_SIZE = 20;

@@ -28,20 +28,33 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LocalSync, LocalSyncStatus } from '../../ports/local-sync.js';
-import type { PluginOptions, ServerContext } from '../../context.js';
-import type { UserRow } from '../../db/schema.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
-import { inWords } from '../../queue/one-ride.js';
-import { idParameter, wholeNumberOr400 } from '../../whole-numbers.js';
-import { storeUpload, uploadIntake } from '../../queue/index.js';
-import { isTooLong, TEXT_MAX_CHARS, type TaskObjectRecord, type TaskStatusRow } from '../../store/index.js';
-import { redirectToSignIn } from '../access.js';
-import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields } from '../forms.js';
-import { html, SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
-import { signedInUser } from '../session.js';
+import {
+  badRequest,
+  csrfField,
+  csrfToken,
+  forbidden,
+  FormFields,
+  html,
+  idParameter,
+  inWords,
+  isTooLong,
+  type LocalSync,
+  type LocalSyncStatus,
+  notFound,
+  type PluginOptions,
+  redirectToSignIn,
+  SafeHtml,
+  sendPage,
+  type ServerContext,
+  signedInUser,
+  storeUpload,
+  type TaskObjectRecord,
+  type TaskStatusRow,
+  TEXT_MAX_CHARS,
+  uploadIntake,
+  type UserRow,
+  wholeNumberOr400,
+} from '@rideport/server/web';
 import { rideLinks } from './ride-links.js';
 import { LIVE_SCRIPT } from './sync-live.js';
 

@@ -1,19 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { trackFromPoints } from '@rideport/ridefile';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LocalSync, LocalSyncStatus } from '../../ports/local-sync.js';
-import { Browser, csrfTokenIn } from '../../test-support/browser.js';
-import { multipartBody } from '../../test-support/uploads.js';
-import { strToU8, zipSync } from 'fflate';
+import type { LocalSync, LocalSyncStatus } from '@rideport/server/web';
 import {
+  Browser,
   createPerson,
   credentialsFor,
-  testServer,
+  csrfTokenIn,
+  multipartBody,
   type Person,
+  testServer,
   type TestServer,
-} from '../../test-support/server.js';
+} from '@rideport/server/test-support';
+import { dashboardPages } from './index.js';
+import { strToU8, zipSync } from 'fflate';
 
-const SAMPLE_RIDE = readFileSync(new URL('../../../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
+const SAMPLE_RIDE = readFileSync(new URL('../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
 const FAILED_SHA = 'f'.repeat(64);
 const SYNCED_SHA = 'a'.repeat(64);
 const CUT_SHA = 'c'.repeat(64);
@@ -183,6 +185,7 @@ async function setUp(
 ): Promise<{ server: TestServer; rider: Person; sync: RecordingSync; browser: Browser }> {
   const sync = new RecordingSync(null);
   const server = await testServer({
+    pages: [dashboardPages],
     ...(options.engine === 'none' ? {} : { localSync: sync }),
     ...(options.uploadBytes === undefined ? {} : { limits: { uploadBytes: options.uploadBytes } }),
   });
@@ -222,7 +225,7 @@ async function taskEnd(server: TestServer, taskId: number): Promise<void> {
 
 describe('GET /dashboard/sync', () => {
   it('sends someone not signed in to sign in and back', async () => {
-    const server = await testServer();
+    const server = await testServer({ pages: [dashboardPages] });
     servers.push(server);
     const response = await new Browser(server.app).get('/dashboard/sync?task=3');
     expect(response.statusCode).toBe(303);
@@ -619,7 +622,7 @@ describe('POST /dashboard/sync/upload', () => {
     const token = await browser.csrfTokenOf('/dashboard/sync');
     const archive = zipSync({
       'ride.gpx': SAMPLE_RIDE,
-      'trainer.fit': readFileSync(new URL('../../../../../fixtures/fit/smart-trainer.fit', import.meta.url)),
+      'trainer.fit': readFileSync(new URL('../../../fixtures/fit/smart-trainer.fit', import.meta.url)),
       'notes.txt': strToU8('not a ride'),
     });
     const response = await uploadThroughPage(browser, { name: 'export.zip', bytes: archive }, token);
@@ -675,7 +678,7 @@ describe('POST /dashboard/sync/upload', () => {
   it('says what was wrong with a file that was read in part (issue 16)', async () => {
     const { server, browser } = await setUp({ engine: 'none' });
     const token = await browser.csrfTokenOf('/dashboard/sync');
-    const bytes = readFileSync(new URL('../../../../../fixtures/fit/truncated.fit', import.meta.url));
+    const bytes = readFileSync(new URL('../../../fixtures/fit/truncated.fit', import.meta.url));
     const response = await uploadThroughPage(browser, { name: 'truncated.fit', bytes }, token);
     const taskId = Number(/task=(\d+)/.exec(response.headers.location as string)?.[1]);
     await taskEnd(server, taskId);

@@ -3,10 +3,14 @@
  * decisions.md §1 "Failures"): an unknown id is 404, someone else's ride or route 403, whatever its
  * visibility (the dashboard is one's own library, not a way to browse others').
  */
-import type { ServerContext } from '../../context.js';
-import type { AssetType, UserRow } from '../../db/schema.js';
-import { forbidden, notFound } from '../../errors.js';
-import type { AssetRow } from '../../store/assets.js';
+import {
+  type AssetRow,
+  type AssetType,
+  forbidden,
+  notFound,
+  type ServerContext,
+  type UserRow,
+} from '@rideport/server/web';
 
 export const WORDS = {
   trip: { one: 'ride', many: 'rides', title: 'Ride', titles: 'Rides', path: '/dashboard/rides' },

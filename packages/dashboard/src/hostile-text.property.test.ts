@@ -4,21 +4,25 @@
  * control characters, lone surrogates by character reference, right-to-left marks and overrides,
  * markup) go through the whole ingest path: POST /trips.json, the upload queue, the parser, the store.
  * Then the v1 list and detail, the legacy list, the task's status, and the dashboard's rides list and
- * ride page all answer 200 with valid JSON or HTML, of a bounded size, with the markup escaped.
+ * ride page all answer 200 with valid JSON or HTML, of a bounded size, with the markup escaped. It
+ * lives with the dashboard, whose pages it reads, and runs on both engines (vitest.config.ts).
  */
 import { codePointCount } from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser } from './test-support/browser.js';
-import { htmlProblems } from './test-support/html.js';
 import {
+  Browser,
   createPerson,
   credentialsFor,
+  htmlProblems,
+  taskEnded,
+  taskIdOf,
   testServer,
+  upload,
   type Credentials,
   type TestServer,
-} from './test-support/server.js';
-import { taskEnded, taskIdOf, upload } from './test-support/uploads.js';
+} from '@rideport/server/test-support';
+import { dashboardPages } from './index.js';
 
 let server: TestServer;
 let riderId: number;
@@ -26,7 +30,7 @@ let credentials: Credentials;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await testServer({ queue: { workers: 1 } });
+  server = await testServer({ queue: { workers: 1 }, pages: [dashboardPages] });
   const rider = await createPerson(server, 'Hostile Text');
   riderId = rider.id;
   credentials = await credentialsFor(server, rider);

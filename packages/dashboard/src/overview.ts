@@ -9,12 +9,16 @@
  */
 import { POWER_CURVE_SECONDS } from '@rideport/ridefile';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerContext } from '../../context.js';
-import type { Units, UserRow } from '../../db/schema.js';
-import type { RideCurve } from '../../store/power-curves.js';
-import { csrfToken } from '../csrf.js';
-import { html, SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
+import {
+  csrfToken,
+  html,
+  type RideCurve,
+  SafeHtml,
+  sendPage,
+  type ServerContext,
+  type Units,
+  type UserRow,
+} from '@rideport/server/web';
 import { windowWords } from './analysis-section.js';
 import { barChart } from './bar-chart.js';
 import { distance, duration, elevation, UNIT_SYSTEMS, whole } from './format.js';

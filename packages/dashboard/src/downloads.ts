@@ -8,10 +8,7 @@
 import { Readable } from 'node:stream';
 import { trackFromPoints, WRITE_FORMATS, WRITERS, type Track, type WriteFormat } from '@rideport/ridefile';
 import type { FastifyReply } from 'fastify';
-import { attachment } from '../../content-disposition.js';
-import type { ServerContext } from '../../context.js';
-import type { AssetType } from '../../db/schema.js';
-import type { AssetRow } from '../../store/assets.js';
+import { type AssetRow, type AssetType, attachment, type ServerContext } from '@rideport/server/web';
 import { WORDS } from './access.js';
 import { parseLaps } from './laps.js';
 

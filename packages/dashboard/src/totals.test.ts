@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LoggedRide } from '../../store/training-log.js';
+import type { LoggedRide } from '@rideport/server/web';
 import { firstPeriodFrom, totals, type Period } from './totals.js';
 
 const ZONES = [

@@ -4,7 +4,7 @@
  * makes a phone's page scroll sideways. Each bar has a tooltip with its label and value; the figures
  * are also in a table beside the charts for screen readers.
  */
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '@rideport/server/web';
 
 const WIDTH = 420;
 const HEIGHT = 170;

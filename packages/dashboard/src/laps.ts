@@ -6,9 +6,7 @@
  * laps recorded".
  */
 import { analyseRide, type Lap, type PowerAnalysis } from '@rideport/ridefile';
-import { storedJsonArray } from '../../store/asset-records.js';
-import type { Preferences } from '../../store/preferences.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type Preferences, type SafeHtml, storedJsonArray } from '@rideport/server/web';
 import { distance, duration, localDateTime, speed, UNKNOWN, whole } from './format.js';
 import type { Columns } from './series.js';
 

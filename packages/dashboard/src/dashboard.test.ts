@@ -8,16 +8,21 @@ import {
 } from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpusAvailable, readCorpus, readFixture } from '../../../../../test/support/corpus.js';
-import type { TripRow } from '../../db/schema.js';
-import { tripColumns } from '../../store/track-columns.js';
+import { corpusAvailable, readCorpus, readFixture } from '../../../test/support/corpus.js';
+import type { LocalSync, TripRow } from '@rideport/server/web';
+import {
+  Browser,
+  createPerson,
+  DEFAULT_PREFERENCES,
+  onlyTrack,
+  type Person,
+  testServer,
+  type TestServer,
+  tripColumns,
+} from '@rideport/server/test-support';
+import { dashboardPages } from './index.js';
 import { captionFigures } from './asset-page.js';
-import type { LocalSync } from '../../ports/local-sync.js';
-import { onlyTrack } from '../../test-support/assets.js';
-import { Browser } from '../../test-support/browser.js';
-import { createPerson, testServer, type Person, type TestServer } from '../../test-support/server.js';
 import { lapsSection } from './laps.js';
-import { DEFAULT_PREFERENCES } from '../../store/preferences.js';
 import { MAX_DRAWN_POINTS, PAUSE_SECONDS, drawingData, readColumns } from './series.js';
 
 let server: TestServer;
@@ -25,7 +30,7 @@ let rider: Person;
 let browser: Browser;
 
 async function start(options: Parameters<typeof testServer>[0] = {}): Promise<void> {
-  server = await testServer(options);
+  server = await testServer({ pages: [dashboardPages], ...options });
   rider = await createPerson(server, 'Anna Rider');
   browser = new Browser(server.app);
   expect((await browser.signIn(rider.email, rider.password)).statusCode).toBe(303);

@@ -10,15 +10,22 @@
  *   POST /dashboard/clubs/{id}/routes/remove   an administrator takes one out (field route_id)
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { removeRouteFromClub, shareRouteWithClub } from '../../club-sharing.js';
-import type { ServerContext } from '../../context.js';
-import type { UserRow } from '../../db/schema.js';
-import { forbidden, notFound } from '../../errors.js';
-import { ID_RANGE, wholeNumberOr400 } from '../../whole-numbers.js';
-import { csrfField, csrfToken } from '../csrf.js';
-import { FormFields } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
-import { sendPage } from '../layout.js';
+import {
+  csrfField,
+  csrfToken,
+  forbidden,
+  FormFields,
+  html,
+  ID_RANGE,
+  notFound,
+  removeRouteFromClub,
+  type SafeHtml,
+  sendPage,
+  type ServerContext,
+  shareRouteWithClub,
+  type UserRow,
+  wholeNumberOr400,
+} from '@rideport/server/web';
 import { ownAsset, WORDS } from './access.js';
 
 /** The most routes the club page lists: a club page is a glance, the API pages through them all. */

@@ -4,7 +4,7 @@
  * rider's time zone, for the last `count` periods up to the one holding `now`. Periods without rides
  * are there with zeros, so a chart's bars are evenly spaced in time.
  */
-import type { LoggedRide } from '../../store/training-log.js';
+import type { LoggedRide } from '@rideport/server/web';
 
 export type Period = 'week' | 'month';
 

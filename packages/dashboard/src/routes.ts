@@ -18,13 +18,16 @@
  */
 import { WRITE_FORMATS } from '@rideport/ridefile';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PluginOptions } from '../../context.js';
-import type { AssetType, UserRow } from '../../db/schema.js';
-import { notFound } from '../../errors.js';
-import { sendOriginal } from '../../original-download.js';
-import { idParameter } from '../../whole-numbers.js';
-import { redirectToSignIn } from '../access.js';
-import { signedInUser } from '../session.js';
+import {
+  type AssetType,
+  idParameter,
+  notFound,
+  type PluginOptions,
+  redirectToSignIn,
+  sendOriginal,
+  signedInUser,
+  type UserRow,
+} from '@rideport/server/web';
 import { ownAsset, WORDS } from './access.js';
 import { assetPage } from './asset-page.js';
 import { DOWNLOAD_FORMATS, sendDownload } from './downloads.js';

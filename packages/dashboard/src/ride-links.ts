@@ -2,7 +2,7 @@
  * Rides named in a sentence with a link to each (issue 16): "Overlaps Morning Ride and Evening Ride"
  * on a ride page, "Already on the platform as Morning Ride" in the sync page's history.
  */
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '@rideport/server/web';
 import { WORDS } from './access.js';
 
 export interface NamedRide {

@@ -6,7 +6,7 @@
  * with a link to set it.
  */
 import type { RideAnalysis, ZoneTime } from '@rideport/ridefile';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '@rideport/server/web';
 import { duration, UNKNOWN, whole } from './format.js';
 import { PREFERENCES_PAGE } from './preferences-page.js';
 

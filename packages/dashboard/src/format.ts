@@ -4,8 +4,7 @@
  * file does not give is "—".
  */
 
-import type { Units } from '../../db/schema.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml, type Units } from '@rideport/server/web';
 
 export const UNKNOWN = '—';
 
