@@ -5,10 +5,11 @@ import { postgresBinaries } from './packages/server/src/test-support/postgres-cl
 // Tests run against the TypeScript sources of sibling packages, not their build output.
 const alias = {
   '@rideport/ridefile': fileURLToPath(new URL('./packages/ridefile/src/index.ts', import.meta.url)),
-  // Before '@rideport/server', which would match it as a prefix.
-  '@rideport/server/freed-memory': fileURLToPath(
-    new URL('./packages/server/src/freed-memory.ts', import.meta.url),
+  // Subpaths before their packages, which would match them as a prefix.
+  '@rideport/host/freed-memory': fileURLToPath(
+    new URL('./packages/host/src/freed-memory.ts', import.meta.url),
   ),
+  '@rideport/host': fileURLToPath(new URL('./packages/host/src/index.ts', import.meta.url)),
   '@rideport/server/web': fileURLToPath(new URL('./packages/server/src/web.ts', import.meta.url)),
   '@rideport/server/test-support': fileURLToPath(
     new URL('./packages/server/src/test-support/index.ts', import.meta.url),
@@ -94,6 +95,10 @@ export default defineConfig({
       {
         resolve: { alias },
         test: { name: 'sync', root: './packages/sync', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+      },
+      {
+        resolve: { alias },
+        test: { name: 'host', root: './packages/host', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
       },
       {
         resolve: { alias },

@@ -4,8 +4,8 @@
  * program.
  */
 import { fileURLToPath } from 'node:url';
-import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
-import { limitAllocatorArenas } from '@rideport/server/freed-memory';
+import { tuneLongRunningProcess } from '@rideport/host';
+import { limitAllocatorArenas } from '@rideport/host/freed-memory';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';
 
@@ -13,8 +13,7 @@ import { realElectron } from './electron-real.js';
 // are capped after the imports have loaded (Electron's own threads have their arenas by then), so
 // the cap holds for the threads started later: the parse workers, libuv's pool.
 limitAllocatorArenas();
-keepYoungGenerationSmall();
-returnFreedMemoryPeriodically();
+tuneLongRunningProcess();
 
 const desktop = new DesktopApp({
   electron: realElectron(),

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { syncFolders, type SyncStatus } from '@rideport/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CredentialStore } from './credentials.js';
-import { LOCAL_ACCOUNT_EMAIL } from '@rideport/server';
-import { claimDataFolder, startEmbeddedServer } from './server-host.js';
+import { LOCAL_ACCOUNT_EMAIL, startPlatformServer } from '@rideport/host';
+import { claimDataDirectory, databasePathIn } from '@rideport/server';
+import { APP_CLAIMANT, EMBEDDED_HOST } from './server-host.js';
 import { DEFAULT_SETTINGS, type AppSettings } from './settings.js';
 import { signInRemote, startEmbeddedSync, startRemoteSync, SignInError, type SyncHost } from './sync-host.js';
 import { FakeSafeStorage } from './test-support/fake-electron.js';
@@ -75,8 +76,13 @@ describe('startEmbeddedSync', () => {
 
 describe('remote mode', () => {
   it('signs in with email and password, keeps only the token, and syncs to the remote server', async () => {
-    const remoteLock = await claimDataFolder(join(root, 'remote'));
-    const remote = await startEmbeddedServer({ lock: remoteLock });
+    const remoteLock = await claimDataDirectory(join(root, 'remote'), APP_CLAIMANT);
+    const remote = await startPlatformServer({
+      host: EMBEDDED_HOST,
+      port: 0,
+      lock: remoteLock,
+      server: { databasePath: databasePathIn(remoteLock.directory) },
+    });
     try {
       const { store } = remote.app.rideport;
       const user = await store.users.createPerson({

@@ -6,17 +6,10 @@
  * command can run on the app's data folder.
  */
 import { RideportClient, isClientError, type Credentials, type Transport } from '@rideport/client';
-import { ensureLocalAccount, type LocalAccount } from '@rideport/server';
-import {
-  engineControls,
-  renewCredentialsWhenRefused,
-  SyncEngine,
-  syncFolders,
-  type MountRoot,
-  type RideUploader,
-} from '@rideport/sync';
+import { startLocalPlatform, type PlatformServer } from '@rideport/host';
+import { SyncEngine, syncFolders, type MountRoot, type RideUploader } from '@rideport/sync';
 import type { CredentialStore, RemoteToken } from './credentials.js';
-import { claimDataFolder, startEmbeddedServer, type EmbeddedServer } from './server-host.js';
+import { APP_CLAIMANT, EMBEDDED_HOST } from './server-host.js';
 import type { AppSettings } from './settings.js';
 
 export interface SyncHost {
@@ -24,7 +17,7 @@ export interface SyncHost {
   /** the server uploads go to */
   readonly serverUrl: string;
   /** the embedded server; null in remote mode */
-  readonly server: EmbeddedServer | null;
+  readonly server: PlatformServer | null;
   /** where the dashboard window goes: a one-time sign-in link on the embedded server, the remote's root */
   dashboardEntry(): Promise<string>;
   stop(): Promise<void>;
@@ -38,16 +31,6 @@ export interface HostOptions {
   transport?: Transport;
   /** for tests: the engine's timers */
   engineOptions?: { fullPassIntervalMs?: number; watch?: boolean };
-}
-
-function lazyUploader(client: () => RideportClient | null): RideUploader {
-  return {
-    uploadRide: (upload, options) => {
-      const current = client();
-      if (current === null) throw new Error('the server is not ready yet');
-      return current.uploadRide(upload, options);
-    },
-  };
 }
 
 function engineFor(options: HostOptions, server: string, uploader: RideUploader): SyncEngine {
@@ -65,64 +48,30 @@ function tokenCredentials(apiKey: string, authToken: string): Credentials {
   return { kind: 'auth-token', apiKey, authToken };
 }
 
-/** Embedded mode: the server on 127.0.0.1, the local account, the engine uploading to it. Started. */
+/**
+ * Embedded mode: @rideport/host's local platform on 127.0.0.1 (server, dashboard, local account and
+ * engine, as `rideport up` runs it), the data folder claimed for the app. Started.
+ */
 export async function startEmbeddedSync(options: HostOptions): Promise<SyncHost> {
-  // Before the engine opens its ledger: a refused start leaves the folder as it was (issue 17).
-  const lock = await claimDataFolder(options.dataFolder);
-  let client: RideportClient | null = null;
-  let account: LocalAccount | null = null;
-  let engine: SyncEngine | null = null;
-  let server: EmbeddedServer | null = null;
-  try {
-    engine = engineFor(
-      options,
-      'local',
-      lazyUploader(() => client),
-    );
-    server = await startEmbeddedServer({
-      lock,
-      localSync: engineControls(engine, () => account?.userId ?? null),
-    });
-    const { store } = server.app.rideport;
-    account = (await ensureLocalAccount(store, options.dataFolder)).account;
-    const syncClient = new RideportClient({
-      baseUrl: server.url,
-      credentials: tokenCredentials(account.apiKey, account.authToken),
-      ...(options.transport === undefined ? {} : { transport: options.transport }),
-    });
-    client = syncClient;
-    // The app owns this database: a refused token (expired, revoked from the dashboard) is replaced.
-    const stopRepair = renewCredentialsWhenRefused(engine, async () => {
-      const repaired = (await ensureLocalAccount(store, options.dataFolder)).account;
-      account = repaired;
-      syncClient.setCredentials(tokenCredentials(repaired.apiKey, repaired.authToken));
-    });
-    engine.start();
-    const running = server;
-    const started = engine;
-    return {
-      engine: started,
-      serverUrl: running.url,
-      server: running,
-      dashboardEntry: () => {
-        if (account === null) return Promise.reject(new Error('the local account is not ready'));
-        return running.signInUrl(account.userId);
-      },
-      stop: async () => {
-        stopRepair();
-        await started.stop();
-        await syncClient.close();
-        await running.close();
-        await lock.release();
-      },
-    };
-  } catch (error) {
-    await engine?.stop();
-    await client?.close();
-    await server?.close();
-    await lock.release();
-    throw error;
-  }
+  const platform = await startLocalPlatform({
+    dataDirectory: options.dataFolder,
+    claimant: APP_CLAIMANT,
+    host: EMBEDDED_HOST,
+    port: 0,
+    folders: options.settings.folders,
+    deviceRoots: options.settings.devices ? options.deviceRoots : [],
+    firstImport: options.settings.firstImport,
+    ...(options.transport === undefined ? {} : { transport: options.transport }),
+    ...(options.engineOptions === undefined ? {} : { engineOptions: options.engineOptions }),
+  });
+  platform.startSyncing();
+  return {
+    engine: platform.engine,
+    serverUrl: platform.url,
+    server: platform.server,
+    dashboardEntry: () => platform.signInLink(),
+    stop: () => platform.stop(),
+  };
 }
 
 export class SignInError extends Error {
@@ -177,11 +126,7 @@ export async function startRemoteSync(options: HostOptions, credentials: Credent
     credentials: tokenCredentials(server.apiKey, token.authToken),
     ...(options.transport === undefined ? {} : { transport: options.transport }),
   });
-  const engine = engineFor(
-    options,
-    server.url,
-    lazyUploader(() => client),
-  );
+  const engine = engineFor(options, server.url, client);
   engine.start();
   return {
     engine,

@@ -1,10 +1,10 @@
 /**
  * What the launcher (bin/rideport.js) does first, before it loads the rest of rideport: a command that
- * runs until stopped caps the C allocator's arenas (issue 22; freed-memory.ts in the server) while few
+ * runs until stopped caps the C allocator's arenas (issue 22; freed-memory.ts in @rideport/host) while few
  * threads have allocated yet. Loading the server's modules alone starts threads that take arenas of
  * their own, so this module imports nothing but that one.
  */
-import { limitAllocatorArenas } from '@rideport/server/freed-memory';
+import { limitAllocatorArenas } from '@rideport/host/freed-memory';
 
 /** The commands that run until stopped (main.test.ts checks this against each command's own flag). */
 export const LONG_RUNNING_COMMANDS: ReadonlySet<string> = new Set(['up', 'sync', 'serve', 'worker']);

@@ -2,7 +2,7 @@
  * The `rideport` command (design.md, "`rideport` command"): picks the command, runs it, and turns
  * every failure into one stderr line and an exit status (0 ok, 1 failed operation, 2 bad usage).
  */
-import { keepYoungGenerationSmall, returnFreedMemoryPeriodically } from '@rideport/server';
+import { tuneLongRunningProcess } from '@rideport/host';
 import { parseCommandArgs } from './args.js';
 import { COMMANDS } from './commands/index.js';
 import { commandNameOf } from './early-process.js';
@@ -17,15 +17,14 @@ export type { CliIo, CliWritable } from './io.js';
  * What the launcher (bin/rideport.js) does to its own process before `main`, and tests that run `main`
  * inside theirs do not: a command that runs until stopped keeps V8's young generation at its first
  * size and gives freed memory back to the system every minute, so its memory does not climb for hours
- * (young-generation.ts and freed-memory.ts in the server, issue 22). The allocator's arenas are capped
+ * (@rideport/host's tuneLongRunningProcess, issue 22). The allocator's arenas are capped
  * earlier still, before this module is loaded (early-process.ts).
  */
 export function prepareProcess(argv: string[]): void {
   const name = commandNameOf(argv);
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command?.runsUntilStopped === true) {
-    keepYoungGenerationSmall();
-    returnFreedMemoryPeriodically();
+    tuneLongRunningProcess();
   }
 }
 

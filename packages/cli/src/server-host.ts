@@ -1,24 +1,22 @@
 /**
- * Runs the platform server for `rideport serve` and `rideport up`: claims the data directory (issue 17:
- * one server per data directory), builds the server on its database, listens, prints the URL, logs as
- * JSON lines with `--log-format json`, and stops cleanly on SIGINT/SIGTERM (design.md, "`rideport`
- * command").
+ * What `rideport serve` and `rideport up` share around @rideport/host: claiming the data directory as
+ * the command (issue 17: one server per data directory), the server's log in the command's format
+ * (`--log-format text|json`), the start-up lines, and waiting for SIGINT/SIGTERM to stop cleanly
+ * (docs/contributors/architecture.md, "`rideport` command").
  */
-import { createServer } from 'node:net';
+import { HostError, startPlatformServer, type PlatformServer } from '@rideport/host';
 import {
-  buildServer,
-  type ConnectionLimits,
   claimDataDirectory,
   databasePathIn,
+  type ConnectionLimits,
+  type DataDirectoryHolder,
   type DataDirectoryLock,
-  type LocalSync,
   type ServerOptions,
 } from '@rideport/server';
 import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
 import type { CliIo, CliWritable } from './io.js';
 import type { SharedDatabase } from './shared-database.js';
 import { TEXT_LOG_LEVEL, textLogStream } from './text-log.js';
-import { dashboardPages } from '@rideport/dashboard';
 
 export type LogFormat = 'text' | 'json';
 
@@ -37,27 +35,22 @@ export interface ServeSettings {
    * pino line, with `text` the server's events in words (text-log.ts)
    */
   logOutput: CliWritable;
-  /** the sync engine to serve under /api/v1/local/sync (`rideport up`) */
-  localSync?: LocalSync;
   /** connection limits other than the server's defaults (issue 17; connection-flags.ts) */
   connections?: Partial<ConnectionLimits>;
   /**
-   * Deliver webhooks to loopback and private-network addresses (decisions.md §6: "the local desktop
-   * setup allows them"; issue 20): always for `up`, `serve --allow-private-webhooks`.
+   * Deliver webhooks to loopback and private-network addresses (docs/contributors/decisions.md §6: the
+   * local setup allows them; issue 20): `serve --allow-private-webhooks`.
    */
   allowPrivateWebhooks: boolean;
-  /** serve only: `rideport worker` processes read the uploads (`serve --no-workers`, issue 18) */
+  /** `rideport worker` processes read the uploads (`serve --no-workers`, issue 18) */
   noWorkers?: boolean;
 }
 
-export interface RunningServer {
-  app: Awaited<ReturnType<typeof buildServer>>;
-  url: string;
-  close(): Promise<void>;
+/** Who holds a data directory, as another `rideport` or the desktop app is told when they find it taken. */
+export function commandClaimant(command: 'serve' | 'up'): DataDirectoryHolder {
+  const kill = process.platform === 'win32' ? `taskkill /PID ${process.pid}` : `kill ${process.pid}`;
+  return { command: `rideport ${command}`, howToStop: `press Ctrl-C where it runs, or run \`${kill}\`` };
 }
-
-/** Attempts at a free port for `--port 0`, should another process take the one found first. */
-const FREE_PORT_ATTEMPTS = 5;
 
 /**
  * Claims the data directory for `rideport <command>`, before anything in it is opened (issue 17), or
@@ -67,50 +60,43 @@ export async function claimForCommand(
   directory: string,
   command: 'serve' | 'up',
 ): Promise<DataDirectoryLock> {
-  const kill = process.platform === 'win32' ? `taskkill /PID ${process.pid}` : `kill ${process.pid}`;
   try {
-    return await claimDataDirectory(directory, {
-      command: `rideport ${command}`,
-      howToStop: `press Ctrl-C where it runs, or run \`${kill}\``,
-    });
+    return await claimDataDirectory(directory, commandClaimant(command));
   } catch (error) {
     throw new OperationError(command, error);
   }
 }
 
-export async function startServer(settings: ServeSettings): Promise<RunningServer> {
-  const displayHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  for (let attempt = 1; ; attempt++) {
-    // The server's absolute URLs (next_page_url, record urls) are fixed when it is built, so with
-    // --port 0 the port is chosen first; if another process takes it before we listen, choose again.
-    const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
-    const url = `http://${displayHost}:${port}`;
-    const app = await buildServer({
-      pages: [dashboardPages],
-      ...databaseOf(settings),
-      baseUrl: settings.baseUrl ?? url,
-      // Never pino's own destination: a failing one hung requests and then killed the process (issue 17).
-      logger:
-        settings.logFormat === 'json'
-          ? { level: 'info', stream: settings.logOutput }
-          : { level: TEXT_LOG_LEVEL, stream: textLogStream(settings.logOutput) },
-      ...(settings.localSync === undefined ? {} : { localSync: settings.localSync }),
-      ...(settings.connections === undefined ? {} : { connections: settings.connections }),
-      webhooks: { allowPrivateTargets: settings.allowPrivateWebhooks },
-      ...(settings.noWorkers === true ? { queue: { workers: 0 } } : {}),
+/**
+ * The server's logger for `--log-format`: never pino's own destination, since a failing one hung
+ * requests and then killed the process (issue 17): with json every pino line, with text the server's
+ * events in words.
+ */
+export function serverLogger(format: LogFormat, output: CliWritable): ServerOptions['logger'] {
+  return format === 'json'
+    ? { level: 'info', stream: output }
+    : { level: TEXT_LOG_LEVEL, stream: textLogStream(output) };
+}
+
+/** `rideport serve`'s server (@rideport/host's startPlatformServer), its failure to listen said as ours. */
+export async function startServer(settings: ServeSettings): Promise<PlatformServer> {
+  try {
+    return await startPlatformServer({
+      host: settings.host,
+      port: settings.port,
+      lock: settings.lock,
+      server: {
+        ...databaseOf(settings),
+        baseUrl: settings.baseUrl,
+        logger: serverLogger(settings.logFormat, settings.logOutput),
+        ...(settings.connections === undefined ? {} : { connections: settings.connections }),
+        webhooks: { allowPrivateTargets: settings.allowPrivateWebhooks },
+        ...(settings.noWorkers === true ? { queue: { workers: 0 } } : {}),
+      },
     });
-    try {
-      await app.listen({ host: settings.host, port });
-    } catch (error) {
-      await app.close();
-      const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-      if (settings.port === 0 && taken && attempt < FREE_PORT_ATTEMPTS) continue;
-      throw new CliError(CliErrorCode.LISTEN, `cannot listen on ${url}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    await settings.lock?.listening(url);
-    return { app, url, close: () => app.close() };
+  } catch (error) {
+    if (error instanceof HostError) throw new CliError(CliErrorCode.LISTEN, error.message, { cause: error });
+    throw error;
   }
 }
 
@@ -126,26 +112,6 @@ function databaseOf(
   }
   if (settings.lock === null) throw new Error('a server on SQLite needs its data directory claimed');
   return { databasePath: databasePathIn(settings.lock.directory) };
-}
-
-/** A port nothing listens on right now, as the system hands them out for port 0. */
-async function freePort(host: string): Promise<number> {
-  const probe = createServer();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen({ host, port: 0 }, resolve);
-    });
-    const address = probe.address();
-    if (typeof address !== 'object' || address === null) throw new Error('no address for a free port');
-    return address.port;
-  } catch (error) {
-    throw new CliError(CliErrorCode.LISTEN, `cannot listen on ${host}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  } finally {
-    await new Promise((resolve) => probe.close(resolve));
-  }
 }
 
 /** Resolves when SIGINT or SIGTERM arrives (and stops listening for them). */

@@ -3,7 +3,8 @@
  * `rideport admin sign-in-link` and `rideport admin set-password`, against a real `rideport up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databasePathIn, LOCAL_ACCOUNT_EMAIL, openPlatform } from '@rideport/server';
+import { LOCAL_ACCOUNT_EMAIL } from '@rideport/host';
+import { databasePathIn, openPlatform } from '@rideport/server';
 import { spawnRideport, type RideportChild } from '../test-support/child.js';
 import { buildCli, rideport, temporaryDirectory } from '../test-support/run.js';
 

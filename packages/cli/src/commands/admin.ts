@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import {
   ConflictError,
   issueSignInLink,
-  LOCAL_ACCOUNT_EMAIL,
   openPlatform,
   ownerOnlyDirectory,
   type Platform,
   runningServerUrl,
   SIGN_IN_LINK_LIFETIME_MS,
 } from '@rideport/server';
+import { LOCAL_ACCOUNT_EMAIL } from '@rideport/host';
 import { parseCommandArgs } from '../args.js';
 import { databasePath, dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';

@@ -8,7 +8,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { databasePathIn, LOCAL_ACCOUNT_EMAIL, openPlatform } from '@rideport/server';
+import { LOCAL_ACCOUNT_EMAIL } from '@rideport/host';
+import { databasePathIn, openPlatform } from '@rideport/server';
 import { spawnRideport, type RideportChild } from '../test-support/child.js';
 import { buildCli, REPOSITORY_ROOT, rideport, temporaryDirectory } from '../test-support/run.js';
 

@@ -2,6 +2,7 @@
  * `rideport serve [--host 127.0.0.1] [--port 4242] [--data <dir>] [--base-url <url>]
  * [--log-format text|json]` (design.md): the platform server on the data directory's database.
  */
+import type { PlatformServer } from '@rideport/host';
 import { shownDatabaseUrl, type ConnectionLimits } from '@rideport/server';
 import { parseCommandArgs } from '../args.js';
 import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
@@ -22,7 +23,6 @@ import {
   type LogFormat,
   logFormatOption,
   portOption,
-  type RunningServer,
   startServer,
   untilStopSignal,
 } from '../server-host.js';
@@ -181,7 +181,7 @@ async function serve(
  * not answer just now (PostgreSQL restarting as the server starts) leaves the hint out; the server
  * runs on and says the outage in its log (issue 18).
  */
-async function hasNoAccounts(app: RunningServer['app']): Promise<boolean> {
+async function hasNoAccounts(app: PlatformServer['app']): Promise<boolean> {
   try {
     return (await app.rideport.store.users.countPeople()) === 0;
   } catch {

@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/server';
+import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/host';
 import { desktopAppDataDirectory } from '../data-directory.js';
 import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
 

@@ -5,18 +5,8 @@
  * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json
  * and on the dashboard's sync page; it prints a one-time link that opens the dashboard signed in (issue 7).
  */
-import { RideportClient } from '@rideport/client';
-import { ensureLocalAccount, type LocalAccount } from '@rideport/server';
-import {
-  currentUser,
-  defaultMountRoots,
-  engineControls,
-  folderSourceId,
-  renewCredentialsWhenRefused,
-  SyncEngine,
-  syncFolders,
-  type RideUploader,
-} from '@rideport/sync';
+import { startLocalPlatform, type LocalPlatform } from '@rideport/host';
+import { currentUser, defaultMountRoots, folderSourceId } from '@rideport/sync';
 import { parseCommandArgs } from '../args.js';
 import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory, desktopAppDataDirectory } from '../data-directory.js';
@@ -26,11 +16,10 @@ import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
 import {
   announce,
-  claimForCommand,
+  commandClaimant,
   logFormatOption,
   portOption,
-  type RunningServer,
-  startServer,
+  serverLogger,
   untilStopSignal,
 } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
@@ -90,56 +79,28 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
   const firstImport = importWindowOption(values.import, 'up') ?? { kind: 'all' };
   const directory = dataDirectory(values.data, io.cwd);
   const stopped = untilStopSignal();
-  // Before the engine opens its ledger: a refused `up` leaves the directory as it was (issue 17).
-  const lock = await claimForCommand(directory, 'up');
-
-  // The engine exists before the server, so the server can serve its status from the first request;
-  // it uploads through a client made once the server listens (its URL is known only then).
-  let client: RideportClient | null = null;
-  const uploader: RideUploader = {
-    uploadRide: (upload, options) => {
-      if (client === null) throw new Error('the local server is not listening yet');
-      return client.uploadRide(upload, options);
-    },
-  };
-  let engine: SyncEngine;
+  let platform: LocalPlatform;
   try {
-    engine = new SyncEngine({
-      ...syncFolders(directory, 'local'),
-      uploader,
+    platform = await startLocalPlatform({
+      dataDirectory: directory,
+      claimant: commandClaimant('up'),
+      host: values.host,
+      port,
       folders: values.watch ?? [],
       deviceRoots: values['no-devices'] === true ? [] : defaultMountRoots(process.platform, currentUser()),
       firstImport,
+      logger: serverLogger(logFormat, io.stdout),
+      connections,
     });
   } catch (error) {
-    await lock.release();
-    throw error;
+    throw new OperationError('up', error);
   }
-  let account: LocalAccount | null = null;
-  let server: RunningServer | undefined;
   try {
-    try {
-      server = await startServer({
-        host: values.host,
-        port,
-        lock,
-        baseUrl: undefined,
-        logFormat,
-        logOutput: io.stdout,
-        localSync: engineControls(engine, () => account?.userId ?? null),
-        connections,
-        // The local setup: a receiver on this computer or the home network is what a rider runs.
-        allowPrivateWebhooks: true,
-      });
-    } catch (error) {
-      throw new OperationError('up', error);
-    }
-    const { store } = server.app.rideport;
-    const ensured = await ensureLocalAccount(store, directory);
-    account = ensured.account;
-    const syncClient = new RideportClient({ baseUrl: server.url, credentials: credentialsOf(account) });
-    client = syncClient;
-    announce(io, logFormat, `Rideport is listening on ${server.url}`, { url: server.url, data: directory });
+    const { account, engine } = platform;
+    announce(io, logFormat, `Rideport is listening on ${platform.url}`, {
+      url: platform.url,
+      data: directory,
+    });
     // Issue 20: where everything is, and the desktop app's folder beside it (they are not the same).
     const appDirectory = desktopAppDataDirectory();
     announce(
@@ -150,32 +111,27 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
         : `Data: ${directory} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${appDirectory}: \`rideport up --data ${JSON.stringify(appDirectory)}\` runs on that one instead`,
       { data: directory, desktopAppData: appDirectory },
     );
-    if (ensured.newPassword !== null) {
+    if (platform.newPassword !== null) {
       announce(
         io,
         logFormat,
-        `Created the local account ${account.email} with the password ${ensured.newPassword} (shown only now)`,
+        `Created the local account ${account.email} with the password ${platform.newPassword} (shown only now)`,
         { email: account.email },
       );
     }
     // How the admin commands reach this directory (issue 20): nothing to add for the default one.
     const dataOption = values.data === undefined ? '' : ` --data ${JSON.stringify(directory)}`;
     // The dashboard, signed in (issue 7): a one-time link, so that a click opens it without a password.
-    const dashboardLink = await server.app.rideport.signInLink(account.userId, '/dashboard');
+    const dashboardLink = await platform.signInLink('/dashboard');
     announce(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
     announce(
       io,
       logFormat,
-      `The link above signs you in and works once, for 2 minutes; after that, \`rideport admin sign-in-link${dataOption}\` makes a new one, or open ${server.url}/dashboard and sign in as ${account.email} (lost the password? \`rideport admin set-password${dataOption}\`)`,
-      { url: `${server.url}/dashboard` },
+      `The link above signs you in and works once, for 2 minutes; after that, \`rideport admin sign-in-link${dataOption}\` makes a new one, or open ${platform.url}/dashboard and sign in as ${account.email} (lost the password? \`rideport admin set-password${dataOption}\`)`,
+      { url: `${platform.url}/dashboard` },
     );
-    const repair = renewCredentialsWhenRefused(engine, async () => {
-      const repaired = await ensureLocalAccount(store, directory);
-      account = repaired.account;
-      syncClient.setCredentials(credentialsOf(repaired.account));
-    });
     const report = reportSync(engine, io, logFormat);
-    engine.start();
+    platform.startSyncing();
     // A --watch folder removed on the sync page stays removed (issue 19): said, so its absence is explained.
     const removed = new Set(engine.removedSources().map((source) => source.id));
     const watched = (values.watch ?? []).filter((folder) => !removed.has(folderSourceId(folder)));
@@ -192,24 +148,16 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     }
     const signal = await stopped;
     announce(io, logFormat, `${signal}: stopping`, { signal });
-    repair();
     report.stop();
     return ExitCode.OK;
   } finally {
-    await engine.stop();
-    await client?.close();
-    await server?.close();
-    await lock.release();
+    await platform.stop();
   }
 }
 
 /** macOS's and Windows' usual disks ignore case: `rideport` and `Rideport` are one folder there. */
 function sameFolderName(a: string, b: string): boolean {
   return process.platform === 'linux' ? a === b : a.toLowerCase() === b.toLowerCase();
-}
-
-function credentialsOf(account: LocalAccount): { kind: 'auth-token'; apiKey: string; authToken: string } {
-  return { kind: 'auth-token', apiKey: account.apiKey, authToken: account.authToken };
 }
 
 function describeSources(folders: string[], devices: boolean): string {

@@ -1,23 +1,13 @@
 /**
  * Riders' preferences in the data-access layer (store/preferences.ts, issue 19): defaults, what is
- * refused in words, the local account's default zone, and the name a ride without positions gets in
+ * refused in words, and the name a ride without positions gets in
  * the rider's zone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { trackFromPoints } from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { machineTimeZone } from '../activity-words.js';
-import { ensureLocalAccount } from '../local-account.js';
 import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
-import {
-  canonicalTimeZone,
-  DEFAULT_PREFERENCES,
-  preferenceProblems,
-  type Preferences,
-} from './preferences.js';
+import { DEFAULT_PREFERENCES, preferenceProblems, type Preferences } from './preferences.js';
 
 let server: TestServer;
 let rider: Person;
@@ -53,22 +43,6 @@ describe('UserPreferences', () => {
   it('refuses what the page would refuse, and stores nothing', async () => {
     await expect(server.store.preferences.save(rider.id, { ...valid, ftpWatts: 0 })).rejects.toThrow(/FTP/);
     await expect(server.store.preferences.get(rider.id)).resolves.toEqual(DEFAULT_PREFERENCES);
-  });
-
-  it("gives the local account the machine's zone once, and leaves a rider's own choice alone", async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'rideport-preferences-'));
-    try {
-      const { account } = await ensureLocalAccount(server.store, directory);
-      const zone = machineTimeZone();
-      expect((await server.store.preferences.get(account.userId)).timeZone).toBe(
-        canonicalTimeZone(zone) === zone ? zone : null,
-      );
-      await server.store.preferences.save(account.userId, { ...DEFAULT_PREFERENCES, timeZone: null });
-      await ensureLocalAccount(server.store, directory);
-      expect((await server.store.preferences.get(account.userId)).timeZone).toBeNull();
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
   });
 
   it("names a ride without positions by the rider's zone", async () => {

@@ -1,6 +1,6 @@
 /**
  * Freed memory given back to the system, for the processes that run for weeks (`rideport up`, `sync`,
- * `serve`, `worker` and the desktop app; issue 22, README "Memory over weeks").
+ * `serve`, `worker` and the desktop app; issue 22, docs/operators/memory.md).
  *
  * On Linux, glibc's allocator keeps what the process frees for reuse and returns to the system only the
  * free space at the very top of each heap. Memory freed below a block still in use stays resident, in
@@ -13,7 +13,7 @@
  * every arena has its own such pages: so the arenas are also capped at two (limitAllocatorArenas).
  * Node has no binding for either, so they are called through koffi, a C FFI with prebuilt binaries for
  * every platform Node runs on (no compiler at install). This module loads nothing else, so the CLI's
- * launcher can use it before the rest (`@rideport/server/freed-memory`).
+ * launcher can use it before the rest (`@rideport/host/freed-memory`).
  *
  * Only where glibc is the C library: musl (Alpine) has neither arenas of this kind nor `malloc_trim`,
  * and macOS and Windows have allocators of their own; there the trim and the cap do nothing. V8's own

@@ -9,10 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { machineTimeZone } from './activity-words.js';
-import { writeFileAtomically } from './atomic-file.js';
-import { LOCAL_ACCOUNT_FILE } from './data-directory/layout.js';
-import type { Store } from './store/index.js';
+import { LOCAL_ACCOUNT_FILE, machineTimeZone, type Store } from '@rideport/server';
+import { writeFileAtomically } from '@rideport/sync';
 
 export const LOCAL_ACCOUNT_EMAIL = 'rider@rideport.localhost';
 const CLIENT_NAME = 'Rideport desktop sync';
@@ -54,7 +52,7 @@ async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
   }
 }
 
-/** Written whole or not at all (atomic-file.ts), readable by its owner only. */
+/** Written whole or not at all, readable by its owner only. */
 async function save(dataDirectory: string, account: LocalAccount): Promise<void> {
   await writeFileAtomically(accountFile(dataDirectory), `${JSON.stringify(account, null, 2)}\n`, 0o600);
 }
