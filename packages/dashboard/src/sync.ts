@@ -917,7 +917,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     return 'restored';
   });
 
-  // The upload (issue 7): the same intake and task as POST /trips.json (queue/accept.ts). The fields
+  // The upload (issue 7): the same intake and task as POST /trips.json (legacy/upload-intake.ts). The fields
   // before the file are read first and stand in for the body, so requireCsrfOnPosts (csrf.ts), which
   // reads the token from the body's `_csrf` only, checks it before a byte of the file is read: the
   // form sends its hidden `_csrf` field before the file input. (A query parameter would need csrf.ts

@@ -224,7 +224,7 @@ describe.skipIf(skipReason !== null)('a full disk, on a real server over a real 
 
   it('keeps a task whose rides cannot be written waiting for space, never failing it, and stores them once there is space', async () => {
     const { server, account, userId } = await buildOnSmallDisk();
-    // The upload was accepted while there was space (queue/accept.ts stores it so), before the
+    // The upload was accepted while there was space (legacy/upload-intake.ts stores it so), before the
     // queue, which starts when the server listens, got to it.
     const bytes = Buffer.from(gpxRide(3, 20_000));
     const taskId = await server.rideport.store.tasks.create({

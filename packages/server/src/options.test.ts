@@ -12,7 +12,7 @@ describe('resolveLimits', () => {
   it('takes the defaults, and an upload limit up to 4 GiB less a byte', () => {
     expect(resolveLimits()).toEqual(DEFAULT_LIMITS);
     expect(resolveLimits({ uploadBytes: MAX_UPLOAD_BYTES }).uploadBytes).toBe(MAX_UPLOAD_BYTES);
-    // What the upload is received into can be made at that size (queue/accept.ts).
+    // What the upload is received into can be made at that size (legacy/upload-intake.ts).
     expect(new ArrayBuffer(0, { maxByteLength: MAX_UPLOAD_BYTES }).maxByteLength).toBe(MAX_UPLOAD_BYTES);
   });
 

@@ -222,7 +222,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 
 /**
  * The most an upload may be: 4 GiB less a byte, what one resizable ArrayBuffer (the buffer an upload is
- * received into, queue/accept.ts) and one Buffer can hold.
+ * received into, legacy/upload-intake.ts) and one Buffer can hold.
  */
 export const MAX_UPLOAD_BYTES = 2 ** 32 - 1;
 

@@ -51,7 +51,7 @@ export { activityInWords, isVirtualActivity } from './activity-words.js';
 export { rideTimeZone } from './ride-time-zone.js';
 
 // Services the pages call.
-export { storeUpload, uploadIntake } from './queue/index.js';
+export { storeUpload, uploadIntake } from './legacy/upload-intake.js';
 export { inWords } from './queue/one-ride.js';
 export { removeRouteFromClub, shareRouteWithClub } from './club-sharing.js';
 export { sendOriginal } from './original-download.js';

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../context.js';
-import { queueUpload, uploadIntake } from '../queue/accept.js';
+import { queueUpload, uploadIntake } from './upload-intake.js';
 import { createRideFromPoints } from './points.js';
 import { legacyRoute } from './route.js';
 
@@ -16,7 +16,7 @@ export function createTripRoutes(app: FastifyInstance, { context }: PluginOption
     path: '/trips',
     auth: 'user',
     summary: 'Upload a ride file (queued) or create a trip from track points',
-    // A file upload is streamed: credentials are read from the fields before the file (queue/accept.ts).
+    // A file upload is streamed: credentials are read from the fields before the file (legacy/upload-intake.ts).
     multipart: uploadIntake(context),
     handler: (request, call) =>
       request.isMultipart() ? queueUpload(request, call, context) : createRideFromPoints(call, context),

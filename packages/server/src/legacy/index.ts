@@ -8,7 +8,7 @@ import type { PluginOptions } from '../context.js';
 import { legacyAssets } from './assets.js';
 import { legacyClubs } from './clubs.js';
 import { createTripRoutes } from './create-trip.js';
-import { queuedTaskRoutes } from '../queue/index.js';
+import { queuedTaskRoutes } from './queued-tasks.js';
 import { legacyUsers } from './users.js';
 
 export async function legacyApi(app: FastifyInstance, { context }: PluginOptions): Promise<void> {

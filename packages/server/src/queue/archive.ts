@@ -1,7 +1,7 @@
 /**
  * ZIP uploads of several rides (issue 20, "Bulk and phone exports"): Strava's bulk export
  * (`activities/*.fit.gz`, `*.gpx`, `*.tcx`) and archives people make of a folder of rides. Each ride
- * file in the archive becomes a task of its own (accept.ts), so each is read, checked for duplicates
+ * file in the archive becomes a task of its own (legacy/upload-intake.ts), so each is read, checked for duplicates
  * and reported exactly as if it had been uploaded alone. Other entries are skipped and listed in words.
  *
  * Which uploads are archives of rides, in one place (archiveOfRides): a ZIP, or a gzip whose content is

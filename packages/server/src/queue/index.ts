@@ -1,6 +1,7 @@
 /**
- * The upload queue (design.md, "Upload queue"; decisions.md §5): accepting files (accept.ts), the
- * queue and its worker threads (queue.ts, pool.ts, parse-worker.ts), the status endpoint (status.ts).
+ * The upload queue (design.md, "Upload queue"; decisions.md §5): the queue and its worker threads
+ * (queue.ts, pool.ts, parse-worker.ts). Accepting files and the task status endpoint are HTTP handlers
+ * of the legacy interface (legacy/upload-intake.ts, legacy/queued-tasks.ts; issue 35).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
@@ -8,7 +9,7 @@ import { UploadQueue } from './queue.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** the upload queue: accept.ts wakes it when a task is stored */
+    /** the upload queue: legacy/upload-intake.ts wakes it when a task is stored */
     uploadQueue: UploadQueue;
   }
 }
@@ -28,6 +29,4 @@ export function registerUploadQueue(app: FastifyInstance, context: ServerContext
   app.addHook('onClose', () => queue.stop());
 }
 
-export { queuedTaskRoutes } from './status.js';
-export { queueUpload, storeUpload, uploadIntake, type Uploader } from './accept.js';
 export { MAX_PARSE_ATTEMPTS, UploadQueue } from './queue.js';

@@ -9,7 +9,7 @@ import type { TrackPoint } from '@rideport/ridefile';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Store, TaskObject, TaskOutcome, TripRecording } from '../store/index.js';
-import { unpackTrackPoints } from '../store/track-points.js';
+import { unpackTrackPoints } from '../codec/track-points.js';
 import type { ParsedTrack } from './parse-worker.js';
 import {
   compareIdentities,

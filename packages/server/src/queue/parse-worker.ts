@@ -19,7 +19,7 @@ import {
 } from '@rideport/ridefile';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { columnTimeRange, type TimeRange } from '../store/track-columns.js';
-import { lastColumnTime, packTrackColumns } from '../store/track-points.js';
+import { lastColumnTime, packTrackColumns } from '../codec/track-points.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 export interface ParseRequest {

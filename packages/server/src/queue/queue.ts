@@ -185,7 +185,7 @@ export class UploadQueue {
   }
 
   /**
-   * A task was just stored (queue/accept.ts): its bytes, already committed with it, are kept for the
+   * A task was just stored (legacy/upload-intake.ts): its bytes, already committed with it, are kept for the
    * worker that claims it, which then need not read them back from the database. After a restart, or
    * past the memory bound, the worker reads them from the database as ever.
    */

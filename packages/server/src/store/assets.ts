@@ -26,7 +26,7 @@ import {
   type TrackTripColumns,
 } from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
-import { packedPointsJson, packTrackPoints, unpackTrackPoints } from './track-points.js';
+import { packedPointsJson, packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {

@@ -7,7 +7,7 @@ import { lastPointTime, trackFromPoints, type TrackPoint } from '@rideport/ridef
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPerson, testServer, type Person, type TestServer } from '../test-support/server.js';
 import { timeRange } from './track-columns.js';
-import { packTrackPoints } from './track-points.js';
+import { packTrackPoints } from '../codec/track-points.js';
 
 let server: TestServer;
 let rider: Person;

@@ -20,7 +20,7 @@
 import type { TrackPoint } from '@rideport/ridefile';
 import { sql, type Kysely } from 'kysely';
 import { timeRange } from '../../store/track-columns.js';
-import { unpackTrackPoints } from '../../store/track-points.js';
+import { unpackTrackPoints } from '../../codec/track-points.js';
 
 /** Trips longer than this are found through trips_user_long (store/trip-recordings.ts). */
 export const LONG_TRIP_MS = 48 * 3600 * 1000;

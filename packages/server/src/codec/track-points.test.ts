@@ -4,7 +4,7 @@ import { lastPointTime, parseRideFileColumns, TRACK_POINT_KEYS, type TrackPoint 
 import { describe, expect, it } from 'vitest';
 import { corpusFiles, readFixture } from '../../../../test/support/corpus.js';
 import { tracksOf } from '../test-support/assets.js';
-import { columnTimeRange, timeRange } from './track-columns.js';
+import { columnTimeRange, timeRange } from '../store/track-columns.js';
 import {
   lastColumnTime,
   packedPointsJson,

@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { isoTime } from '../iso-time.js';
 import type { PluginOptions, ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from '../legacy/records.js';
-import { legacyRoute, type LegacyAnswer, type LegacyCall } from '../legacy/route.js';
+import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from './records.js';
+import { legacyRoute, type LegacyAnswer, type LegacyCall } from './route.js';
 import { recordWithUrl, type TaskStatusRow } from '../store/index.js';
 import { ID_RANGE, readWholeNumber } from '../whole-numbers.js';
 

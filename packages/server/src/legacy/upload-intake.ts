@@ -18,8 +18,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { Visibility } from '../db/schema.js';
 import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
-import { LegacyParams } from '../legacy/params.js';
-import type { LegacyAnswer, LegacyCall, MultipartIntake } from '../legacy/route.js';
+import { LegacyParams } from './params.js';
+import type { LegacyAnswer, LegacyCall, MultipartIntake } from './route.js';
 import {
   cutToWholeChars,
   isTooLong,
@@ -27,7 +27,7 @@ import {
   tooLongWords,
   type TaskMetadata,
 } from '../store/index.js';
-import { skippedWords, type SkippedEntry } from './archive.js';
+import { skippedWords, type SkippedEntry } from '../queue/archive.js';
 
 /** The names of the file field (decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);

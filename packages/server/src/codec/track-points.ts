@@ -1,5 +1,6 @@
 /**
- * The stored forms of a route's or trip's points (issue 4; migration 004):
+ * The stored forms of a route's or trip's points (issue 4; migration 004), in one codec module that
+ * the store and the upload queue's worker threads share (issue 35):
  * - packed: binary columns, written when the asset is created (cheap to make, in the upload queue's
  *   worker threads as anywhere, and to move between threads: one ArrayBuffer);
  * - JSON: the array text of legacy track points (platform-api.md, "Track point"), keys in the
