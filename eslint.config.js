@@ -18,6 +18,62 @@ if (!withElectron) {
   console.warn("Skipped: linting the desktop app's Electron entry points (Electron is not installed).");
 }
 
+/**
+ * The server's layers (issue 35), each importing only from those below it: foundation modules, then
+ * the database (db), the store, the services (upload queue, webhooks, authentication), the HTTP
+ * interfaces (v1, legacy, OAuth, pages), and the app that assembles them. A migration imports nothing
+ * of the live code: once shipped it never changes. Every block repeats the package rule (the server
+ * depends only on @rideport/ridefile), because a later block for the same files replaces an earlier one.
+ */
+function serverLayers() {
+  const packageRule = {
+    group: ['@rideport/*', '!@rideport/ridefile'],
+    message: '@rideport/server depends only on @rideport/ridefile.',
+  };
+  const rule = (patterns) => ({
+    'no-restricted-imports': ['error', { paths: [noElectron], patterns: [packageRule, ...patterns] }],
+  });
+  const above = (folders, why) => [{ regex: `^(\\.\\./)+(${folders.join('|')})(/|\\.js$)`, message: why }];
+  const http = ['api', 'legacy', 'oauth', 'pages', 'app', 'web'];
+  const services = ['queue', 'webhooks', 'auth', 'platform', 'club-sharing', 'original-download'];
+  const tests = ['packages/server/src/**/*.test.ts', 'packages/server/src/test-support/**'];
+  return [
+    { files: ['packages/server/src/**/*.ts'], rules: rule([]) },
+    {
+      files: ['packages/server/src/{queue,webhooks,auth}/**/*.ts'],
+      ignores: tests,
+      rules: rule(above(http, 'Services never reach up into the HTTP handlers.')),
+    },
+    {
+      files: ['packages/server/src/store/**/*.ts'],
+      ignores: tests,
+      rules: rule(
+        above(
+          [...http, ...services, 'options'],
+          'The store is below the services and the HTTP handlers, and is given only its own options.',
+        ),
+      ),
+    },
+    {
+      files: ['packages/server/src/db/**/*.ts'],
+      ignores: [...tests, 'packages/server/src/db/migrations/**'],
+      rules: rule(
+        above([...http, ...services, 'store', 'options'], 'The database layer is below the store.'),
+      ),
+    },
+    {
+      files: ['packages/server/src/{codec,ports}/**/*.ts'],
+      ignores: tests,
+      rules: rule(
+        above(
+          [...http, ...services, 'store', 'db', 'options'],
+          'Codecs and ports depend on nothing above them.',
+        ),
+      ),
+    },
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -90,8 +146,11 @@ export default tseslint.config(
       ],
     },
   },
+  ...serverLayers(),
   {
-    files: ['packages/server/src/**/*.ts'],
+    // Issue 35: the host runs the server, the dashboard and the sync engine; nothing runs the host but
+    // the command line and the desktop app.
+    files: ['packages/host/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -99,8 +158,8 @@ export default tseslint.config(
           paths: [noElectron],
           patterns: [
             {
-              group: ['@rideport/*', '!@rideport/ridefile'],
-              message: '@rideport/server depends only on @rideport/ridefile.',
+              regex: '^@rideport/(cli|app)(/|$)',
+              message: 'Only the command line and the app use the host.',
             },
           ],
         },

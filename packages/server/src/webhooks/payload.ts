@@ -5,7 +5,7 @@
  * delivery sends the same bytes (the signature changes only if the secret is regenerated meanwhile).
  */
 import { createHmac } from 'node:crypto';
-import { assetUrl, v1UrlPrefix } from '../api/v1/records.js';
+import { assetUrl, v1UrlPrefix } from '../v1-urls.js';
 import type { OutboxRow } from '../store/index.js';
 
 export const USER_AGENT = 'Rideport-Webhooks/1';

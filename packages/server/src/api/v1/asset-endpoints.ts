@@ -30,8 +30,8 @@ import {
   ROUTE_WITH_POINTS_SCHEMA,
   TRIP_SCHEMA,
   TRIP_WITH_POINTS_SCHEMA,
-  v1UrlPrefix,
 } from './records.js';
+import { v1UrlPrefix } from '../../v1-urls.js';
 import { callerOf, v1Route } from './route.js';
 
 const KINDS = {

@@ -34,8 +34,8 @@ import {
   NO_CONTENT_SCHEMA,
   listResponseSchema,
   ROUTE_SCHEMA,
-  v1UrlPrefix,
 } from './records.js';
+import { v1UrlPrefix } from '../../v1-urls.js';
 import { callerOf, v1Route } from './route.js';
 
 const TAGS = ['clubs'];

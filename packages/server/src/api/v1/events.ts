@@ -20,8 +20,8 @@ import {
   ID_PARAMS_SCHEMA,
   NO_CONTENT_SCHEMA,
   listResponseSchema,
-  v1UrlPrefix,
 } from './records.js';
+import { v1UrlPrefix } from '../../v1-urls.js';
 import { callerOf, v1Route } from './route.js';
 import type { EventFields } from '../../store/index.js';
 

@@ -59,19 +59,6 @@ export function errorResponses(...statuses: number[]): Record<number, typeof ERR
   return Object.fromEntries(statuses.map((status) => [status, ERRORS_SCHEMA]));
 }
 
-/**
- * The prefix of absolute v1 URLs (`next_page_url`, record `url`, sync `item_url`): the configured public
- * base URL, which may carry a path when the server sits behind a proxy, then /api/v1.
- */
-export function v1UrlPrefix(baseUrl: URL): string {
-  return `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/api/v1`;
-}
-
-/** The v1 URL of one route or trip, e.g. http://127.0.0.1:4242/api/v1/trips/7.json. */
-export function assetUrl(prefix: string, type: AssetType, id: number): string {
-  return `${prefix}/${type}s/${id}.json`;
-}
-
 /** How records of `type` name their URL (`<prefix>/routes/<id>.json`), for the data-access layer. */
 export function assetRecordUrl(prefix: string, type: AssetType): RecordUrl {
   return { prefix: `${prefix}/${type}s/`, suffix: '.json' };

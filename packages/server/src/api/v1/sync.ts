@@ -10,7 +10,8 @@ import type { PluginOptions } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import { badRequest } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
-import { assetUrl, ERRORS_SCHEMA, v1UrlPrefix } from './records.js';
+import { ERRORS_SCHEMA } from './records.js';
+import { assetUrl, v1UrlPrefix } from '../../v1-urls.js';
 import { callerOf, v1Route } from './route.js';
 
 const SYNC_QUERY_SCHEMA = {
