@@ -43,6 +43,20 @@ describe('app.rideport.signInLink', () => {
 });
 
 describe('GET /sign-in/link', () => {
+  it('no longer signs in once the password changed after it was issued (issue 36)', async () => {
+    const before = await server.app.rideport.signInLink(rider.id);
+    const other = await createPerson(server, 'Other Rider');
+    const untouched = await server.app.rideport.signInLink(other.id);
+    await server.store.users.setPassword(rider.id, 'a new password');
+    const refused = await new Browser(server.app).get(pathOf(before));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.cookies.find((cookie) => cookie.name === 'rideport_session')).toBeUndefined();
+    // Another rider's links are left alone, and a link issued after the change works.
+    expect((await new Browser(server.app).get(pathOf(untouched))).statusCode).toBe(303);
+    const after = await server.app.rideport.signInLink(rider.id);
+    expect((await new Browser(server.app).get(pathOf(after))).statusCode).toBe(303);
+  });
+
   it('starts a session once and goes on to next; a second use shows the sign-in form', async () => {
     const link = await server.app.rideport.signInLink(rider.id, '/dashboard/sync?from=app');
     const browser = new Browser(server.app);

@@ -115,8 +115,9 @@ export class Users {
 
   /**
    * Sets a person's password (`rideport admin set-password`, issue 20: for a rider who lost the printed
-   * one) and ends their web sessions, in one transaction: a password changed because it leaked must
-   * not leave a browser signed in. Auth tokens stay, so syncing goes on. Returns the sessions ended.
+   * one) and ends their web sessions and the sign-in links issued before it (issue 36), in one
+   * transaction: a password changed because it leaked must not leave a browser signed in, nor a link
+   * that signs one in. Auth tokens stay, so syncing goes on. Returns the sessions ended.
    */
   async setPassword(userId: number, password: string): Promise<number> {
     const passwordHash = await hashPassword(password);
@@ -128,6 +129,7 @@ export class Users {
         .where('kind', '=', 'person')
         .execute();
       const ended = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      await db.deleteFrom('sign_in_links').where('user_id', '=', userId).execute();
       return Number(ended.numDeletedRows);
     });
   }
