@@ -24,7 +24,6 @@ import {
   type ServerContext,
   shareRouteWithClub,
   type UserRow,
-  wholeNumberOr400,
 } from '@rideport/server/web';
 import { ownAsset, WORDS } from './access.js';
 
@@ -84,7 +83,7 @@ export async function routeClubsSection(
 }
 
 function clubIdField(request: FastifyRequest): number {
-  return wholeNumberOr400(new FormFields(request.body).text('club_id'), 'club_id', ID_RANGE);
+  return new FormFields(request.body).wholeNumber('club_id', ID_RANGE);
 }
 
 /**
@@ -180,7 +179,7 @@ export async function removeFromClubPage(
   clubId: number,
 ): Promise<FastifyReply> {
   await memberClub(context, user, clubId);
-  const routeId = wholeNumberOr400(new FormFields(request.body).text('route_id'), 'route_id', ID_RANGE);
+  const routeId = new FormFields(request.body).wholeNumber('route_id', ID_RANGE);
   await removeRouteFromClub(context.store, clubId, routeId, user.id);
   return reply.redirect(`${clubPath(clubId)}?removed=1`, 303);
 }

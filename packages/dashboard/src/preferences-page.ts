@@ -59,6 +59,9 @@ function asForm(preferences: Preferences): FormValues {
   };
 }
 
+/** What a numeric field holds when it was sent more than once: never a whole number. */
+const SENT_TWICE = 'sent twice';
+
 /** A whole number typed in a field: null when empty, NaN when not a whole number (said in words later). */
 function wholeOrEmpty(text: string): number | null {
   if (text === '') return null;
@@ -173,9 +176,10 @@ export async function savePreferences(
   const values: FormValues = {
     units: form.text('units'),
     timeZone: form.text('time_zone'),
-    ftpWatts: form.text('ftp_watts'),
-    thresholdHeartRate: form.text('threshold_hr'),
-    maxHeartRate: form.text('max_hr'),
+    // A number sent twice is no number (issue 36): said like any other that is not a whole number.
+    ftpWatts: form.only('ftp_watts') ?? SENT_TWICE,
+    thresholdHeartRate: form.only('threshold_hr') ?? SENT_TWICE,
+    maxHeartRate: form.only('max_hr') ?? SENT_TWICE,
   };
   const preferences = fromForm(values);
   const problems = preferenceProblems(preferences);

@@ -339,7 +339,12 @@ function uploadMetadata(params: LegacyParams): { metadata: TaskMetadata; externa
     metadata.description = description;
   }
   const visibilityText = params.text('trip[visibility]');
-  if (visibilityText !== undefined) {
+  if (Array.isArray(params.raw('trip[visibility]'))) {
+    // A number sent twice is a 400, not its first value (issue 36).
+    problems.push(
+      'trip[visibility] was sent more than once: send it once, 0 (public), 1 (private) or 2 (friends)',
+    );
+  } else if (visibilityText !== undefined) {
     const visibility = Object.hasOwn(VISIBILITIES, visibilityText) ? VISIBILITIES[visibilityText] : undefined;
     if (visibility === undefined)
       problems.push('trip[visibility] must be 0 (public), 1 (private) or 2 (friends)');

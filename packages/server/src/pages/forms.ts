@@ -3,6 +3,7 @@
  * more than once arrives as an array, a missing one as undefined. Pages read fields through this so
  * neither surprises a handler.
  */
+import { wholeNumberOr400, type WholeNumberRange } from '../whole-numbers.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
@@ -42,6 +43,22 @@ export class FormFields {
   text(name: string, { raw = false }: { raw?: boolean } = {}): string {
     const value = this.list(name)[0] ?? '';
     return raw ? value : value.trim();
+  }
+
+  /**
+   * The field's value, trimmed, when it was sent at most once ('' when missing); undefined when it was
+   * sent more than once. For fields of one value, numbers above all (issue 36: a number given twice is
+   * a 400, not its first value).
+   */
+  only(name: string): string | undefined {
+    const values = this.list(name);
+    return values.length > 1 ? undefined : (values[0] ?? '').trim();
+  }
+
+  /** The field as a whole number in `range`, or the 400 that says what it must be (also when repeated). */
+  wholeNumber(name: string, range: WholeNumberRange): number {
+    const value = this.only(name);
+    return wholeNumberOr400(value ?? [], name, range);
   }
 
   /** Every value of a field that may repeat (checkboxes). */

@@ -461,6 +461,13 @@ describe('who may upload, and what is refused', () => {
     const badVisibility = await upload(server, credentials, tracksAndRoutes(), [['trip[visibility]', '7']]);
     expect(badVisibility.statusCode).toBe(400);
     expect(badVisibility.body['error']).toMatch(/trip\[visibility\]/);
+    // A number sent twice is refused, not read as its first value (issue 36).
+    const twice = await upload(server, credentials, tracksAndRoutes(), [
+      ['trip[visibility]', '1'],
+      ['trip[visibility]', '0'],
+    ]);
+    expect(twice.statusCode).toBe(400);
+    expect(twice.body['error']).toMatch(/trip\[visibility\] was sent more than once/);
     expect(await countTasks()).toBe(0);
   });
 
