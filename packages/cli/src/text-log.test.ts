@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { textLogLine, textLogStream } from './text-log.js';
+import { MAX_TEXT_LOG_LINE_CHARS, textLogLine, textLogStream } from './text-log.js';
 
 const AT = Date.parse('2026-11-27T12:59:03.456Z');
 
@@ -48,8 +48,30 @@ describe('textLogLine', () => {
       '2026-11-27T12:59:03Z warning: webhooks: the database cannot be reached; deliveries wait until it can: lost the connection to the database: Connection terminated unexpectedly',
     ],
     [{ level: 50, time: AT }, '2026-11-27T12:59:03Z error: (no message)'],
+    // A request that failed on the server (its 500) is said with its reason (issue 36).
+    [
+      {
+        level: 50,
+        time: AT,
+        reqId: 'req-7',
+        msg: 'v1 request failed',
+        err: { message: 'Invalid string length' },
+      },
+      '2026-11-27T12:59:03Z error: v1 request failed: Invalid string length',
+    ],
   ])('%j → %j', (entry, shown) => {
     expect(textLogLine(entry)).toBe(shown);
+  });
+
+  it('cuts a line past its bound and says how much was cut', () => {
+    const shown = textLogLine({
+      level: 50,
+      time: AT,
+      msg: `named ${'x'.repeat(100_000)}`,
+      err: { message: 'y' },
+    });
+    expect(shown).toHaveLength(MAX_TEXT_LOG_LINE_CHARS);
+    expect(shown).toMatch(/^2026-11-27T12:59:03Z error: named x+ … \(98\d{3} more characters cut\)$/);
   });
 
   it('shows every event at info and above on one line, and nothing below info or about a request', () => {
@@ -67,11 +89,12 @@ describe('textLogLine', () => {
         ),
         (entry) => {
           const shown = textLogLine(entry);
-          if (entry.level < 30 || entry.reqId !== undefined) {
+          if (entry.level < 30 || (entry.reqId !== undefined && entry.level < 50)) {
             expect(shown).toBeNull();
           } else {
             expect(shown).not.toBeNull();
             expect(shown).not.toMatch(/\n/);
+            expect(shown!.length).toBeLessThanOrEqual(MAX_TEXT_LOG_LINE_CHARS);
             const word = entry.level >= 60 ? 'fatal' : entry.level >= 50 ? 'error' : 'warning';
             if (entry.level >= 40) expect(shown!.replace(/^\S+Z /, '')).toMatch(new RegExp(`^${word}: `));
           }
@@ -82,7 +105,7 @@ describe('textLogLine', () => {
 });
 
 describe('textLogStream', () => {
-  it("writes a pino logger's events as lines and drops those about requests and below info", () => {
+  it("writes a pino logger's events as lines and drops those about requests (but their errors) and below info", () => {
     const written: string[] = [];
     const output = { write: (chunk: string) => written.push(chunk) > 0, once: () => undefined };
     const log = pino({ level: 'info' }, textLogStream(output));
@@ -90,13 +113,17 @@ describe('textLogStream', () => {
     log.child({ reqId: 'req-1' }).info('request completed');
     log.warn("upload queue: the server's disk is full; uploads wait until there is space again");
     log.error({ err: new Error('SQLITE_IOERR: disk I/O error') }, 'upload queue: claiming a task failed');
-    expect(written).toHaveLength(2);
+    log
+      .child({ reqId: 'req-2' })
+      .error({ err: new RangeError('Invalid string length') }, 'v1 request failed');
+    expect(written).toHaveLength(3);
     expect(written[0]).toMatch(
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ warning: upload queue: the server's disk is full; uploads wait until there is space again\n$/,
     );
     expect(written[1]).toMatch(
       /Z error: upload queue: claiming a task failed: SQLITE_IOERR: disk I\/O error\n$/,
     );
+    expect(written[2]).toMatch(/Z error: v1 request failed: Invalid string length\n$/);
   });
 
   it('writes a line that is not JSON as it came', () => {
