@@ -7,7 +7,7 @@ import { RideFileError, RideFileErrorCode } from './errors.js';
 import { kmzDocument } from './kmz.js';
 import type { RideFile } from './model.js';
 import { parseFitFile, parseRideFile, parseRideFileColumns } from './parse.js';
-import { isZip, readZipEntries } from './zip.js';
+import { DEFAULT_MAX_ZIP_ENTRIES, isZip, readZipEntries } from './zip.js';
 
 const encoder = new TextEncoder();
 
@@ -179,6 +179,33 @@ describe('KMZ: hostile archives', () => {
     const hidden = errorOf(() => parseRideFile(lying, { maxBytes: 1024 * 1024 }));
     expect(hidden.code).toBe(RideFileErrorCode.MALFORMED);
     expect(hidden.message).toMatch(/holds more than the 1000 bytes it declares/);
+  });
+
+  it('an archive that declares more entries than are read is refused before one is read (issue 36)', () => {
+    const archive = kmz({
+      'doc.kml': TRACKS_KML,
+      'a.png': new Uint8Array([1]),
+      'b.png': new Uint8Array([2]),
+    });
+    expect(readZipEntries(archive, { maxEntries: 3 })).toHaveLength(3);
+    const few = errorOf(() => readZipEntries(archive, { maxEntries: 2 }));
+    expect(few.code).toBe(RideFileErrorCode.TOO_LARGE);
+    expect(few.message).toBe(
+      'the ZIP archive declares 3 entries, more than the 2 that are read: split it into smaller archives',
+    );
+    // An end record that claims tens of thousands of entries is refused on its word, not after a walk
+    // of its directory.
+    const claiming = archive.slice();
+    const end = claiming.length - 22;
+    new DataView(claiming.buffer).setUint16(end + 8, 60_000, true);
+    new DataView(claiming.buffer).setUint16(end + 10, 60_000, true);
+    expect(errorOf(() => readZipEntries(claiming)).code).toBe(RideFileErrorCode.TOO_LARGE);
+    // A KMZ of empty entries past the bound: the parser says so too.
+    const many: Record<string, Uint8Array> = { 'doc.kml': TRACKS_KML };
+    for (let i = 0; i < DEFAULT_MAX_ZIP_ENTRIES; i++) many[`e/${i}`] = new Uint8Array(0);
+    const bomb = errorOf(() => parseRideFile(kmz(many, 0)));
+    expect(bomb.code).toBe(RideFileErrorCode.TOO_LARGE);
+    expect(bomb.message).toMatch(/declares 20001 entries, more than the 20000/);
   });
 
   it('a ZIP without a .kml is not a KMZ, and says what it holds', () => {
