@@ -384,7 +384,7 @@ function packageFolders(root: string, files: string[]): string[] {
  * Checks the documents the comments of the given source files name. A path with a folder is read from
  * the repository root (or beside the file, for `./` and `../`); a bare name resolves beside the file,
  * at the root of its package, at the repository root, or at the root of any workspace package ("each
- * package's CHANGELOG.md"). Bare names of documents kept elsewhere (design.md and the like) do not.
+ * package's CHANGELOG.md"). A bare name of a document kept outside the repository does not.
  */
 export function checkSourceComments(root: string, files: string[], allFiles: string[] = files): DocProblem[] {
   const problems: DocProblem[] = [];
