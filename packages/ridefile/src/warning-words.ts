@@ -24,6 +24,7 @@ export interface WarnedTrack {
   timeZone: string | null;
 }
 
+/** A warning in plain words, whole and in the two parts a longer sentence is made of. */
 export interface WarningWords {
   /** the whole sentence: "This file ends early: the ride was read up to 14:32." */
   sentence: string;
