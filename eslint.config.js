@@ -1,5 +1,5 @@
 /* global console */
-// Lint: typescript-eslint type-aware rules everywhere, plus the package boundaries of design.md
+// Lint: typescript-eslint type-aware rules everywhere, plus the package boundaries of docs/contributors/architecture.md
 // ("Enforce it with package dependencies, tsconfig references and lint rules, not by goodwill").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -7,7 +7,7 @@ import { builtinModules } from 'node:module';
 import { electronInstalled } from './scripts/desktop-toolchain.js';
 
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `${name}/*`]);
-// design.md: "Only `app` imports `electron`." Every no-restricted-imports entry below repeats it,
+// docs/contributors/architecture.md: "Only `app` imports `electron`." Every no-restricted-imports entry below repeats it,
 // because a later entry for the same files replaces an earlier one instead of adding to it.
 const noElectron = { name: 'electron', message: 'Only the desktop app (app/) imports electron.' };
 // The app's Electron entry points are linted with Electron's types, which only the desktop toolchain
@@ -113,7 +113,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
   },
   {
-    // @rideport/ridefile is pure: no node:* and no sibling packages (design.md, layout).
+    // @rideport/ridefile is pure: no node:* and no sibling packages (docs/contributors/architecture.md, layout).
     files: ['packages/ridefile/src/**/*.ts'],
     ignores: ['packages/ridefile/src/**/*.test.ts', 'packages/ridefile/src/test-support/**'],
     rules: {
@@ -133,7 +133,7 @@ export default tseslint.config(
     },
   },
   {
-    // design.md: "`ridefile` and `client` depend on nothing of ours. `server` → `ridefile`.
+    // docs/contributors/architecture.md: "`ridefile` and `client` depend on nothing of ours. `server` → `ridefile`.
     // `sync` → `client`, `ridefile`."
     files: ['packages/client/src/**/*.ts'],
     rules: {

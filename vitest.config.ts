@@ -109,7 +109,7 @@ export default defineConfig({
         test: { name: 'app', root: './app', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
       },
       {
-        // Tests that span packages (design.md layout): client ↔ server contract, sync → server end to end.
+        // Tests that span packages (docs/contributors/architecture.md layout): client ↔ server contract, sync → server end to end.
         resolve: { alias },
         test: { name: 'cross-package', root: './test', include: ['**/*.test.ts'], testTimeout: 120_000 },
       },

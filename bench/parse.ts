@@ -1,6 +1,6 @@
 /**
  * Parse benchmark (`npm run bench:parse`): our parseRideFile against the peers on the largest corpus
- * files, measured in the same run (design.md, house style: "Benchmarks … print ratios against peers
+ * files, measured in the same run (docs/contributors/architecture.md, house style: "Benchmarks … print ratios against peers
  * measured in the same run"). Prints MB/s, ours ÷ peer, and memory per parse, each against the targets
  * of the issue:
  *   FIT: ≥ 20× fit-file-parser, and ≥ 60 MB/s on the 1 MB Fenix 2 file;

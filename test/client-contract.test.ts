@@ -157,7 +157,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     await world.server.close();
   });
 
-  describe('v1 credentials (platform-api.md, Authentication)', () => {
+  describe('v1 credentials (docs/integrators/api.md, Authentication)', () => {
     it('creates an auth token with the API key alone, and every scheme then reads the same user', async () => {
       const keyOnly = clientOf(world, { kind: 'api-key', apiKey: world.apiKey });
       const record = await keyOnly.v1.createAuthToken(world.alice.email, world.alice.password);
@@ -208,7 +208,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     });
   });
 
-  describe('v1 trips and routes, pagination (decisions.md §2)', () => {
+  describe('v1 trips and routes, pagination (docs/contributors/decisions.md §2)', () => {
     let tripIds: number[];
 
     beforeAll(async () => {
@@ -236,7 +236,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).toEqual(expect.arrayContaining(tripIds));
       expect(ids).toHaveLength(first.pagination.record_count);
-      // newest change first (decisions.md §2)
+      // newest change first (docs/contributors/decisions.md §2)
       expect(ids.slice(0, 3)).toEqual([...tripIds].reverse().slice(0, 3));
       expect(all[0]).not.toHaveProperty('track_points');
     });
@@ -330,7 +330,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     });
   });
 
-  describe('v1 events (decisions.md §2)', () => {
+  describe('v1 events (docs/contributors/decisions.md §2)', () => {
     it('creates, reads, lists, updates and deletes, with 422 messages for every missing field', async () => {
       const alice = clientOf(world, asAlice(world));
       const bob = clientOf(world, asBob(world));
@@ -446,7 +446,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     });
   });
 
-  describe('legacy interface (decisions.md §5)', () => {
+  describe('legacy interface (docs/contributors/decisions.md §5)', () => {
     it('logs in with email and password and uses the new token from then on', async () => {
       const client = clientOf(world, { kind: 'api-key', apiKey: world.apiKey });
       const user = await client.legacy.login(world.bob.email, world.bob.password);
@@ -461,7 +461,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
         id: world.bob.id,
         auth_token: user.auth_token,
       });
-      // The token works on v1 too (decisions.md §1: one token, both interfaces).
+      // The token works on v1 too (docs/contributors/decisions.md §1: one token, both interfaces).
       expect((await client.v1.currentUser()).id).toBe(world.bob.id);
     });
 
@@ -574,7 +574,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
     });
   });
 
-  describe('uploadRide and the queue (decisions.md §5)', () => {
+  describe('uploadRide and the queue (docs/contributors/decisions.md §5)', () => {
     it('uploads a file, polls, and answers the created trip; the same bytes again are a duplicate', async () => {
       const alice = clientOf(world, asAlice(world));
       const bytes = readFixture('gpx', 'sample-ride.gpx');
@@ -759,65 +759,76 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
   });
 });
 
-describe.each<Mode>(['inject', 'undici'])('rate limits through %s (decisions.md §7)', (mode) => {
-  let world: World;
+describe.each<Mode>(['inject', 'undici'])(
+  'rate limits through %s (docs/contributors/decisions.md §7)',
+  (mode) => {
+    let world: World;
 
-  beforeAll(async () => {
-    world = await makeWorld(
-      mode,
-      await testServer({
-        rateLimits: {
-          perIp: 3,
-          windowSeconds: 60,
-          failuresPerAccountAndAddress: 2,
-          failuresPerAccount: 5,
-          failureWindowSeconds: 60,
-        },
-      }),
-    );
-  });
-  afterAll(async () => {
-    await world.transport.close();
-    await world.server.close();
-  });
-
-  /** A sleep that moves the server's clock instead of waiting: the window ends as Retry-After says. */
-  const serverSleep = (slept: number[]) => (ms: number) => {
-    slept.push(ms);
-    world.server.clock.advance(ms);
-    return Promise.resolve();
-  };
-
-  it('waits out a throttled legacy login by its Retry-After and then logs in', async () => {
-    const slept: number[] = [];
-    const client = clientOf(world, { kind: 'api-key', apiKey: world.apiKey }, { sleep: serverSleep(slept) });
-    for (let i = 0; i < 2; i += 1) {
-      expect(await rejection(client.legacy.login(world.alice.email, 'wrong'))).toMatchObject({
-        code: ClientErrorCode.UNAUTHORIZED,
-      });
-    }
-    const user = await client.legacy.login(world.alice.email, world.alice.password);
-    expect(user.id).toBe(world.alice.id);
-    expect(slept).toHaveLength(1);
-    expect(slept[0]).toBeGreaterThan(0);
-    expect(slept[0]).toBeLessThanOrEqual(60_000);
-  });
-
-  it('throws RATE_LIMITED with retryAfterMs once the allowed waits are used up', async () => {
-    const keyOnly = clientOf(world, { kind: 'api-key', apiKey: world.apiKey }, { maxRateLimitRetries: 0 });
-    world.server.clock.advance(61_000);
-    for (let i = 0; i < 3; i += 1) await keyOnly.v1.createAuthToken(world.bob.email, world.bob.password);
-    const error = await rejection(keyOnly.v1.createAuthToken(world.bob.email, world.bob.password));
-    expect(error).toMatchObject({ code: ClientErrorCode.RATE_LIMITED, status: 429 });
-    expect(error.retryAfterMs).toBeGreaterThan(0);
-    expect(error.retryAfterMs).toBeLessThanOrEqual(60_000);
-    expect(error.serverMessages[0]).toContain('too many requests');
-
-    const slept: number[] = [];
-    const patient = clientOf(world, { kind: 'api-key', apiKey: world.apiKey }, { sleep: serverSleep(slept) });
-    expect(await patient.v1.createAuthToken(world.bob.email, world.bob.password)).toMatchObject({
-      user: { id: world.bob.id },
+    beforeAll(async () => {
+      world = await makeWorld(
+        mode,
+        await testServer({
+          rateLimits: {
+            perIp: 3,
+            windowSeconds: 60,
+            failuresPerAccountAndAddress: 2,
+            failuresPerAccount: 5,
+            failureWindowSeconds: 60,
+          },
+        }),
+      );
     });
-    expect(slept).toEqual([error.retryAfterMs]);
-  });
-});
+    afterAll(async () => {
+      await world.transport.close();
+      await world.server.close();
+    });
+
+    /** A sleep that moves the server's clock instead of waiting: the window ends as Retry-After says. */
+    const serverSleep = (slept: number[]) => (ms: number) => {
+      slept.push(ms);
+      world.server.clock.advance(ms);
+      return Promise.resolve();
+    };
+
+    it('waits out a throttled legacy login by its Retry-After and then logs in', async () => {
+      const slept: number[] = [];
+      const client = clientOf(
+        world,
+        { kind: 'api-key', apiKey: world.apiKey },
+        { sleep: serverSleep(slept) },
+      );
+      for (let i = 0; i < 2; i += 1) {
+        expect(await rejection(client.legacy.login(world.alice.email, 'wrong'))).toMatchObject({
+          code: ClientErrorCode.UNAUTHORIZED,
+        });
+      }
+      const user = await client.legacy.login(world.alice.email, world.alice.password);
+      expect(user.id).toBe(world.alice.id);
+      expect(slept).toHaveLength(1);
+      expect(slept[0]).toBeGreaterThan(0);
+      expect(slept[0]).toBeLessThanOrEqual(60_000);
+    });
+
+    it('throws RATE_LIMITED with retryAfterMs once the allowed waits are used up', async () => {
+      const keyOnly = clientOf(world, { kind: 'api-key', apiKey: world.apiKey }, { maxRateLimitRetries: 0 });
+      world.server.clock.advance(61_000);
+      for (let i = 0; i < 3; i += 1) await keyOnly.v1.createAuthToken(world.bob.email, world.bob.password);
+      const error = await rejection(keyOnly.v1.createAuthToken(world.bob.email, world.bob.password));
+      expect(error).toMatchObject({ code: ClientErrorCode.RATE_LIMITED, status: 429 });
+      expect(error.retryAfterMs).toBeGreaterThan(0);
+      expect(error.retryAfterMs).toBeLessThanOrEqual(60_000);
+      expect(error.serverMessages[0]).toContain('too many requests');
+
+      const slept: number[] = [];
+      const patient = clientOf(
+        world,
+        { kind: 'api-key', apiKey: world.apiKey },
+        { sleep: serverSleep(slept) },
+      );
+      expect(await patient.v1.createAuthToken(world.bob.email, world.bob.password)).toMatchObject({
+        user: { id: world.bob.id },
+      });
+      expect(slept).toEqual([error.retryAfterMs]);
+    });
+  },
+);

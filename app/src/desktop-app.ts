@@ -1,5 +1,5 @@
 /**
- * The main process, assembled (issue 7; design.md: "main process assembled from small modules (single
+ * The main process, assembled (issue 7; docs/contributors/architecture.md: "main process assembled from small modules (single
  * instance, tray, window, settings, server host, sync host, notifications)"): when ready, take the
  * single-instance lock, read the settings, start the server and sync hosts, show the tray, tell new
  * rides and failures; on wake from sleep, sync now; on quit, stop the engine and close the server

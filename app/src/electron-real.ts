@@ -1,6 +1,6 @@
 /**
  * The ElectronApi over the real `electron` module: the only module that imports it at run time
- * (design.md: "Only `app` imports `electron`"; inside the app, only this file). Each member is a thin
+ * (docs/contributors/architecture.md: "Only `app` imports `electron`"; inside the app, only this file). Each member is a thin
  * pass-through, so what it does is Electron's behaviour, not ours; the rest is tested with the fake.
  */
 import * as electron from 'electron';

@@ -80,7 +80,7 @@ function builderRequireFrom(tools: string | undefined): NodeJS.Require | null {
  * electron-builder's own YAML schema validator (ajv 8 under app-builder-lib, not the ajv 6 hoisted to
  * the root, with the options its schemaValidator.js compiles the schema with), configuration checks,
  * packagers, CLI and asar reader. It is an optional dependency whose tools need Node ≥ 22.12, so a default
- * install on an older Node leaves it out (issue 20; README: The desktop app), and without
+ * install on an older Node leaves it out (issue 20; docs/riders/desktop-app.md), and without
  * RIDEPORT_ELECTRON_BUILDER these tests then say that they skipped.
  */
 async function loadBuilder(): Promise<Builder | null> {

@@ -85,7 +85,7 @@ export class SignInError extends Error {
 }
 
 /**
- * Trades email and password for an auth token on a remote server (platform-api.md, Basic
+ * Trades email and password for an auth token on a remote server (docs/integrators/api.md, Basic
  * authentication) and keeps the token with credentials.ts; the password is not kept.
  */
 export async function signInRemote(

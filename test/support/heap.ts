@@ -25,7 +25,7 @@ const json = (body: unknown): TransportResponse => ({
 
 /**
  * Answers an upload (`POST /trips.json`) with a new task and a status poll with that task, ended, with
- * one trip of the same id (decisions.md §5); keeps nothing per upload but a counter.
+ * one trip of the same id (docs/contributors/decisions.md §5); keeps nothing per upload but a counter.
  */
 export function legacyUploadTransport(): Transport {
   let tasks = 0;

@@ -2,7 +2,7 @@ import type { Stat, Summary, Warning } from '../../packages/ridefile/src/model.j
 import { TRACK_POINT_KEYS, type Track } from '../../packages/ridefile/src/model.js';
 
 /**
- * What must hold for every point and the summary of every track, whatever the file (design.md,
+ * What must hold for every point and the summary of every track, whatever the file (docs/contributors/architecture.md,
  * `TrackPoint`; issue 16, the summary's invariants).
  */
 export function invariantViolations(track: Track): string[] {

@@ -1,6 +1,6 @@
 /**
  * The flags of `serve` and `up` that change the server's connection limits (issue 17; the server's
- * ConnectionLimits; README, "Connections"). Times are given in seconds; an absent flag leaves the
+ * ConnectionLimits; docs/operators/limits.md, "Connections"). Times are given in seconds; an absent flag leaves the
  * server's default.
  */
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '@rideport/server';

@@ -1,5 +1,5 @@
 /**
- * Where `serve`, `up` and `admin` keep their data (design.md: the per-user data directory from
+ * Where `serve`, `up` and `admin` keep their data (docs/contributors/architecture.md: the per-user data directory from
  * env-paths unless `--data` says otherwise), and the database file in it.
  */
 import { homedir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * The error catalogue of the `rideport` command and the one-line error format of design.md
+ * The error catalogue of the `rideport` command and the one-line error format of docs/contributors/architecture.md
  * ("Errors go to stderr as one line `rideport: <what>: <CODE>: <message>`"). Library errors keep
  * their own codes (`RIDEFILE_*`), file-system errors their Node codes (`ENOENT`, …).
  */

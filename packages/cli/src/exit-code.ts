@@ -1,4 +1,4 @@
-/** Exit statuses of `rideport` (design.md, "`rideport` command"). */
+/** Exit statuses of `rideport` (docs/contributors/architecture.md, "`rideport` command"). */
 export const ExitCode = {
   OK: 0,
   /** the operation failed: unreadable file, not a ride file, cannot write the output */

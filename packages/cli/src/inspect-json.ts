@@ -1,5 +1,5 @@
 /**
- * The `inspect --json` document (design.md: "the `RideFile` without points, plus each track's point
+ * The `inspect --json` document (docs/contributors/architecture.md: "the `RideFile` without points, plus each track's point
  * count, channels present, wheel-sensor verdict and summary"). The verdict is `sensors.wheelSensor`
  * with `sensors.wheelSensorReason`, as the library's model names them.
  */

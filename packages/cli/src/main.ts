@@ -1,5 +1,5 @@
 /**
- * The `rideport` command (design.md, "`rideport` command"): picks the command, runs it, and turns
+ * The `rideport` command (docs/contributors/architecture.md, "`rideport` command"): picks the command, runs it, and turns
  * every failure into one stderr line and an exit status (0 ok, 1 failed operation, 2 bad usage).
  */
 import { tuneLongRunningProcess } from '@rideport/host';

@@ -1,6 +1,6 @@
 /**
- * The `convert --to points` document (design.md: `{"format", "tracks": [{"kind", "name", "points":
- * [...]}]}`), produced in chunks: a track may hold 2,000,000 points (decisions.md §7) and one string
+ * The `convert --to points` document (docs/contributors/architecture.md: `{"format", "tracks": [{"kind", "name", "points":
+ * [...]}]}`), produced in chunks: a track may hold 2,000,000 points (docs/contributors/decisions.md §7) and one string
  * of all of them would be hundreds of megabytes on top of the points themselves.
  */
 import type { RideFile, TrackPoint } from '@rideport/ridefile';

@@ -1,6 +1,6 @@
 /**
  * `--database <url>` (or RIDEPORT_DATABASE_URL) and the master key every node shares, for `serve` and
- * `admin` on PostgreSQL (issue 18; README, "Running on PostgreSQL"). Without a URL, both use the SQLite
+ * `admin` on PostgreSQL (issue 18; docs/operators/postgresql.md). Without a URL, both use the SQLite
  * database in the data directory as always.
  */
 import { readFileSync } from 'node:fs';

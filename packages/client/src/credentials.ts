@@ -1,5 +1,5 @@
 /**
- * How credentials travel (platform-api.md, Authentication; decisions.md §1). v1: `Authorization: Bearer`
+ * How credentials travel (docs/integrators/api.md, Authentication; docs/contributors/decisions.md §1). v1: `Authorization: Bearer`
  * for OAuth, `Authorization: Basic base64(api key:auth token)` or the `x-service-api-key` +
  * `x-service-auth-token` pair for auth tokens, the key header alone where no user is needed. Legacy:
  * the `apikey` and `auth_token` parameters (the legacy interface knows no OAuth token: a client holding

@@ -1,18 +1,18 @@
 /**
- * The client's one error catalogue (design.md, house style: "Each package owns one error catalogue with
+ * The client's one error catalogue (docs/contributors/architecture.md, house style: "Each package owns one error catalogue with
  * stable codes; callers branch on `code`, never on message text"). Every failure the client reports is
  * a ClientError; the sync engine decides from `code` (and isRetryable) whether to back off, park an
- * upload as "needs sign-in", or mark a file failed with the server's message (design.md, "Sync engine").
+ * upload as "needs sign-in", or mark a file failed with the server's message (docs/contributors/architecture.md, "Sync engine").
  */
 
 export const ClientErrorCode = {
-  /** 401: no or bad credentials; an expired auth token says "log in again" (decisions.md §1, §5) */
+  /** 401: no or bad credentials; an expired auth token says "log in again" (docs/contributors/decisions.md §1, §5) */
   UNAUTHORIZED: 'CLIENT_UNAUTHORIZED',
   /** 403: a valid user without the right */
   FORBIDDEN: 'CLIENT_FORBIDDEN',
   /** 404: unknown id or endpoint */
   NOT_FOUND: 'CLIENT_NOT_FOUND',
-  /** 429 still answered after the allowed waits (decisions.md §7) */
+  /** 429 still answered after the allowed waits (docs/contributors/decisions.md §7) */
   RATE_LIMITED: 'CLIENT_RATE_LIMITED',
   /** any other 4xx (400, 413, 422, …), and an upload task that ended failed (status -1) */
   REJECTED: 'CLIENT_REJECTED',
@@ -101,7 +101,7 @@ const RETRYABLE: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether trying the same thing later may succeed (design.md, "Retryable failures back off; a file the
+ * Whether trying the same thing later may succeed (docs/contributors/architecture.md, "Retryable failures back off; a file the
  * server rejects is marked failed … and not retried until the user asks").
  */
 export function isRetryable(error: unknown): boolean {
@@ -124,8 +124,8 @@ export function excerpt(body: Uint8Array): string {
 }
 
 /**
- * The messages of an error body: v1 `{"errors": ["..."]}` (platform-api.md, Errors), legacy
- * `{"error": "..."}` (decisions.md §5), OAuth's `error_description` (decisions.md §3). Empty when the
+ * The messages of an error body: v1 `{"errors": ["..."]}` (docs/integrators/api.md, Errors), legacy
+ * `{"error": "..."}` (docs/contributors/decisions.md §5), OAuth's `error_description` (docs/contributors/decisions.md §3). Empty when the
  * body says nothing readable.
  */
 export function serverMessagesOf(body: Uint8Array): string[] {

@@ -1,7 +1,7 @@
 /**
  * One request to the API, the way every endpoint wants it: URL under the base URL, `accept:
  * application/json` and the user agent, the body, the answer's status mapped to the error catalogue,
- * and 429s waited out (decisions.md §7: "rate-limited … 429 with Retry-After"). A 429 means the server
+ * and 429s waited out (docs/contributors/decisions.md §7: "rate-limited … 429 with Retry-After"). A 429 means the server
  * did not act on the request, so even a POST may be sent again after it; nothing else is retried here
  * (issue: "Never retries a non-idempotent request blindly"; retries that need judgement live with the
  * operation that can judge, see upload-ride.ts).
@@ -183,7 +183,7 @@ export function readJsonObject(response: TransportResponse, what: string): Recor
 
 /**
  * `json[key]` as `T` after checking that it is an object (or an array, with `array`). Only the root is
- * checked: the records' fields are the server's contract (decisions.md §2) and new keys are allowed.
+ * checked: the records' fields are the server's contract (docs/contributors/decisions.md §2) and new keys are allowed.
  */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the record type it expects
 export function rootOf<T>(json: Record<string, unknown>, key: string, what: string, array = false): T {

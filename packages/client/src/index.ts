@@ -1,5 +1,5 @@
 /**
- * @rideport/client: a typed client for the Route and Ride Platform API, v1 and legacy (design.md,
+ * @rideport/client: a typed client for the Route and Ride Platform API, v1 and legacy (docs/contributors/architecture.md,
  * layout: "typed API client (v1 + legacy), undici; transport injectable"). Depends on nothing of ours.
  */
 export { RideportClient, CLIENT_VERSION, DEFAULT_USER_AGENT } from './client.js';

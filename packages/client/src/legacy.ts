@@ -1,5 +1,5 @@
 /**
- * The legacy interface at the site root (platform-api.md, legacy endpoints; decisions.md §5). Every
+ * The legacy interface at the site root (docs/integrators/api.md, legacy endpoints; docs/contributors/decisions.md §5). Every
  * request carries `apikey`, the auth token as `auth_token`, and `version=2`, so lists always come in the
  * version-2 shape `{"results", "results_count"}` whatever version the API key was issued with.
  */
@@ -21,7 +21,7 @@ import type {
 } from './records.js';
 import { positive } from './v1.js';
 
-/** The legacy version whose shapes this client reads (decisions.md §5). */
+/** The legacy version whose shapes this client reads (docs/contributors/decisions.md §5). */
 export const LEGACY_VERSION = 2;
 
 /** Which part of a legacy list to read. */
@@ -32,7 +32,7 @@ export interface LegacyListOptions extends CallOptions {
   limit?: number;
 }
 
-/** The optional fields of a ride made from points (decisions.md §5). */
+/** The optional fields of a ride made from points (docs/contributors/decisions.md §5). */
 export interface PointsMetadata {
   name?: string;
   description?: string;
@@ -66,7 +66,7 @@ export class LegacyApi {
   }
 
   /**
-   * The legacy login (platform-api.md, "Legacy authentication"): GET /users/current.json with `email`
+   * The legacy login (docs/integrators/api.md, "Legacy authentication"): GET /users/current.json with `email`
    * and `password`; the server answers the user with a new auth token, which becomes this client's
    * credentials (with the same API key) for every later request.
    */
@@ -133,7 +133,7 @@ export class LegacyApi {
   }
 
   /**
-   * POST /trips.json with the file (decisions.md §5): answered at once with the queued task's id. A
+   * POST /trips.json with the file (docs/contributors/decisions.md §5): answered at once with the queued task's id. A
    * ZIP of ride files (issue 20) is a task per ride: `taskIds` holds them all (`taskId` is the first)
    * and `skipped` the archive's entries that became no task, with the reason in words; for any other
    * file `taskIds` is `[taskId]` and `skipped` empty.
@@ -166,7 +166,7 @@ export class LegacyApi {
   }
 
   /**
-   * POST /trips.json with `track_points` as JSON (decisions.md §5): processed at once, answered with the
+   * POST /trips.json with `track_points` as JSON (docs/contributors/decisions.md §5): processed at once, answered with the
    * trip. The server checks the points and names every bad one in a 422 (REJECTED).
    */
   async uploadPoints(

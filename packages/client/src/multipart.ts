@@ -1,5 +1,5 @@
 /**
- * Multipart bodies for the legacy file upload (decisions.md §5, "Create rides from a file": field
+ * Multipart bodies for the legacy file upload (docs/contributors/decisions.md §5, "Create rides from a file": field
  * `file`, optional `trip[name]`, `trip[description]`, `trip[visibility]`; and `external_id`, issue 20). Built with the platform's
  * FormData and Blob and serialised by `new Response(form)`, which gives the bytes and the content type
  * with its boundary: the encoding (quoting of names, CRLFs, the boundary) is the platform's, not ours.
@@ -9,7 +9,7 @@ import type { Visibility } from './records.js';
 /** A ride file to upload. */
 export interface RideUpload {
   bytes: Uint8Array;
-  /** sent as the part's filename; the server recognises the format from the content (decisions.md §5) */
+  /** sent as the part's filename; the server recognises the format from the content (docs/contributors/decisions.md §5) */
   filename: string;
   name?: string;
   description?: string;
@@ -21,7 +21,7 @@ export interface RideUpload {
   externalId?: string;
 }
 
-/** `trip[visibility]` takes the legacy numbers (decisions.md §5: 0 public, 1 private, 2 friends). */
+/** `trip[visibility]` takes the legacy numbers (docs/contributors/decisions.md §5: 0 public, 1 private, 2 friends). */
 export const LEGACY_VISIBILITY: Readonly<Record<Visibility, number>> = {
   public: 0,
   private: 1,

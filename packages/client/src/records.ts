@@ -1,15 +1,15 @@
 /**
- * The records the API answers with, as the client sees them (platform-api.md, "Resources and their
- * fields"; decisions.md §2 for v1 records, §5 for the legacy ones). Field names are the wire names:
+ * The records the API answers with, as the client sees them (docs/integrators/api.md, "Resources and their
+ * fields"; docs/contributors/decisions.md §2 for v1 records, §5 for the legacy ones). Field names are the wire names:
  * these are specification fields, so they keep the specification's snake_case and units (house style:
  * units in names only where the value is not a specification field). Servers may add keys
- * (platform-api.md, Versioning: "clients must tolerate unknown keys"); nothing here rejects them.
+ * (docs/integrators/api.md, Versioning: "clients must tolerate unknown keys"); nothing here rejects them.
  */
 
 export type Visibility = 'public' | 'private' | 'friends_only';
 
 /**
- * A legacy track point (platform-api.md, "Track point"): single-letter keys, each present only when
+ * A legacy track point (docs/integrators/api.md, "Track point"): single-letter keys, each present only when
  * known. `t` is whole Unix seconds, never milliseconds; `s` (m/s) and `d` (m) only from a wheel sensor.
  */
 export interface TrackPoint {
@@ -35,7 +35,7 @@ export interface TrackPoint {
   T?: number;
 }
 
-/** A user (decisions.md §2): `email` only when the caller is that user. */
+/** A user (docs/contributors/decisions.md §2): `email` only when the caller is that user. */
 export interface UserRecord {
   id: number;
   name: string;
@@ -47,12 +47,12 @@ export interface UserRecord {
   updated_at: string;
 }
 
-/** The legacy login answer's user (decisions.md §5): the user record with the auth token to send next. */
+/** The legacy login answer's user (docs/contributors/decisions.md §5): the user record with the auth token to send next. */
 export interface LegacyUser extends UserRecord {
   auth_token: string;
 }
 
-/** `auth_token` of POST /api/v1/auth_tokens.json (platform-api.md, "Authentication token record"). */
+/** `auth_token` of POST /api/v1/auth_tokens.json (docs/integrators/api.md, "Authentication token record"). */
 export interface AuthTokenRecord {
   auth_token: string;
   api_key: string;
@@ -66,7 +66,7 @@ export type TrackType = 'loop' | 'out_and_back' | 'point_to_point' | 'unknown';
 /** How hilly a track is, as the API names it. */
 export type Terrain = 'flat' | 'rolling' | 'climbing';
 
-/** A route (decisions.md §2). Distances and elevations in m; null when the file does not give them. */
+/** A route (docs/contributors/decisions.md §2). Distances and elevations in m; null when the file does not give them. */
 export interface RouteRecord {
   id: number;
   /** this record's URL on the interface that answered (v1 or legacy) */
@@ -105,7 +105,7 @@ export interface RecordWarning {
   message: string;
 }
 
-/** A trip (ride): a route's fields plus the ride's (decisions.md §2); speeds in km/h, times in s. */
+/** A trip (ride): a route's fields plus the ride's (docs/contributors/decisions.md §2); speeds in km/h, times in s. */
 export interface TripRecord extends RouteRecord {
   departed_at: string | null;
   /** IANA name at the first position */
@@ -139,7 +139,7 @@ export interface TripRecord extends RouteRecord {
 /** A single-record answer adds the points (list items leave them out). */
 export type WithTrackPoints<T> = T & { track_points: TrackPoint[] };
 
-/** An event (decisions.md §2). Dates are YYYY-MM-DD. */
+/** An event (docs/contributors/decisions.md §2). Dates are YYYY-MM-DD. */
 export interface EventRecord {
   id: number;
   name: string;
@@ -157,7 +157,7 @@ export interface EventRecord {
 
 /**
  * What an event is created or changed with. The server requires `name` and `start_date` when creating
- * and answers 422 listing every missing or invalid field (platform-api.md, Errors), which the client
+ * and answers 422 listing every missing or invalid field (docs/integrators/api.md, Errors), which the client
  * passes on as REJECTED with the server's messages rather than second-guessing.
  */
 export interface EventFields {
@@ -170,7 +170,7 @@ export interface EventFields {
   visibility?: Visibility;
 }
 
-/** `meta.pagination` (platform-api.md, "Pagination metadata"). */
+/** `meta.pagination` (docs/integrators/api.md, "Pagination metadata"). */
 export interface PaginationMeta {
   record_count: number;
   page_count: number;
@@ -190,7 +190,7 @@ export interface Page<T> {
   pagination: PaginationMeta;
 }
 
-/** One change of `GET /api/v1/sync.json` (decisions.md §2). */
+/** One change of `GET /api/v1/sync.json` (docs/contributors/decisions.md §2). */
 export interface SyncItem {
   item_type: 'route' | 'trip';
   item_id: number;
@@ -211,13 +211,13 @@ export interface SyncResult {
   };
 }
 
-/** A legacy version-2 list (decisions.md §5): one page, and how many the caller may see in all. */
+/** A legacy version-2 list (docs/contributors/decisions.md §5): one page, and how many the caller may see in all. */
 export interface LegacyList<T> {
   results: T[];
   results_count: number;
 }
 
-/** A club (decisions.md §5: "name, description, member count"). */
+/** A club (docs/contributors/decisions.md §5: "name, description, member count"). */
 export interface ClubRecord {
   id: number;
   url: string;
@@ -231,7 +231,7 @@ export interface ClubRecord {
 /** A trip or route an upload task made (or found, for a duplicate upload). */
 export type AssociatedObject = { type: 'trip'; trip: TripRecord } | { type: 'route'; route: RouteRecord };
 
-/** A queued upload task (platform-api.md, "States and transitions"; decisions.md §5). */
+/** A queued upload task (docs/integrators/api.md, "States and transitions"; docs/contributors/decisions.md §5). */
 export interface QueuedTask {
   id: number;
   /** -1 failed, 0 pending, 1 success */

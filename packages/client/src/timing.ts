@@ -1,7 +1,7 @@
 /**
- * Waiting: exponential backoff with jitter (platform-api.md, legacy endpoints rule 1: "the client polls
+ * Waiting: exponential backoff with jitter (docs/integrators/api.md, legacy endpoints rule 1: "the client polls
  * the queued task status endpoint and should back off exponentially between polls"), Retry-After
- * (decisions.md §7: "429 with Retry-After"), and an abortable sleep. Pure functions of their inputs, so
+ * (docs/contributors/decisions.md §7: "429 with Retry-After"), and an abortable sleep. Pure functions of their inputs, so
  * the schedules are tested without a clock.
  */
 import { ClientError, ClientErrorCode } from './errors.js';

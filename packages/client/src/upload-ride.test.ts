@@ -1,6 +1,6 @@
 /**
  * uploadRide against a scripted server (issue: "re-upload on lost response", "deadline with injected
- * sleep"): the server below keeps tasks and files like the real one (decisions.md §5, duplicates by the
+ * sleep"): the server below keeps tasks and files like the real one (docs/contributors/decisions.md §5, duplicates by the
  * bytes), and the transport in front of it can lose answers. Time only moves when the client sleeps.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,13 +1,13 @@
 /**
  * uploadRide (issue: "upload + poll `queued_tasks/status.json` with exponential backoff and jitter
  * (first poll soon, capped interval, overall deadline), returning the created trips or a typed
- * failure"; platform-api.md, legacy endpoints rule 1; decisions.md §5).
+ * failure"; docs/integrators/api.md, legacy endpoints rule 1; docs/contributors/decisions.md §5).
  *
  * Retries, and why each is safe:
  * - The upload POST is not idempotent, so it is never re-sent after a plain error answer. When its
  *   answer is lost (UNREACHABLE, a transport TIMEOUT) or is a 5xx, the server may or may not have
  *   stored the file: the same bytes are sent again. Identical bytes from the same user are a duplicate
- *   (decisions.md §5), so if the first upload did arrive the new task ends `duplicate` with the trips
+ *   (docs/contributors/decisions.md §5), so if the first upload did arrive the new task ends `duplicate` with the trips
  *   the first one made: a success for the caller, nothing made twice. A 507 (the server's disk is full,
  *   issue 17) is not a lost answer: the server said it stored nothing and will say so again for a
  *   while, so it goes to the caller at once (SERVER_FULL), to wait longer than this loop would.
@@ -222,7 +222,7 @@ async function pollTask(
     }
     unreachable = 0;
     if (task === undefined) {
-      // Only the caller's own tasks are answered; unknown and purged ids are left out (decisions.md §5).
+      // Only the caller's own tasks are answered; unknown and purged ids are left out (docs/contributors/decisions.md §5).
       throw new ClientError(ClientErrorCode.NOT_FOUND, `task ${id} is not in the status answer`, {
         taskId: id,
       });

@@ -1,5 +1,5 @@
 /**
- * The v1 interface under `{base_url}/api/v1` (platform-api.md, v1 endpoints; decisions.md §2 for the
+ * The v1 interface under `{base_url}/api/v1` (docs/integrators/api.md, v1 endpoints; docs/contributors/decisions.md §2 for the
  * endpoints beyond the specification's table that the server implements and clients call).
  */
 import { ClientError, ClientErrorCode } from './errors.js';
@@ -25,7 +25,7 @@ const PREFIX = '/api/v1';
 export interface ListOptions extends CallOptions {
   /** 1-based */
   page?: number;
-  /** 20..200 (decisions.md §2); the server's default is 20 */
+  /** 20..200 (docs/contributors/decisions.md §2); the server's default is 20 */
   pageSize?: number;
 }
 
@@ -95,7 +95,7 @@ export interface SharedRoute {
 export interface SyncOptions extends CallOptions {
   /** changes at or after this time; `new Date(0)` (or "1970-01-01") for the whole library */
   since: Date | string;
-  /** default: the API client's webhook asset kinds (decisions.md §2) */
+  /** default: the API client's webhook asset kinds (docs/contributors/decisions.md §2) */
   assets?: ('routes' | 'trips')[];
 }
 
@@ -164,7 +164,7 @@ export class V1Api {
   }
 
   /**
-   * POST /api/v1/auth_tokens.json (platform-api.md, Basic authentication step 1): the API key alone in
+   * POST /api/v1/auth_tokens.json (docs/integrators/api.md, Basic authentication step 1): the API key alone in
    * `x-service-api-key`, whatever else the client holds (a Bearer header would make the server look for
    * an OAuth token instead). The client's credentials do not change: the caller decides what to keep.
    */
@@ -188,7 +188,7 @@ export class V1Api {
     return rootOf<UserRecord>(await this.#get('/users/current.json', options), 'user', 'current user');
   }
 
-  /** GET /api/v1/sync.json (decisions.md §2): what changed since a time, deletions included. */
+  /** GET /api/v1/sync.json (docs/contributors/decisions.md §2): what changed since a time, deletions included. */
   async sync(options: SyncOptions): Promise<SyncResult> {
     const since = options.since instanceof Date ? options.since.toISOString() : options.since;
     const json = await this.#http.json({
@@ -277,7 +277,7 @@ export class V1Api {
   }
 
   async #delete(path: string, options: CallOptions = {}): Promise<void> {
-    // 204 with an empty body (decisions.md §2): nothing to read.
+    // 204 with an empty body (docs/contributors/decisions.md §2): nothing to read.
     await this.#http.send(this.#call('DELETE', path, options));
   }
 }

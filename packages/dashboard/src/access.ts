@@ -1,6 +1,6 @@
 /**
  * Which rides and routes the dashboard shows (issue 7: "only the user's own, 404/403 like the API",
- * decisions.md §1 "Failures"): an unknown id is 404, someone else's ride or route 403, whatever its
+ * docs/contributors/decisions.md §1 "Failures"): an unknown id is 404, someone else's ride or route 403, whatever its
  * visibility (the dashboard is one's own library, not a way to browse others').
  */
 import {

@@ -210,7 +210,7 @@ function pair(average: number | null, maximum: number | null, unit: string): str
 }
 
 /**
- * An indoor ride (a trainer, a treadmill: decisions.md §2's stationary kinds) has no way to show; a
+ * An indoor ride (a trainer, a treadmill: docs/contributors/decisions.md §2's stationary kinds) has no way to show; a
  * virtual one keeps the map of its world.
  */
 function stayedIndoors(trip: TripRow): boolean {

@@ -1,5 +1,5 @@
 /**
- * Clubs on the dashboard (issue 20, "Clubs"; decisions.md §5: "its routes are those its members share
+ * Clubs on the dashboard (issue 20, "Clubs"; docs/contributors/decisions.md §5: "its routes are those its members share
  * with it"). Plain forms that work without JavaScript, each POST with the CSRF token (pages/csrf.ts);
  * the rules are the store's (store/clubs.ts), the refusals' words club-sharing.ts's.
  *

@@ -4,7 +4,7 @@
  * "Sync now", pause and resume, retry, the first-run import question and "Add folder"; and, for every
  * signed-in user, "Upload a ride file" through the same upload queue as POST /trips.json.
  *
- * Plain HTML that works without JavaScript (decisions.md §4): every button is a POST form with the
+ * Plain HTML that works without JavaScript (docs/contributors/decisions.md §4): every button is a POST form with the
  * CSRF token that answers with a redirect back (303). live.js (sync-live.ts) refreshes the status
  * every 2 s from status.json and announces changes in an aria-live region.
  *

@@ -4,7 +4,7 @@
  * them reads the channel the same way, as one value a second (`eachSecond`), so the summary's
  * normalized power (summary.ts, shown by `rideport inspect`) and the ride page's are one function.
  *
- * How time counts (the README's "How the analysis is made" says the same):
+ * How time counts ("The analysis on a ride page" in docs/riders/dashboard.md says the same):
  * - a sample holds until the next one, for at most HOLD_SECONDS (30 s); several samples in one second
  *   count as the last of them;
  * - a longer gap is a pause. Normalized power, work, averages and zones leave it out (paused time is not

@@ -1,6 +1,6 @@
 import { RideFileError, RideFileErrorCode } from './errors.js';
 
-/** Default cap on points in one track (decisions.md §7: 2,000,000 track points in one ride). */
+/** Default cap on points in one track (docs/contributors/decisions.md §7: 2,000,000 track points in one ride). */
 export const DEFAULT_MAX_POINTS = 2_000_000;
 
 const INITIAL_CAPACITY = 1024;

@@ -17,7 +17,7 @@ import type { RideFileFormat } from './model.js';
 import { parseRideFile } from './parse.js';
 
 /**
- * checkRideFileComplete (design.md, "Sync engine": a file still being written, or cut off when the
+ * checkRideFileComplete (docs/contributors/architecture.md, "Sync engine": a file still being written, or cut off when the
  * device was unplugged, is told from a whole one without parsing points).
  */
 

@@ -10,7 +10,7 @@ import { decodeXmlChunks, decodeXmlPrefix } from './xml/text.js';
 import { isZip, readZipEntries, unzipEntry } from './zip.js';
 
 /**
- * Whether a ride file is whole, for the sync engine (design.md, "Sync engine": FIT completeness is
+ * Whether a ride file is whole, for the sync engine (docs/contributors/architecture.md, "Sync engine": FIT completeness is
  * checked by its header size and CRC, not by waiting). A file still being written, or cut off when the
  * device was unplugged, is incomplete; the caller waits and looks again. Cheap: no point is built.
  */

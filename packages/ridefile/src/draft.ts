@@ -65,7 +65,7 @@ export function pausesBetweenSegments(columns: PointColumns, segmentStarts: read
 
 export interface ReaderOptions {
   maxPoints: number;
-  /** largest decompressed input: a KMZ's KML inside its archive (default 256 MB, decisions.md §7) */
+  /** largest decompressed input: a KMZ's KML inside its archive (default 256 MB, docs/contributors/decisions.md §7) */
   maxBytes?: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The error catalogue of @rideport/ridefile. Callers branch on `code`, never on message text
- * (design.md, house style). No other exception type escapes `parseRideFile`.
+ * (docs/contributors/architecture.md, house style). No other exception type escapes `parseRideFile`.
  */
 
 export const RideFileErrorCode = {

@@ -4,7 +4,7 @@
  * the server stored it and sent it in every list. Every string a `RideFile` carries goes through here:
  * the file's creator, each track's name, sport, sub-sport and device, the recording's serial number,
  * the connected sensors' names, and our own sentences that quote the file (warnings, the wheel-sensor
- * reason). README "Text from files and from the API" documents the rules.
+ * reason). docs/operators/limits.md "Text from files and from the API" documents the rules.
  *
  * - **Maxima** (`FILE_TEXT_MAX_CHARS`), in characters (Unicode code points, as SQLite's `length()`
  *   and JSON Schema's `maxLength` count them). A longer value keeps its start, cut between whole
@@ -25,7 +25,7 @@
 import { RideFileWarningCode } from './errors.js';
 import type { Warning } from './model.js';
 
-/** The most characters each text field of the output keeps (README, "Text from files and from the API"). */
+/** The most characters each text field of the output keeps (docs/operators/limits.md, "Text from files and from the API"). */
 export const FILE_TEXT_MAX_CHARS = {
   /** `Track.name`: the same 255 as the API's `trip[name]` */
   name: 255,

@@ -1,6 +1,6 @@
 /**
  * A Track from legacy track points that arrive as data rather than as a file: the legacy interface's
- * "create a ride from raw points" (platform-api.md, Track point; decisions.md §5), and anyone who has
+ * "create a ride from raw points" (docs/integrators/api.md, Track point; docs/contributors/decisions.md §5), and anyone who has
  * points and wants the summary the parser would give them.
  *
  * The points are taken as the specification defines them: `s` and `d` are sent only when a wheel

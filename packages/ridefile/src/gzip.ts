@@ -3,7 +3,7 @@ import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.
 import { pushInSlices } from './input-slices.js';
 import type { Warning } from './model.js';
 
-/** Default cap on gunzip output (decisions.md §7: 256 MB after gunzip). */
+/** Default cap on gunzip output (docs/contributors/decisions.md §7: 256 MB after gunzip). */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Whether `bytes` begin as a gzip stream does (magic 1f 8b, deflate). */

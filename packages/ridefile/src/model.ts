@@ -1,12 +1,12 @@
 /**
- * The public data model of @rideport/ridefile (design.md, "Contracts other people rely on").
+ * The public data model of @rideport/ridefile (docs/contributors/architecture.md, "Contracts other people rely on").
  * Everything a reader produces is expressed in these types; values the file does not give are `null`.
  */
 
 export type RideFileFormat = 'fit' | 'tcx' | 'gpx' | 'kml' | 'kmz';
 
 /**
- * A legacy track point (platform-api.md, "Track point"). Each key is present only when known.
+ * A legacy track point (docs/integrators/api.md, "Track point"). Each key is present only when known.
  * `s` and `d` appear only when a wheel sensor measured them (see `TrackSensors.wheelSensor`).
  */
 export interface TrackPoint {
@@ -200,7 +200,7 @@ export interface SensorDevice {
 
 /** The sensors of a track, and whether its speed and distance (`s`, `d`) come from a wheel sensor. */
 export interface TrackSensors {
-  /** whether the track's `s`/`d` come from a wheel sensor (design.md, the wheel-sensor rule) */
+  /** whether the track's `s`/`d` come from a wheel sensor (docs/contributors/architecture.md, the wheel-sensor rule) */
   wheelSensor: boolean;
   /** why the verdict is what it is, in words (shown by `rideport inspect`) */
   wheelSensorReason: string;
@@ -255,7 +255,7 @@ export interface ClockJump {
 }
 
 /**
- * A track's summary (issue 16: README "How the numbers are made" documents every rule). Whatever the
+ * A track's summary (issue 16: docs/library/numbers.md "How the numbers are made" documents every rule). Whatever the
  * file, min ≤ avg ≤ max for every channel, moving ≤ elapsed, timer ≤ elapsed, and distance ÷ moving time
  * ≤ maximum speed; every total describes the points the track holds. Times are whole seconds.
  */

@@ -18,9 +18,9 @@ export interface ParseOptions {
   format?: RideFileFormat;
   /** the file's name, a hint used only when the content does not decide */
   filename?: string;
-  /** largest input accepted, after gunzip, and of a KMZ's KML once unzipped (default 256 MB, decisions.md §7) */
+  /** largest input accepted, after gunzip, and of a KMZ's KML once unzipped (default 256 MB, docs/contributors/decisions.md §7) */
   maxBytes?: number;
-  /** most points in one track (default 2,000,000, decisions.md §7) */
+  /** most points in one track (default 2,000,000, docs/contributors/decisions.md §7) */
   maxPoints?: number;
 }
 
@@ -66,7 +66,7 @@ const FIT_READERS: Readers = { fit: readFit };
 /**
  * Reads a FIT, TCX, GPX, KML or KMZ file (gzip-wrapped or not) into rides and routes; a KMZ is
  * reported as `format: 'kmz'` and read through its KML document (kmz.ts).
- * Throws only `RideFileError`, whatever the bytes (design.md, `@rideport/ridefile`).
+ * Throws only `RideFileError`, whatever the bytes (docs/contributors/architecture.md, `@rideport/ridefile`).
  */
 export function parseRideFile(bytes: Uint8Array, options: ParseOptions = {}): RideFile {
   return parseWith(READERS, bytes, options, finishTrack);

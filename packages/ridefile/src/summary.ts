@@ -13,7 +13,7 @@ import { timeTotals, type TimeTotals } from './summary/time.js';
 
 /**
  * Summaries per track (issues 2 and 16). Every number on every surface (server records, the dashboard,
- * `rideport inspect`) is one of these values, so every rule is written here and in the README ("How
+ * `rideport inspect`) is one of these values, so every rule is written here and in docs/library/numbers.md ("How
  * the numbers are made"):
  *
  * - one rule for where each number comes from, stated in the summary (`distanceSource`, `timerSource`,

@@ -22,7 +22,7 @@ const SPORT_NOUNS: Readonly<Record<string, string>> = {
   stand_up_paddleboarding: 'stand-up paddleboarding',
 };
 
-/** Activities whose usual name is not "<kind> <sport>" (decisions.md §2's kinds, track-columns.ts). */
+/** Activities whose usual name is not "<kind> <sport>" (docs/contributors/decisions.md §2's kinds, track-columns.ts). */
 const ACTIVITY_PHRASES: Readonly<Record<string, string>> = {
   'cycling:mountain': 'Mountain biking',
   'cycling:e_bike': 'E-bike riding',

@@ -83,12 +83,12 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   app.addHook('onClose', () => database.close());
   // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
   registerUploadQueue(app, context);
-  // Webhooks (decisions.md §6): delivered while the server is ready; stopped in preClose, which runs
+  // Webhooks (docs/contributors/decisions.md §6): delivered while the server is ready; stopped in preClose, which runs
   // before the onClose hooks, so the dispatcher is done with the database before it closes.
   const webhooks = new WebhookDispatcher(context, app.log);
   app.addHook('onReady', () => webhooks.start());
   app.addHook('preClose', () => webhooks.stop());
-  // decisions.md §2: every response says when it was made, in the server's clock.
+  // docs/contributors/decisions.md §2: every response says when it was made, in the server's clock.
   const serviceDateTime = secondsStamp(resolved.clock);
   app.addHook('onSend', (_request, reply, payload, done) => {
     void reply.header('x-service-datetime', serviceDateTime());

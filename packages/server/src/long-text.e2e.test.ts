@@ -3,7 +3,7 @@
  * real socket takes a 204 KB `.gpx.gz` whose `<name>` holds 200 MB, and a TCX whose `Creator/Name`
  * holds a megabyte, through the upload queue. Each ends as a trip whose name or device is the start of
  * the text, with a warning that says so; every list and detail answer stays small (sizes asserted,
- * never times: design.md).
+ * never times: docs/contributors/architecture.md).
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

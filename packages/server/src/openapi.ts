@@ -108,9 +108,9 @@ export function openApiOptions(origin: string): SwaggerOptions {
       servers: [{ url: origin }],
       components: { securitySchemes: SECURITY_SCHEMES },
       tags: [
-        { name: 'v1', description: 'The v1 interface (platform-api.md)' },
-        { name: 'legacy', description: 'The legacy interface (decisions.md §5)' },
-        { name: 'oauth', description: 'OAuth 2.0 (decisions.md §3)' },
+        { name: 'v1', description: 'The v1 interface (docs/integrators/api.md)' },
+        { name: 'legacy', description: 'The legacy interface (docs/contributors/decisions.md §5)' },
+        { name: 'oauth', description: 'OAuth 2.0 (docs/contributors/decisions.md §3)' },
       ],
     },
   };

@@ -1,6 +1,6 @@
 /**
  * What `buildServer` takes (issue 4: "database path, clock, public base URL, limits injected"), with
- * the defaults of decisions.md §1 and §7.
+ * the defaults of docs/contributors/decisions.md §1 and §7.
  */
 import type { LookupAddress } from 'node:dns';
 import { availableParallelism } from 'node:os';
@@ -10,7 +10,7 @@ import type { LocalSync } from './ports/local-sync.js';
 import { databaseTargetOf, type DatabaseTarget } from './db/target.js';
 
 export interface ServerLimits {
-  /** request body of an upload, bytes (decisions.md §7: 64 MB compressed) */
+  /** request body of an upload, bytes (docs/contributors/decisions.md §7: 64 MB compressed) */
   uploadBytes: number;
   /** a gzip-compressed upload after inflating, bytes (256 MB) */
   gunzipBytes: number;
@@ -20,7 +20,7 @@ export interface ServerLimits {
   pointsPerRequest: number;
 }
 
-/** Sign-in limits (auth/rate-limit.ts; decisions.md §7; issue 17; README, "Sign-in attempts"). */
+/** Sign-in limits (auth/rate-limit.ts; docs/contributors/decisions.md §7; issue 17; docs/operators/limits.md, "Sign-in attempts"). */
 export interface RateLimits {
   /** requests per address per `windowSeconds` to the endpoints that only sign in or issue tokens */
   perIp: number;
@@ -84,7 +84,7 @@ export function resolveConnectionLimits(
 }
 
 /**
- * The webhook dispatcher (decisions.md §6; src/webhooks). Times are injectable so tests need not wait
+ * The webhook dispatcher (docs/contributors/decisions.md §6; src/webhooks). Times are injectable so tests need not wait
  * for production backoffs; the defaults are what the decisions ask for.
  */
 export interface WebhookOptions {
@@ -98,10 +98,10 @@ export interface WebhookOptions {
   pollIntervalMs: number;
   /**
    * how long a client's oldest waiting notification waits for more to join its batch, ms (a full batch
-   * of 100 goes at once); poll interval + window stays under the 2 s of decisions.md §6
+   * of 100 goes at once); poll interval + window stays under the 2 s of docs/contributors/decisions.md §6
    */
   batchWindowMs: number;
-  /** a delivery that has no 2xx answer within this time failed, ms (decisions.md §6: 5 s) */
+  /** a delivery that has no 2xx answer within this time failed, ms (docs/contributors/decisions.md §6: 5 s) */
   requestTimeoutMs: number;
   /** the first retry comes about this long after a failed attempt, doubling each time, ms */
   backoffBaseMs: number;
@@ -118,12 +118,12 @@ export interface WebhookOptions {
 }
 
 /**
- * The upload queue (decisions.md §5; src/queue). Injectable so that tests and bench/upload can set the
- * number of workers and the lease; the defaults are what design.md and the decisions ask for.
+ * The upload queue (docs/contributors/decisions.md §5; src/queue). Injectable so that tests and bench/upload can set the
+ * number of workers and the lease; the defaults are what docs/contributors/architecture.md and the decisions ask for.
  */
 export interface QueueOptions {
   /**
-   * worker threads parsing uploads (design.md, "Upload queue": one per core). 0 on PostgreSQL: this
+   * worker threads parsing uploads (docs/contributors/architecture.md, "Upload queue": one per core). 0 on PostgreSQL: this
    * server only accepts uploads, and `rideport worker` processes read them (issue 18, `serve --no-workers`)
    */
   workers: number;
@@ -139,9 +139,9 @@ export interface QueueOptions {
    * and the tasks given back, for the next start
    */
   stopGraceMs: number;
-  /** local time of day (HH:MM) at which successful tasks are purged; null: never (decisions.md §5: 03:00) */
+  /** local time of day (HH:MM) at which successful tasks are purged; null: never (docs/contributors/decisions.md §5: 03:00) */
   purgeAt: string | null;
-  /** failed tasks are kept this long after they ended, ms (decisions.md §5: 30 days) */
+  /** failed tasks are kept this long after they ended, ms (docs/contributors/decisions.md §5: 30 days) */
   failedRetentionMs: number;
 }
 
@@ -164,7 +164,7 @@ export interface ServerOptions {
    * no default on PostgreSQL.
    */
   masterKey?: Buffer;
-  /** auth tokens expire this long after their last use (decisions.md §1: 30 days) */
+  /** auth tokens expire this long after their last use (docs/contributors/decisions.md §1: 30 days) */
   authTokenLifetimeSeconds?: number;
   /** web sign-in sessions expire this long after their last use */
   sessionLifetimeSeconds?: number;

@@ -1,6 +1,6 @@
 /**
  * The platform without the HTTP server: the database opened and migrated, and the data-access layer
- * over it. `buildServer` serves it; `rideport admin` uses it directly (design.md, `rideport admin`).
+ * over it. `buildServer` serves it; `rideport admin` uses it directly (docs/contributors/architecture.md, `rideport admin`).
  */
 import { join } from 'node:path';
 import { DATABASE_FILE } from './data-directory/layout.js';

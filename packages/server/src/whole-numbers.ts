@@ -1,13 +1,13 @@
 /**
  * Whole-number parameters (issue 17, "Limits that an attacker can exhaust"): every numeric parameter
  * of every route, in the query, the path, a form or a JSON body, is a finite whole number in its
- * documented range (README, "Numbers in requests"), else a 400 that names the parameter in words.
+ * documented range (docs/operators/limits.md, "Numbers in requests"), else a 400 that names the parameter in words.
  * The ranges and their wording live here, for both ways the server reads requests:
  *
  * - routes with Fastify schemas (v1) declare their numbers with `wholeNumberSchema`, and
  *   `refuseUnboundedNumbers` (an onRoute hook) keeps any route whose request schema holds a number
  *   without both bounds from being registered: Ajv coerces the query text "Infinity" or "1e309" to
- *   Infinity, so only a maximum keeps it out of the database (decisions.md §2: page_size=Infinity
+ *   Infinity, so only a maximum keeps it out of the database (docs/contributors/decisions.md §2: page_size=Infinity
  *   reached SQLite as "datatype mismatch", a 500);
  * - the legacy endpoints and the pages read their parameters by hand, through `readWholeNumber`.
  */

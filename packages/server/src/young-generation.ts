@@ -1,6 +1,6 @@
 /**
  * A young generation that stays at its first size, for the processes that run for weeks (`rideport
- * up`, `sync`, `serve`, `worker` and the desktop app; issue 22, README "Memory over weeks").
+ * up`, `sync`, `serve`, `worker` and the desktop app; issue 22, docs/operators/memory.md).
  *
  * V8 grows a heap's young generation (its "semi-spaces") with the volume of objects that survive
  * collections, up to 16 MB per semi-space on Node 20, and keeps the pages. A process that syncs a file

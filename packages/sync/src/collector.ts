@@ -1,5 +1,5 @@
 /**
- * One collecting pass over a source (design.md, "Sync engine": list → diff against the ledger → copy
+ * One collecting pass over a source (docs/contributors/architecture.md, "Sync engine": list → diff against the ledger → copy
  * each new complete file into the inbox with its SHA-256). Unchanged files (same size and mtime as
  * the ledger remembers) are not read at all, so a rescan of thousands of synced rides costs one
  * listing.

@@ -1,5 +1,5 @@
 /**
- * Device detection for GPS units that show up as a folder tree (design.md, "Sync engine"; the sync
+ * Device detection for GPS units that show up as a folder tree (docs/contributors/architecture.md, "Sync engine"; the sync
  * package's "device detection for mass-storage GPS units"): the platform's mount roots are listed, and
  * each volume under them is checked for the activity folder layouts of the vendors below. Detection is
  * a snapshot, repeated by the engine on every pass (MTP mounts under gvfs raise no change events, so

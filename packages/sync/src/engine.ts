@@ -1,5 +1,5 @@
 /**
- * The sync engine (design.md, "Sync engine"; issue 6): a reconciler, not a watcher. Every trigger (a
+ * The sync engine (docs/contributors/architecture.md, "Sync engine"; issue 6): a reconciler, not a watcher. Every trigger (a
  * device appears, a watcher's hint, a timer, wake from sleep, "sync now") leads to one pass: list each
  * source, diff against the ledger, copy each new complete file into the inbox; uploads then run from
  * the inbox, a few at a time, and each outcome is recorded. Passes never overlap: a trigger during a
@@ -585,7 +585,7 @@ export class SyncEngine {
     this.#watcher?.close();
     this.#watcher = null;
     if (folders.length === 0 || this.#stopping) return;
-    // Hints only (design.md): events are coalesced into one pass, and folders that cannot be watched
+    // Hints only (docs/contributors/architecture.md): events are coalesced into one pass, and folders that cannot be watched
     // change nothing, since the timers pass anyway. One watch per folder, never per file (issue 22).
     const watcher = await FolderWatch.start(folders, () => {
       this.#hint();

@@ -1,5 +1,5 @@
 /**
- * File-system hints for the sync engine (design.md, "Sync engine": the watcher's hint leads to a
+ * File-system hints for the sync engine (docs/contributors/architecture.md, "Sync engine": the watcher's hint leads to a
  * pass). One watch per folder, never one per file (issue 22): the watcher this replaced (chokidar)
  * kept a watch handle, its listener closures and a `Stats` for every file under a source, about 3 KB of
  * heap per synced file that stayed for as long as the engine ran. A folder's watch reports every file

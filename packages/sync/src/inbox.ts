@@ -1,5 +1,5 @@
 /**
- * The inbox (design.md, "Sync engine": "copy each new complete file into the app's inbox with its
+ * The inbox (docs/contributors/architecture.md, "Sync engine": "copy each new complete file into the app's inbox with its
  * SHA-256, upload from the inbox"): rides leave the device as soon as they are whole, so unplugging
  * the device afterwards loses nothing, and uploads read a copy that cannot change underneath them.
  * Files are named by their content's SHA-256, and written to a temporary name, synced and renamed, so

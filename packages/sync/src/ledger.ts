@@ -1,5 +1,5 @@
 /**
- * The sync ledger (design.md, "Sync engine"): what the engine has seen in each source and what became
+ * The sync ledger (docs/contributors/architecture.md, "Sync engine"): what the engine has seen in each source and what became
  * of each ride, in SQLite (better-sqlite3, WAL), so a restart, a crash or a re-plugged device never
  * uploads a ride twice or forgets one.
  *

@@ -1,5 +1,5 @@
 /**
- * Listing a source folder (design.md, "Sync engine": "list each source"): every ride file under it
+ * Listing a source folder (docs/contributors/architecture.md, "Sync engine": "list each source"): every ride file under it
  * with its size and modification time, which is all a rescan needs when nothing changed.
  */
 import type { Dirent } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Uploading one ride from the inbox and recording the outcome (design.md, "Sync engine": "upload from
+ * Uploading one ride from the inbox and recording the outcome (docs/contributors/architecture.md, "Sync engine": "upload from
  * the inbox, record the outcome"; issue 6: 401 → needs sign-in, server unreachable → offline with
  * backoff, a file the server rejects → failed and not retried until asked; issue 17: the server's disk
  * is full → every upload waits, with backoff, and no ride fails for it).

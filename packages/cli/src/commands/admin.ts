@@ -1,5 +1,5 @@
 /**
- * `rideport admin <subcommand> [--data <dir>] [--json]` (design.md, "`rideport` command"; issue 4):
+ * `rideport admin <subcommand> [--data <dir>] [--json]` (docs/contributors/architecture.md, "`rideport` command"; issue 4):
  * accounts, organizations, API clients and auth tokens, written straight into the database (no
  * server needs to run; a running one sees the changes at once).
  */
@@ -338,7 +338,7 @@ const SUBCOMMANDS: Subcommand[] = [
     },
   },
   {
-    // decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
+    // docs/contributors/decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
     // older than 30 days.
     name: 'purge-tasks',
     synopsis: '',

@@ -1,4 +1,4 @@
-/** The shape every `rideport` subcommand module exports (one module per command, design.md layout). */
+/** The shape every `rideport` subcommand module exports (one module per command, docs/contributors/architecture.md layout). */
 import type { CliIo } from '../io.js';
 
 export interface Command {

@@ -1,5 +1,5 @@
 /**
- * `rideport convert <file> [--to points|gpx|tcx|geojson|csv] [--out <file>]` (design.md, "`rideport`
+ * `rideport convert <file> [--to points|gpx|tcx|geojson|csv] [--out <file>]` (docs/contributors/architecture.md, "`rideport`
  * command"; issue 3). Every target is written in chunks, so a 2-million-point track never becomes one
  * string.
  */

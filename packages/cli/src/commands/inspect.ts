@@ -1,4 +1,4 @@
-/** `rideport inspect <file> [--json]` (design.md, "`rideport` command"). */
+/** `rideport inspect <file> [--json]` (docs/contributors/architecture.md, "`rideport` command"). */
 import { onlyFile, parseCommandArgs } from '../args.js';
 import { OperationError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';

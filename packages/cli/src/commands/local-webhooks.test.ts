@@ -1,5 +1,5 @@
 /**
- * Issue 20, decisions.md §6: the local setup delivers webhooks to loopback and private targets. `up`
+ * Issue 20, docs/contributors/decisions.md §6: the local setup delivers webhooks to loopback and private targets. `up`
  * always does, `serve` with --allow-private-webhooks; without it, `serve` refuses them. A real receiver
  * on 127.0.0.1 over a real socket, real `rideport` processes.
  */

@@ -1,6 +1,6 @@
 /**
  * `rideport serve [--host 127.0.0.1] [--port 4242] [--data <dir>] [--base-url <url>]
- * [--log-format text|json]` (design.md): the platform server on the data directory's database.
+ * [--log-format text|json]` (docs/contributors/architecture.md): the platform server on the data directory's database.
  */
 import type { PlatformServer } from '@rideport/host';
 import { shownDatabaseUrl, type ConnectionLimits } from '@rideport/server';
@@ -36,7 +36,7 @@ const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_P
 Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
 database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
 with status 1 and says which process holds it. With --database, on PostgreSQL instead: any number of
-servers may share one database (README, "Running on PostgreSQL").
+servers may share one database (docs/operators/postgresql.md).
 
 Options:
   --host <host>         address to listen on (default ${DEFAULT_HOST})

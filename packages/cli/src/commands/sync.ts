@@ -1,6 +1,6 @@
 /**
  * `rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e>
- * --password <p>) [--once]` (design.md; issue 6): the sync engine, headless, against any server that
+ * --password <p>) [--once]` (docs/contributors/architecture.md; issue 6): the sync engine, headless, against any server that
  * speaks the API. Without folders it syncs the GPS devices it detects.
  */
 import { stat } from 'node:fs/promises';
@@ -146,7 +146,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The environment variables that stand in for the credential options (issue 20; README, `rideport`). */
+/** The environment variables that stand in for the credential options (issue 20; docs/riders/devices-and-sync.md). */
 const CREDENTIAL_VARIABLES = {
   apiKey: 'RIDEPORT_API_KEY',
   authToken: 'RIDEPORT_AUTH_TOKEN',
@@ -220,7 +220,7 @@ function clockTime(iso: string): string {
 }
 
 /**
- * The end of `sync --once` (issue 20; README, "`rideport`"): the summary of this run on stdout, then
+ * The end of `sync --once` (issue 20; docs/riders/devices-and-sync.md): the summary of this run on stdout, then
  * an error line on stderr for each thing that is not done, and the exit status: 0 when everything
  * found was uploaded, else 1. The server's state (refused, away, full) or a full disk here is the one
  * line there is; else each of: rides that failed in this run, rides still not uploaded, files not

@@ -1,5 +1,5 @@
 /**
- * `rideport up [--watch <folder>...] [--host] [--port] [--data <dir>]` (design.md: "local server +
+ * `rideport up [--watch <folder>...] [--host] [--port] [--data <dir>]` (docs/contributors/architecture.md: "local server +
  * sync engine + dashboard, the everyday command"; issue 6): the platform server on the embedded
  * database, a local account created on first run, and the sync engine on detected GPS devices and the
  * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json

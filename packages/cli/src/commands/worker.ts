@@ -1,7 +1,7 @@
 /**
  * `rideport worker --database <url> [--workers <n>] [--log-format text|json]` (issue 18, "Separate
  * workers"): reads uploads on a shared PostgreSQL database without serving HTTP, so that an operator
- * scales parsing apart from the servers (`rideport serve --no-workers`). README, "Running on PostgreSQL".
+ * scales parsing apart from the servers (`rideport serve --no-workers`). docs/operators/postgresql.md.
  */
 import { availableParallelism } from 'node:os';
 import { shownDatabaseUrl, startUploadWorker } from '@rideport/server';

@@ -9,7 +9,7 @@ import type { RideFile, Track } from '../model.js';
 import { parseRideFile } from '../parse.js';
 
 /**
- * The FIT rules of design.md (`@rideport/ridefile`) where a real recording of the corpus shows them
+ * The FIT rules of docs/contributors/architecture.md (`@rideport/ridefile`) where a real recording of the corpus shows them
  * (../shared/corpus/fit, SOURCES.md). The synthetic fixtures (fixtures.test.ts) cover the cases the
  * corpus lacks.
  */

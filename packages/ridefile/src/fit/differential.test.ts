@@ -54,7 +54,7 @@ const KNOWN_DIFFERENCES: Readonly<Record<string, Partial<Record<Peer, KnownDiffe
       dropEmpty: true,
       why:
         'the FR70 never set its clock: every date_time is below 0x10000000 (seconds since power-on) and the ' +
-        'file has no timestamp_correlation, so we give no time (design.md); fit-file-parser dates them in 1990. ' +
+        'file has no timestamp_correlation, so we give no time (docs/contributors/architecture.md); fit-file-parser dates them in 1990. ' +
         'Its first record holds only that time, so it is no point of ours',
     },
   },

@@ -22,7 +22,7 @@ import type { RideFile, Track, TrackPoint } from '../model.js';
 import { parseRideFile } from '../parse.js';
 
 /**
- * The FIT rules of design.md (`@rideport/ridefile`), each shown by a synthetic fixture from
+ * The FIT rules of docs/contributors/architecture.md (`@rideport/ridefile`), each shown by a synthetic fixture from
  * fixtures/fit/generate.ts. Values are checked against @garmin/fitsdk's Decoder reading the same bytes
  * wherever it can read them, so the expectations do not come from the generator's own arithmetic.
  */
@@ -72,7 +72,7 @@ function numberOrUndefined(value: unknown): number | undefined {
 /**
  * Our points against the SDK's records, one for one: time, position, elevation, heart rate, cadence,
  * power and temperature always; speed and distance exactly on the rows `wheelRow` selects and never
- * elsewhere (design.md, the wheel-sensor rule).
+ * elsewhere (docs/contributors/architecture.md, the wheel-sensor rule).
  */
 function expectPointsMatchSdk(
   points: TrackPoint[],
@@ -342,7 +342,7 @@ describe('FIT date_time rule: values below 0x10000000 are device-relative', () =
     const track = onlyTrack(result);
     expect(warningCodes(result)).toContain(RideFileWarningCode.RELATIVE_TIME);
     expect(track.points).toHaveLength(60);
-    // decisions.md §5: a FIT activity file is a trip, even when its device never set its clock.
+    // docs/contributors/decisions.md §5: a FIT activity file is a trip, even when its device never set its clock.
     expect(track.kind).toBe('ride');
     for (const point of track.points) expect(point.t).toBeUndefined();
     // The same ride as the corrected file, minus the times.
@@ -659,7 +659,7 @@ describe('FIT files with nothing timed to show (issue 16)', () => {
   it('untimed-positions.fit: records with positions but no time → a route without times', () => {
     const result = parse('untimed-positions.fit');
     const track = onlyTrack(result);
-    // decisions.md §5: untimed tracks become routes, even from an activity file.
+    // docs/contributors/decisions.md §5: untimed tracks become routes, even from an activity file.
     expect(track.kind).toBe('route');
     expect(track.points).toHaveLength(30);
     for (const point of track.points) {

@@ -16,9 +16,9 @@ import {
 import { wheelSensorVerdict } from './wheel.js';
 
 /**
- * FIT → track drafts (decisions.md §5: "a FIT activity file is one trip"; each file of a chained stream
+ * FIT → track drafts (docs/contributors/decisions.md §5: "a FIT activity file is one trip"; each file of a chained stream
  * that holds records is its own activity). Course files become routes, and so do records that carry
- * positions but no time at all (decisions.md §5: untimed tracks become routes). A file of the stream
+ * positions but no time at all (docs/contributors/decisions.md §5: untimed tracks become routes). A file of the stream
  * without records (the `hr` file a Garmin watch appends with a strap's stored beats, settings, totals)
  * is no track: its heart rate goes into the records it covers (issue 16). Records with neither a time
  * nor a position are no track either: a file with nothing else is refused, as one without records is.
@@ -111,7 +111,7 @@ function segmentDraft(
     records.compactFrom(0);
   }
   const fileType = numberField(fileId, 'type');
-  // decisions.md §5: a course file is a route; a FIT activity file is one trip, even when its device
+  // docs/contributors/decisions.md §5: a course file is a route; a FIT activity file is one trip, even when its device
   // never set its clock (its records carry device-relative times that nothing converts: it recorded a
   // ride, only its date is unknown); other records are a ride when they have times, else an untimed
   // track: a route, when it has positions to follow.

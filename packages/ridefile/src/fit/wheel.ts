@@ -4,7 +4,7 @@ import { deviceName, numberField, stringField } from './names.js';
 import { snakeCase, typeValue, typeValueName } from './profile.js';
 
 /**
- * The wheel-sensor rule for FIT (design.md, `@rideport/ridefile`): `s` and `d` are kept only when a
+ * The wheel-sensor rule for FIT (docs/contributors/architecture.md, `@rideport/ridefile`): `s` and `d` are kept only when a
  * device_info other than the recording device (device_index ≠ 0) is a bike speed sensor:
  * ANT+ (or no) source with device type 121 (bike_speed_cadence) or 123 (bike_speed), or a Bluetooth
  * source with type 3 or 4 (bike_speed_cadence, bike_speed) — or 121/123, which some vendors write

@@ -259,7 +259,7 @@ describe('readGpx: the sample ride that `npm start` inspects', () => {
   });
 });
 
-/** Invariants on every output point (design.md, `TrackPoint`); GPX never has s/d. */
+/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`); GPX never has s/d. */
 function assertInvariants(draft: TrackDraft, track: Track): void {
   // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
   expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);

@@ -14,7 +14,7 @@ import { readXml } from './sax.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
 
-/** design.md: GPX never has a wheel sensor; nothing in it says where speed or distance came from. */
+/** docs/contributors/architecture.md: GPX never has a wheel sensor; nothing in it says where speed or distance came from. */
 const GPX_WHEEL_REASON = 'GPX does not say where speed or distance came from';
 
 /** A `trk` or `rte` being read. */

@@ -234,7 +234,7 @@ describe('readKml: damaged and unusual files', () => {
   });
 });
 
-/** Invariants on every output point (design.md, `TrackPoint`); KML never has s/d. */
+/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`); KML never has s/d. */
 function assertInvariants(draft: TrackDraft, track: Track): void {
   // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
   expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);

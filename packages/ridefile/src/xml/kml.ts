@@ -22,7 +22,7 @@ import {
 import { readXml } from './sax.js';
 import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
 
-/** design.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
+/** docs/contributors/architecture.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
 const KML_WHEEL_REASON = 'KML does not say where speed or distance came from';
 
 /** The per-point channels of `SimpleArrayData`, by its `name` (lower-cased); other names are ignored. */

@@ -290,7 +290,7 @@ describe('readTcx: encodings and damaged files', () => {
   });
 });
 
-/** Invariants on every output point (design.md, `TrackPoint`): s/d only on wheel rows. */
+/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`): s/d only on wheel rows. */
 function assertInvariants(draft: TrackDraft, track: Track): void {
   // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
   expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);
@@ -380,7 +380,7 @@ describe.skipIf(!corpusAvailable)('readTcx on the real-world corpus', () => {
 
   it('goldencheetah__2020-02-05_17-25-14_Training-with-Notes.tcx: Present everywhere but no point DistanceMeters', () => {
     // SensorState Present on all 6862 points, but the file's only DistanceMeters are its 3 laps' (0.0),
-    // so by the rule (design.md) none is a wheel row.
+    // so by the rule (docs/contributors/architecture.md) none is a wheel row.
     const { result, tracks } = read('goldencheetah__2020-02-05_17-25-14_Training-with-Notes.tcx');
     expect(tracks[0]?.points).toHaveLength(6862);
     expect(tracks[0]?.points.every((point) => point.x === undefined && point.h !== undefined)).toBe(true);

@@ -60,7 +60,7 @@ interface PointState {
  * Trackpoint's, and the TPX `Speed`/`Watts` extension is read whether it uses `ns3:`, a default namespace or
  * none. Trackpoints without a `Position` are kept (indoor rides).
  *
- * The wheel-sensor rule (design.md, `@rideport/ridefile`): a point's speed and distance come from a wheel
+ * The wheel-sensor rule (docs/contributors/architecture.md, `@rideport/ridefile`): a point's speed and distance come from a wheel
  * sensor only when the activity's Sport is Biking and the point has `SensorState` Present and carries
  * `DistanceMeters`.
  */

@@ -1,5 +1,5 @@
 /**
- * Who is calling (decisions.md §1). v1 tries, in order: `Authorization: Bearer <access token>`;
+ * Who is calling (docs/contributors/decisions.md §1). v1 tries, in order: `Authorization: Bearer <access token>`;
  * `Authorization: Basic base64(<api key>:<auth token>)`; the headers `x-service-api-key` +
  * `x-service-auth-token`. Every request is made through an API client: an unknown key is a 401 even
  * where no user is needed.

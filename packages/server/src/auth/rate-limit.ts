@@ -1,5 +1,5 @@
 /**
- * Rate limits on signing in (decisions.md §7; issue 4, "login and token endpoints rate-limited (429
+ * Rate limits on signing in (docs/contributors/decisions.md §7; issue 4, "login and token endpoints rate-limited (429
  * with Retry-After)"; issue 17, "anyone who knows a rider's email keeps that rider out"). Two kinds:
  *
  * - Requests per address to the endpoints that exist only to sign in or to get a token (POST /sign_in,
@@ -55,7 +55,7 @@ function tooManyRequests(remainingMs: number, what: string): ApiError {
 }
 
 /**
- * Failed password sign-ins (decisions.md §7, "per IP and per account"; issue 17), in three counters:
+ * Failed password sign-ins (docs/contributors/decisions.md §7, "per IP and per account"; issue 17), in three counters:
  *
  * - per source address (clientAddress: IPv4, or the IPv6 /64), whatever the accounts tried:
  *   `failuresPerAddress` failures refuse every password sign-in from that address;
@@ -65,7 +65,7 @@ function tooManyRequests(remainingMs: number, what: string): ApiError {
  *   addresses, which one address alone can never reach (options.ts, resolveRateLimits).
  *
  * The account is the email as typed, trimmed and lower-cased, whether or not it exists, so being
- * throttled never tells whether an email has an account (decisions.md §1). A success clears only the
+ * throttled never tells whether an email has an account (docs/contributors/decisions.md §1). A success clears only the
  * count of that account from that address: neither an attacker's own account nor the owner's sign-in
  * may reset what the other counters hold.
  */
@@ -184,7 +184,7 @@ export async function registerRateLimiting(app: FastifyInstance, context: Server
   app.decorate('signInThrottle', new SignInThrottle(windows, context.options.rateLimits));
 }
 
-/** The per-IP limit of one endpoint family, from options.rateLimits (decisions.md §7). */
+/** The per-IP limit of one endpoint family, from options.rateLimits (docs/contributors/decisions.md §7). */
 export function perIpRateLimit(context: ServerContext, group: RateLimitGroup): RateLimitOptions {
   const { perIp, windowSeconds } = context.options.rateLimits;
   return { max: perIp, timeWindow: windowSeconds * 1000, groupId: `:${group}` };

@@ -19,7 +19,7 @@ import {
 } from '../test-support/server.js';
 
 const ATTACKER = OTHER_LOOPBACK;
-/** The defaults (options.ts, DEFAULT_RATE_LIMITS; README, "Sign-in attempts"). */
+/** The defaults (options.ts, DEFAULT_RATE_LIMITS; docs/operators/limits.md, "Sign-in attempts"). */
 const FAILURES_PER_ACCOUNT_AND_ADDRESS = 10;
 const FAILURES_PER_ADDRESS = 30;
 const FAILURE_WINDOW_SECONDS = 15 * 60;

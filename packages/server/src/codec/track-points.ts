@@ -3,7 +3,7 @@
  * the store and the upload queue's worker threads share (issue 35):
  * - packed: binary columns, written when the asset is created (cheap to make, in the upload queue's
  *   worker threads as anywhere, and to move between threads: one ArrayBuffer);
- * - JSON: the array text of legacy track points (platform-api.md, "Track point"), keys in the
+ * - JSON: the array text of legacy track points (docs/integrators/api.md, "Track point"), keys in the
  *   specification's order, rendered from the packed form the first time the points are read and kept,
  *   so that single-record responses splice it in as it is, without parsing or re-serialising
  *   thousands of points per request.

@@ -1,5 +1,5 @@
 /**
- * What lives in a data directory (design.md: "Data lives in the per-user data directory"; issue 17):
+ * What lives in a data directory (docs/contributors/architecture.md: "Data lives in the per-user data directory"; issue 17):
  * the names every module that reads or writes one takes from here.
  */
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ export const MASTER_KEY_FILE = 'master.key';
 export const LOCAL_ACCOUNT_FILE = 'local-account.json';
 /**
  * The ledger and inbox of the sync engine that uploads to this directory's own server: @rideport/sync's
- * `syncFolders(directory, 'local')`, which this package cannot import (design.md: server → ridefile
+ * `syncFolders(directory, 'local')`, which this package cannot import (docs/contributors/architecture.md: server → ridefile
  * only); packages/cli's data-directory test holds the two together.
  */
 export const LOCAL_SYNC_FOLDER = join('sync', 'local');

@@ -6,7 +6,7 @@
  * its own, outside the Kysely pool, and each notification moves the stamp.
  *
  * Why a request can never be answered from a cache that a change committed before it began makes
- * stale (decisions.md §3, "a revoked token fails with 401 on its next use", on every node):
+ * stale (docs/contributors/decisions.md §3, "a revoked token fails with 401 on its next use", on every node):
  * notifications alone are not enough. They reach this process over their own socket, and nothing
  * orders that socket against the HTTP request of a client who, having seen server A's answer to the
  * revocation, asks server B at once: B may read the request first (two servers in one process, as in

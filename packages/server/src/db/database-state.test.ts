@@ -35,7 +35,7 @@ function refusal(path = database): DataDirectoryError {
   return caught as DataDirectoryError;
 }
 
-/** The other state of README's "One server per data directory", each made as its writer makes it. */
+/** The other state of "One server per data directory" in docs/operators/serving.md, each made as its writer makes it. */
 const OTHER_STATE: Record<string, (directory: string) => void> = {
   'master.key': (directory) => {
     loadMasterKey(databasePathIn(directory));

@@ -24,7 +24,7 @@ const NOTHING_CHANGED =
 export type DatabaseState = 'new' | 'existing';
 
 /**
- * What a server or its hosts write only once the database exists (README, "One server per data
+ * What a server or its hosts write only once the database exists (docs/operators/serving.md, "One server per data
  * directory"): their presence says a database was here. The desktop app's own settings.json and
  * credentials are not among them: the app in remote mode keeps them with no database of its own, and so
  * does `rideport sync` its ledger under sync/<remote server>.

@@ -1,5 +1,5 @@
 /**
- * The seam between the store and the database engine (issue 18; design.md, "Storage"): what SQLite
+ * The seam between the store and the database engine (issue 18; docs/contributors/architecture.md, "Storage"): what SQLite
  * (one machine, the default) and PostgreSQL (several server processes on one database) do differently,
  * said once here, so repositories and route handlers never ask which engine runs.
  */

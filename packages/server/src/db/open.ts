@@ -1,5 +1,5 @@
 /**
- * Opens the database behind the server (design.md, "Storage"; issue 18): SQLite in the data directory
+ * Opens the database behind the server (docs/contributors/architecture.md, "Storage"; issue 18): SQLite in the data directory
  * by default, or PostgreSQL when a `postgres://` URL names one (`--database`, RIDEPORT_DATABASE_URL).
  * The PostgreSQL driver is loaded only then, so the desktop app and `rideport up` never load it.
  */

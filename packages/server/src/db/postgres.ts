@@ -221,7 +221,7 @@ const ROLE_KEYS: Record<ExclusiveRoleName, number> = { 'webhook dispatcher': 1, 
 /**
  * How far apart the clocks of the servers on one database (and the database's own) may be, ms: a
  * change is stamped with its server's clock, and the watermark of sync.json is another server's time.
- * NTP keeps clocks far closer; the README asks for it.
+ * NTP keeps clocks far closer; docs/operators/postgresql.md asks for it.
  */
 export const CLOCK_SKEW_MS = 1000;
 

@@ -79,7 +79,7 @@ export interface ApiClientsTable {
   webhook_url: string | null;
   /** comma-separated asset kinds the webhook wants: 'route', 'trip' */
   webhook_assets: string;
-  /** legacy interface version current when the client was issued (decisions.md §1) */
+  /** legacy interface version current when the client was issued (docs/contributors/decisions.md §1) */
   legacy_version: number;
   created_at: number;
   updated_at: number;
@@ -141,7 +141,7 @@ export interface SignInLinksTable {
   expires_at: number;
 }
 
-/** Columns routes and trips share (decisions.md §2, route and trip records). */
+/** Columns routes and trips share (docs/contributors/decisions.md §2, route and trip records). */
 export interface AssetColumns {
   id: Generated<number>;
   user_id: number;
@@ -285,12 +285,12 @@ export interface IdSequencesTable {
 export type TaskStatus = -1 | 0 | 1;
 export type TaskResponseCode = 'pending' | 'success' | 'duplicate' | 'failed';
 
-/** An uploaded file waiting for, being, or done with processing (migration 3; decisions.md §5). */
+/** An uploaded file waiting for, being, or done with processing (migration 3; docs/contributors/decisions.md §5). */
 export interface QueuedTasksTable {
   id: Generated<number>;
   user_id: number;
   api_client_id: number | null;
-  /** -1 failed, 0 pending, 1 success (platform-api.md, States and transitions) */
+  /** -1 failed, 0 pending, 1 success (docs/integrators/api.md, States and transitions) */
   status: TaskStatus;
   response_code: TaskResponseCode;
   message: string;
@@ -337,7 +337,7 @@ export interface ClubRoutesTable {
   created_at: number;
 }
 
-/** One notification for one API client (decisions.md §6), waiting for or done with delivery. */
+/** One notification for one API client (docs/contributors/decisions.md §6), waiting for or done with delivery. */
 export interface WebhookOutboxTable {
   id: Generated<number>;
   api_client_id: number;

@@ -1,5 +1,5 @@
 /**
- * The SQLite engine (design.md, "Storage"; the default, one machine): better-sqlite3 under Kysely, WAL
+ * The SQLite engine (docs/contributors/architecture.md, "Storage"; the default, one machine): better-sqlite3 under Kysely, WAL
  * mode, foreign keys on, migrations applied. Nothing outside src/db and src/store touches SQL.
  */
 import { dirname } from 'node:path';

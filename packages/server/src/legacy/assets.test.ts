@@ -1,5 +1,5 @@
 /**
- * Legacy routes and trips (decisions.md §5): one record with its track points, and a user's lists with
+ * Legacy routes and trips (docs/contributors/decisions.md §5): one record with its track points, and a user's lists with
  * offset/limit in the version 1 and version 2 shapes; the owner sees everything, others the public
  * items only. Tracks are real files parsed by @rideport/ridefile and stored through the data layer.
  */

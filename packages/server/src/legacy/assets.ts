@@ -1,15 +1,15 @@
 /**
- * Legacy routes and trips (platform-api.md, legacy endpoints; decisions.md §5):
+ * Legacy routes and trips (docs/integrators/api.md, legacy endpoints; docs/contributors/decisions.md §5):
  *
  * - `GET /routes/{id}.json`, `GET /trips/{id}.json`: `{"route"|"trip": {…record…, "track_points": […]}}`
- *   (legacy/records.ts). Who sees one (decisions.md §1): its owner; anyone when it is public; for a
+ *   (legacy/records.ts). Who sees one (docs/contributors/decisions.md §1): its owner; anyone when it is public; for a
  *   route, also the members of a club it is shared with (store/clubs.ts: a route a club lists to its
  *   members must open for them). Otherwise a caller with a user gets 403, and a caller without one 401
  *   (they may be the owner, not yet signed in); `friends_only` counts as not public, as there are no
  *   friendships here. An unknown id is 404.
  * - `GET /users/{id}/routes.json`, `GET /users/{id}/trips.json`: the owner sees all their assets,
  *   anyone else only the public ones; `offset` (default 0) and `limit` (1..200, default 20); newest
- *   change first (updated_at, then id, descending, as v1 lists, decisions.md §2). Version 2 answers
+ *   change first (updated_at, then id, descending, as v1 lists, docs/contributors/decisions.md §2). Version 2 answers
  *   `{"results", "results_count"}`, where `results_count` counts every asset the caller may see, not the
  *   page; version 1 a bare array. An unknown user is 404.
  */

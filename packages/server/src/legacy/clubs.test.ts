@@ -1,5 +1,5 @@
 /**
- * Legacy clubs (decisions.md §5): a user's clubs, a club's details, and the routes its members share
+ * Legacy clubs (docs/contributors/decisions.md §5): a user's clubs, a club's details, and the routes its members share
  * with it. Alice runs the club, Bob is a member, Carol is not; routes are real course files.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

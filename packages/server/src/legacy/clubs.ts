@@ -1,5 +1,5 @@
 /**
- * Legacy clubs (platform-api.md, legacy endpoints; decisions.md §5: "A club is an organization; its
+ * Legacy clubs (docs/integrators/api.md, legacy endpoints; docs/contributors/decisions.md §5: "A club is an organization; its
  * routes are those its members share with it"). Who sees what:
  *
  * - `GET /clubs/{id}.json` (name, description, member count) and `GET /users/{id}/clubs.json` are open
@@ -9,7 +9,7 @@
  *   name, in the version's list shape; it takes no limit or offset.
  * - `GET /clubs/{id}/routes.json`: members (and the club's own account) see every route the club's
  *   members share with it, whatever its visibility; anyone else, signed in or not, sees only the public
- *   ones. decisions.md §5 says so of every legacy list ("others see only public items"), and that rule,
+ *   ones. docs/contributors/decisions.md §5 says so of every legacy list ("others see only public items"), and that rule,
  *   written for these lists, is taken over the general 403 of §1 ("a club the user is not in"): a
  *   non-member is not refused, they are shown less. Most recently shared first; `offset`/`limit` as the
  *   other lists; version 2's `results_count` counts every route the caller may see, not the page.

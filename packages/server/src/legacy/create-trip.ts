@@ -1,6 +1,6 @@
 /**
- * `POST /trips.json` and `/trips.js` (platform-api.md, legacy endpoints): one path, two requests told
- * apart by the body (decisions.md §5). A multipart body carries a file (`file`, or `data_file`) and is
+ * `POST /trips.json` and `/trips.js` (docs/integrators/api.md, legacy endpoints): one path, two requests told
+ * apart by the body (docs/contributors/decisions.md §5). A multipart body carries a file (`file`, or `data_file`) and is
  * queued: the answer is `{"success": 1, "task_id": N}` as soon as the upload and its task are stored.
  * Any other body carries `track_points` and is made into a ride at once.
  */

@@ -1,9 +1,9 @@
 /**
- * Who is calling the legacy interface (decisions.md §1): the `apikey` parameter (query, form or JSON
+ * Who is calling the legacy interface (docs/contributors/decisions.md §1): the `apikey` parameter (query, form or JSON
  * body; the `x-service-api-key` header too) names the API client on every request; the user comes
  * from `auth_token` (parameter or `x-service-auth-token` header) or from `email` + `password`, which
  * older clients send on every request. A failed login or an expired token is a 401 whose message says
- * to log in again (decisions.md §5), so clients can tell.
+ * to log in again (docs/contributors/decisions.md §5), so clients can tell.
  */
 import type { FastifyRequest } from 'fastify';
 import { LOG_IN_AGAIN, userOfAuthToken, type Caller } from '../auth/credentials.js';

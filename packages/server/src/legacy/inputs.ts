@@ -1,8 +1,8 @@
 /**
  * Request values the legacy endpoints share: the `{id}` of the path, and `limit`/`offset` of the lists
- * (decisions.md §5: "offset (default 0) and limit (default 20, max 200)"; §7: legacy limit 1..200).
+ * (docs/contributors/decisions.md §5: "offset (default 0) and limit (default 20, max 200)"; §7: legacy limit 1..200).
  * A value that is not what it must be is a 400 naming the parameter, as v1 does for its paging and ids
- * (decisions.md §2): it is the request that is malformed, not a record that cannot be processed.
+ * (docs/contributors/decisions.md §2): it is the request that is malformed, not a record that cannot be processed.
  */
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';

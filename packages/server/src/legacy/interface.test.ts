@@ -1,7 +1,7 @@
 /**
- * What every legacy endpoint of decisions.md §5 shares, tried on each of them: JSON with `.json`,
+ * What every legacy endpoint of docs/contributors/decisions.md §5 shares, tried on each of them: JSON with `.json`,
  * JSONP with `.js` or `callback` (`/**\/cb(json);`, application/javascript, nosniff), unsafe callbacks
- * refused with a 400 that reflects nothing, the API key required even for public data (decisions.md
+ * refused with a 400 that reflects nothing, the API key required even for public data (docs/contributors/decisions.md
  * §1), unsupported versions refused, and credentials taken from the query, a form body or a JSON body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

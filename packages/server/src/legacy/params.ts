@@ -1,5 +1,5 @@
 /**
- * Legacy request parameters (decisions.md §1, §5): `apikey`, `auth_token`, `version`, `email`,
+ * Legacy request parameters (docs/contributors/decisions.md §1, §5): `apikey`, `auth_token`, `version`, `email`,
  * `password`, `callback`, `trip[name]`, `track_points`… may come in the query string, a form body or
  * a JSON body. Forms name nested fields `trip[name]`; JSON nests them (`{"trip": {"name": …}}`).
  * A value in the body wins over the same name in the query.

@@ -1,6 +1,6 @@
 /**
  * The track point checks of "create a ride from points" (legacy/point-input.ts), on untrusted input:
- * property tests (design.md, house style) that no input throws, that good points pass unchanged, and
+ * property tests (docs/contributors/architecture.md, house style) that no input throws, that good points pass unchanged, and
  * that every bad point is named, whatever else is around it.
  */
 import type { TrackPoint } from '@rideport/ridefile';

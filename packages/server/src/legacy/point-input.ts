@@ -1,10 +1,10 @@
 /**
- * The input of "create a ride from points" (platform-api.md, Track point; decisions.md §5): the
+ * The input of "create a ride from points" (docs/integrators/api.md, Track point; docs/contributors/decisions.md §5): the
  * `track_points` parameter, at the top level or inside `trip`, as an array or as a JSON string of one,
  * and the optional `trip[name]`, `trip[description]`, `trip[visibility]` (0 public, 1 private, 2 friends).
  *
  * Every problem is found before anything is stored, and all of them are answered at once in one 422
- * (decisions.md §2: "a 422 lists every missing or invalid field at once"; §5: "every bad point is named
+ * (docs/contributors/decisions.md §2: "a 422 lists every missing or invalid field at once"; §5: "every bad point is named
  * in the error"). Points with the same problem are named together (`track_points[3, 7..9]: …`), so an
  * upload with thousands of bad points gets a readable message that still names each of them. No
  * problem's text holds a semicolon: the legacy `{"error"}` joins the problems with "; ".
@@ -17,7 +17,7 @@
  *   not negative; a point has at least one of the ten keys (other keys are ignored);
  * - at least one point has a time: the endpoint creates a ride (a trip), and a ride without any time is
  *   a route, which this endpoint does not make;
- * - at most `limits.pointsPerRequest` points (decisions.md §7: 200,000).
+ * - at most `limits.pointsPerRequest` points (docs/contributors/decisions.md §7: 200,000).
  */
 import { TRACK_POINT_KEYS, type TrackPoint, type TrackPointKey } from '@rideport/ridefile';
 import type { Visibility } from '../db/schema.js';

@@ -1,5 +1,5 @@
 /**
- * "Create a ride from raw points" (decisions.md §5): `POST /trips.json` or `.js` with `track_points`
+ * "Create a ride from raw points" (docs/contributors/decisions.md §5): `POST /trips.json` or `.js` with `track_points`
  * at the top level or in `trip`, as an array or a JSON string; processed at once; every bad point named
  * in one 422. The points are those of real files, read by @rideport/ridefile.
  */
@@ -220,7 +220,7 @@ describe('POST /trips.json with track points', () => {
     expect(await tripsOfAlice()).toBe(0);
   });
 
-  it('takes at most pointsPerRequest points (decisions.md §7: 200,000 by default)', async () => {
+  it('takes at most pointsPerRequest points (docs/contributors/decisions.md §7: 200,000 by default)', async () => {
     const timed = (count: number) =>
       Array.from({ length: count }, (_, i) => ({ x: 8.5, y: 47.4 + i * 1e-5, t: 1_700_000_000 + i }));
     const tooMany = await post({ json: { track_points: timed(200_001) } });

@@ -1,5 +1,5 @@
 /**
- * "Create a ride from raw points" (platform-api.md, legacy endpoints; decisions.md §5): `POST
+ * "Create a ride from raw points" (docs/integrators/api.md, legacy endpoints; docs/contributors/decisions.md §5): `POST
  * /trips.json` (or `.js`) with a JSON or form body holding `track_points`. Unlike a file upload it is
  * processed at once: the points are checked (legacy/point-input.ts: every problem in one 422), made
  * into a Track by @rideport/ridefile's trackFromPoints (the summary the parser would give the same
@@ -8,7 +8,7 @@
  * (legacy/records.ts), without `track_points`: the caller sent them, and may have sent 200,000.
  *
  * The points do not say which sport they are, so the trip's `activity_type` is null, as for a GPX file
- * that does not say (decisions.md §2: "a value that the file does not give is null"); its name, when
+ * that does not say (docs/contributors/decisions.md §2: "a value that the file does not give is null"); its name, when
  * `trip[name]` is not given, is made as for uploads (the part of the day, "Morning Activity": activity-words.ts). `trip[visibility]` defaults
  * to private, as every new asset (store/assets.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /queued_tasks/status.json` (or `.js`) `?ids=1,2,3[&include_objects=true]` (decisions.md §5,
+ * `GET /queued_tasks/status.json` (or `.js`) `?ids=1,2,3[&include_objects=true]` (docs/contributors/decisions.md §5,
  * "Queued task status"): the caller's own tasks among the ids, in the order asked; others' tasks,
  * unknown and purged ids are left out. `associated_objects` is filled only with include_objects=true,
  * each route or trip as the legacy interface shows it (legacy/records.ts: the v1 record, with its

@@ -1,11 +1,11 @@
 /**
- * Legacy record shapes. The specification shows few legacy fields (platform-api.md: the user object
+ * Legacy record shapes. The specification shows few legacy fields (docs/integrators/api.md: the user object
  * carries `auth_token` at login; "other fields … not shown"), so the legacy records are the v1 records
- * of decisions.md §2, field for field, and the same on every legacy endpoint:
+ * of docs/contributors/decisions.md §2, field for field, and the same on every legacy endpoint:
  *
  * - user: `id, name, display_name, first_name, last_name, created_at, updated_at`, plus `email` only
- *   when the caller is that user (decisions.md §5); the login answer adds `auth_token`.
- * - route and trip: every field of the v1 record (decisions.md §2), with `url` naming the record on
+ *   when the caller is that user (docs/contributors/decisions.md §5); the login answer adds `auth_token`.
+ * - route and trip: every field of the v1 record (docs/contributors/decisions.md §2), with `url` naming the record on
  *   this interface (`<base>/routes/<id>.json`) rather than on v1. Single-record answers add
  *   `track_points`; lists and the created trip leave them out, as v1 lists do.
  * - club: v1's club record (api/v1/records.ts), with `url` on this interface.
@@ -17,7 +17,7 @@ import { userRecord, type UserRecord } from '../api/v1/records.js';
 import type { AssetType, UserRow } from '../db/schema.js';
 import type { RecordUrl } from '../store/index.js';
 
-/** The site root of the public base URL, where the legacy paths hang (decisions.md §5). */
+/** The site root of the public base URL, where the legacy paths hang (docs/contributors/decisions.md §5). */
 export function legacyUrlPrefix(baseUrl: URL): string {
   return `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Legacy responses (decisions.md §5): JSON, or JSONP with the `.js` extension or a `callback`
+ * Legacy responses (docs/contributors/decisions.md §5): JSON, or JSONP with the `.js` extension or a `callback`
  * parameter: `/**\/<callback>(<json>);` as `application/javascript` with `nosniff`. The callback must
  * be a plain (dotted) JavaScript name of at most 128 characters: anything else is refused, so nothing
  * a caller sends can become script around the JSON.

@@ -1,5 +1,5 @@
 /**
- * Registering legacy endpoints (decisions.md §5): paths at the site root, each answering as `.json`
+ * Registering legacy endpoints (docs/contributors/decisions.md §5): paths at the site root, each answering as `.json`
  * (JSON) and `.js` (JSONP); the API client is checked on every request and the user where the
  * endpoint needs one; errors are `{"error": "..."}` with the specification's statuses, in JSONP too
  * when the request asked for JSONP with a safe callback.
@@ -109,8 +109,8 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     const answer = await options.handler(request, { params, client, user, version });
     return sendLegacy(reply, callback, answer.status ?? 200, answer.body);
   };
-  // A POST body may be as large as an upload (decisions.md §7, 64 MB by default): raw track points as
-  // JSON or a form (200,000 points, decisions.md §7) are far past Fastify's own 1 MiB default.
+  // A POST body may be as large as an upload (docs/contributors/decisions.md §7, 64 MB by default): raw track points as
+  // JSON or a form (200,000 points, docs/contributors/decisions.md §7) are far past Fastify's own 1 MiB default.
   const bodyLimit =
     options.bodyLimit ?? (options.method === 'POST' ? context.options.limits.uploadBytes : undefined);
   // Issue 20: both forms are in the OpenAPI document, with the credentials the endpoint accepts.

@@ -1,5 +1,5 @@
 /**
- * Accepting a ride file (decisions.md §5, "Create rides from a file"; issue 5): `POST /trips.json` (or
+ * Accepting a ride file (docs/contributors/decisions.md §5, "Create rides from a file"; issue 5): `POST /trips.json` (or
  * `.js`) as multipart, the file in the field `file` (or `data_file`), with optional `trip[name]`,
  * `trip[description]` and `trip[visibility]`. The answer, `{"success": 1, "task_id": N}`, comes as soon
  * as the bytes and their task are committed, in one transaction; parsing happens later, in the queue.
@@ -10,7 +10,7 @@
  * query string, in headers, or in fields sent before the file, which is the order browsers and curl
  * send a form's fields in; fields after the file may still carry the trip's name, description and
  * visibility. `external_id` (issue 20) is the uploader's own id of the ride. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
- * the moment it passes the upload limit (decisions.md §7), or at once when Content-Length says it will.
+ * the moment it passes the upload limit (docs/contributors/decisions.md §7), or at once when Content-Length says it will.
  */
 import { createHash } from 'node:crypto';
 import type { MultipartFile, Multipart } from '@fastify/multipart';
@@ -29,13 +29,13 @@ import {
 } from '../store/index.js';
 import { skippedWords, type SkippedEntry } from '../queue/archive.js';
 
-/** The names of the file field (decisions.md §5). */
+/** The names of the file field (docs/contributors/decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
 
 /** Room beside the file for the other fields and the multipart framing, when judging Content-Length. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-/** `trip[visibility]`: the legacy numbers (decisions.md §5), and the words the records show. */
+/** `trip[visibility]`: the legacy numbers (docs/contributors/decisions.md §5), and the words the records show. */
 const VISIBILITIES: Readonly<Record<string, Visibility>> = {
   '0': 'public',
   '1': 'private',

@@ -1,5 +1,5 @@
 /**
- * Legacy users (platform-api.md, "Legacy authentication"; decisions.md §5): the login through
+ * Legacy users (docs/integrators/api.md, "Legacy authentication"; docs/contributors/decisions.md §5): the login through
  * `GET /users/current.json`, and any user's public profile through `GET /users/{id}.json`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

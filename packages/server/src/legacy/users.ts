@@ -1,8 +1,8 @@
 /**
- * Legacy users (platform-api.md, legacy endpoints and "Legacy authentication"; decisions.md §5):
+ * Legacy users (docs/integrators/api.md, legacy endpoints and "Legacy authentication"; docs/contributors/decisions.md §5):
  *
  * - `GET /users/current.json`: the login. With `email` and `password` it answers the user with a NEW
- *   auth token (bound to the calling API client, decisions.md §1); with `auth_token` it answers the
+ *   auth token (bound to the calling API client, docs/contributors/decisions.md §1); with `auth_token` it answers the
  *   same user object with the token that was sent. A failed login or an expired token is the 401 of
  *   legacy/credentials.ts, whose message says to log in again.
  * - `GET /users/{id}.json`: any user's public profile, to any API client, with or without a user;

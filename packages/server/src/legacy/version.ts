@@ -1,5 +1,5 @@
 /**
- * The legacy interface version of a request (platform-api.md, Versioning; decisions.md §5): the
+ * The legacy interface version of a request (docs/integrators/api.md, Versioning; docs/contributors/decisions.md §5): the
  * `version` parameter, else the API client's own (the version current when it was issued). Version 2
  * lists are `{"results": [...], "results_count": N}`; version 1 lists are bare arrays.
  */

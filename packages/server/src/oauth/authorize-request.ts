@@ -1,5 +1,5 @@
 /**
- * Checking an authorization request before anything is shown (decisions.md §3), in the order RFC 6749
+ * Checking an authorization request before anything is shown (docs/contributors/decisions.md §3), in the order RFC 6749
  * §4.1.2.1 sets: first the client and the redirect URI — when either is wrong the browser must not be
  * redirected, so the problem is shown on a page — then everything else, whose errors go back to the
  * client by redirect. The library checks the same things again when the user approves or denies; this

@@ -1,6 +1,6 @@
 /**
- * `GET /oauth/authorize` and the consent form's `POST /oauth/authorize` (platform-api.md, OAuth 2.0
- * step 2; decisions.md §3). An HTML page: the sign-in form first when the browser has no session, then
+ * `GET /oauth/authorize` and the consent form's `POST /oauth/authorize` (docs/integrators/api.md, OAuth 2.0
+ * step 2; docs/contributors/decisions.md §3). An HTML page: the sign-in form first when the browser has no session, then
  * a consent page naming the API client, with Approve and Deny. An unknown client_id or a redirect_uri
  * that is not exactly one of the client's is shown as an error page and never redirected; every other
  * error, Deny (`access_denied`) and Approve (`code`) go back to the redirect URI with `state` unchanged.

@@ -1,5 +1,5 @@
 /**
- * Error answers of the token and revocation endpoints (decisions.md §3): RFC 6749 §5.2 bodies
+ * Error answers of the token and revocation endpoints (docs/contributors/decisions.md §3): RFC 6749 §5.2 bodies
  * `{"error", "error_description"}` plus the v1 `errors` list with the description, status 400, and
  * 401 for `invalid_client` (with WWW-Authenticate, as HTTP wants for a 401). Anything the server did
  * wrong is a 500 `server_error` that says nothing of the inside.

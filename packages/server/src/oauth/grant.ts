@@ -1,5 +1,5 @@
 /**
- * The library's authorization code grant with one correction (decisions.md §3: "Errors follow RFC
+ * The library's authorization code grant with one correction (docs/contributors/decisions.md §3: "Errors follow RFC
  * 6749"). @node-oauth/oauth2-server answers a redirect_uri that differs from the authorization
  * request's with `invalid_request`; RFC 6749 §5.2 names that case `invalid_grant` ("does not match the
  * redirection URI used in the authorization request"). The subclass is installed for

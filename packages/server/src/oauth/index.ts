@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 (platform-api.md, Authentication; decisions.md §3) with @node-oauth/oauth2-server: the
+ * OAuth 2.0 (docs/integrators/api.md, Authentication; docs/contributors/decisions.md §3) with @node-oauth/oauth2-server: the
  * authorization endpoint with its sign-in and consent pages (HTML, CSRF-protected forms, page errors)
  * and the token and revocation endpoints (JSON, RFC 6749 error bodies), each in its own scope.
  */

@@ -1,6 +1,6 @@
 /**
  * The model @node-oauth/oauth2-server works through, over the data-access layer (store.apiClients,
- * store.users, store.oauth). What decisions.md §3 asks beyond the library's defaults is decided here:
+ * store.users, store.oauth). What docs/contributors/decisions.md §3 asks beyond the library's defaults is decided here:
  *
  * - scope: always `user`, whatever was asked (RFC 6749 §3.3 lets the server ignore the request; the
  *   token response says what was granted);
@@ -8,7 +8,7 @@
  *   replaying a used code fails and revokes the tokens issued from it (RFC 6749 §4.1.2);
  * - access tokens: 256-bit random, no expiry and no refresh token;
  * - clients: at the token endpoint a client always authenticates with its secret, PKCE or not
- *   (platform-api.md, OAuth 2.0 step 3 lists client_secret; PKCE is on top of it, not instead).
+ *   (docs/integrators/api.md, OAuth 2.0 step 3 lists client_secret; PKCE is on top of it, not instead).
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { ServerContext } from '../context.js';
@@ -16,7 +16,7 @@ import type { UserRow } from '../db/schema.js';
 import { randomToken } from '../security/secrets.js';
 import type { ApiClient } from '../store/index.js';
 
-/** The one scope there is (decisions.md §1: "OAuth access token … scope `user`"). */
+/** The one scope there is (docs/contributors/decisions.md §1: "OAuth access token … scope `user`"). */
 export const SCOPE = 'user';
 
 /** A client as the library sees it; `id` is the api_key, which is also the OAuth client_id. */
@@ -111,7 +111,7 @@ export function oauthModel(
       const grant = await store.oauth.findGrant(code);
       if (grant === undefined) return false;
       if (grant.used_at !== null) {
-        // decisions.md §3: a replayed code fails and revokes the tokens issued from it.
+        // docs/contributors/decisions.md §3: a replayed code fails and revokes the tokens issued from it.
         await store.oauth.revokeTokensOfGrant(grant.id);
         throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code has already been used');
       }
@@ -154,7 +154,7 @@ export function oauthModel(
 
     generateAccessToken: () => Promise.resolve(randomToken()),
 
-    // No refresh tokens (decisions.md §3): an empty value makes the library issue none.
+    // No refresh tokens (docs/contributors/decisions.md §3): an empty value makes the library issue none.
     generateRefreshToken: () => Promise.resolve(''),
 
     // The library's accessTokenExpiresAt is ignored: access tokens live until revoked.

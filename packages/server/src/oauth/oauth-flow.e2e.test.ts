@@ -1,6 +1,6 @@
 /**
  * The whole OAuth 2.0 dance against a real listening server, over HTTP with undici, driven the way a
- * browser and a client application would (issue 4, "Tests and figures"; decisions.md §3): the browser
+ * browser and a client application would (issue 4, "Tests and figures"; docs/contributors/decisions.md §3): the browser
  * keeps cookies and posts the forms it was given, with the CSRF tokens in them; the application
  * exchanges the code, uses the token, and revokes it.
  */

@@ -6,7 +6,7 @@
  * the legacy url.parse and lose their parameters when the registered URI already has a query, and
  * building every redirect here, from a URI the caller has already matched exactly against the
  * client's registered ones, keeps one place that guarantees the browser is never sent anywhere else
- * (decisions.md §3).
+ * (docs/contributors/decisions.md §3).
  */
 export function redirectWith(registeredUri: string, params: Record<string, string | undefined>): string {
   // Registered URIs have no fragment (RFC 6749 §3.1.2; the settings form refuses one); should one

@@ -1,5 +1,5 @@
 /**
- * `POST /oauth/revoke` and `/oauth/revoke.json` (platform-api.md, OAuth 2.0 step 5; decisions.md §3;
+ * `POST /oauth/revoke` and `/oauth/revoke.json` (docs/integrators/api.md, OAuth 2.0 step 5; docs/contributors/decisions.md §3;
  * RFC 7009). The library has no revocation endpoint, so this one is written here: the client
  * authenticates as at the token endpoint (body credentials, or HTTP Basic), then the token is revoked
  * if it is a live access token of that client: 200 `{}`.

@@ -1,5 +1,5 @@
 /**
- * The two @node-oauth/oauth2-server instances (decisions.md §3): one for the authorization endpoint,
+ * The two @node-oauth/oauth2-server instances (docs/contributors/decisions.md §3): one for the authorization endpoint,
  * which names clients by client_id, and one for the token endpoint, which authenticates them.
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
@@ -17,7 +17,7 @@ export function oauthServers(context: ServerContext): OAuthServers {
   return {
     authorization: new OAuth2Server({
       model: oauthModel(context, 'identify'),
-      // `state` is optional in platform-api.md's authorize request (RFC 6749 §4.1.1 RECOMMENDED, not
+      // `state` is optional in docs/integrators/api.md's authorize request (RFC 6749 §4.1.1 RECOMMENDED, not
       // required); the library refuses requests without it unless told otherwise.
       allowEmptyState: true,
       // Informational: the store dates codes by the injected clock (store/oauth.ts, 10 minutes).
@@ -28,7 +28,7 @@ export function oauthServers(context: ServerContext): OAuthServers {
       // Replaces the library's own authorization_code grant with the RFC 6749 §5.2 fix of grant.ts.
       extendedGrantTypes: { authorization_code: RideportCodeGrant },
       // The library needs a lifetime to compute an expiry; saveToken ignores it (tokens live until
-      // revoked, decisions.md §1) and the answer carries no expires_in.
+      // revoked, docs/contributors/decisions.md §1) and the answer carries no expires_in.
       accessTokenLifetime: 60 * 60,
     }),
   };

@@ -1,8 +1,8 @@
 /**
- * `POST /oauth/token` and `/oauth/token.json` (platform-api.md, OAuth 2.0 step 3; decisions.md §3):
+ * `POST /oauth/token` and `/oauth/token.json` (docs/integrators/api.md, OAuth 2.0 step 3; docs/contributors/decisions.md §3):
  * the authorization code exchange, by the library's token(). JSON and form bodies; success is 200
  * `{"access_token", "token_type": "Bearer", "scope": "user", "created_at", "user_id"}` with no
- * expires_in and no refresh token. Rate-limited per IP (decisions.md §7).
+ * expires_in and no refresh token. Rate-limited per IP (docs/contributors/decisions.md §7).
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -41,7 +41,7 @@ const TOKEN_SCHEMA = {
 
 /**
  * The request as the library reads it. The library accepts only form bodies (RFC 6749 §4.1.3) and
- * checks the content type; decisions.md §3 also takes JSON. Fastify has already parsed either into
+ * checks the content type; docs/contributors/decisions.md §3 also takes JSON. Fastify has already parsed either into
  * the same fields, so the library is shown those fields as the form they are equivalent to. Only the
  * token request's own fields go in, and the Authorization header for clients that authenticate with
  * HTTP Basic (RFC 6749 §2.3.1).

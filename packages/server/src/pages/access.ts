@@ -1,5 +1,5 @@
 /**
- * Who may see which page (decisions.md §1 "Failures", §4): pages need a signed-in person (otherwise
+ * Who may see which page (docs/contributors/decisions.md §1 "Failures", §4): pages need a signed-in person (otherwise
  * they send the browser to the sign-in form and back); an unknown id is 404; someone else's API
  * client, or an organization one does not administer, is 403.
  */

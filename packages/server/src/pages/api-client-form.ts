@@ -1,5 +1,5 @@
 /**
- * The settings form of an API client (decisions.md §1 and §4; platform-api.md, OAuth 2.0 step 1):
+ * The settings form of an API client (docs/contributors/decisions.md §1 and §4; docs/integrators/api.md, OAuth 2.0 step 1):
  * name, redirect URIs one per line, webhook URL and the asset kinds it wants. Used by developer
  * settings and by the organization's API clients page.
  */
@@ -57,7 +57,7 @@ export function formValuesOf(client?: ApiClient): ClientFormValues {
  * What is wrong with a redirect URI, or null. It must be an absolute http(s) URL with a host and no
  * user name or password, or a native app's custom-scheme URI; never with a fragment (RFC 6749 §3.1.2).
  * The URI is kept exactly as typed: /oauth/authorize compares redirect URIs as exact strings
- * (decisions.md §3).
+ * (docs/contributors/decisions.md §3).
  */
 export function redirectUriProblem(uri: string): string | null {
   if (isTooLong(uri, URI_MAX_LENGTH))
@@ -82,7 +82,7 @@ export function redirectUriProblem(uri: string): string | null {
   return null;
 }
 
-/** What is wrong with a webhook URL, or null: an absolute http(s) URL (decisions.md §6). */
+/** What is wrong with a webhook URL, or null: an absolute http(s) URL (docs/contributors/decisions.md §6). */
 export function webhookUrlProblem(uri: string): string | null {
   if (isTooLong(uri, URI_MAX_LENGTH)) return tooLongWords('the webhook URL', URI_MAX_LENGTH);
   let url: URL;

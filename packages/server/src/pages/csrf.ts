@@ -1,5 +1,5 @@
 /**
- * CSRF protection of every form (decisions.md §3–4; issue 4): a POST to a page without a valid token
+ * CSRF protection of every form (docs/contributors/decisions.md §3–4; issue 4): a POST to a page without a valid token
  * is refused with 403.
  *
  * Why @fastify/csrf-protection in its cookie mode rather than a synchronizer token kept with the

@@ -1,5 +1,5 @@
 /**
- * Developer settings (decisions.md §4; platform-api.md, OAuth 2.0 step 1): the signed-in person's API
+ * Developer settings (docs/contributors/decisions.md §4; docs/integrators/api.md, OAuth 2.0 step 1): the signed-in person's API
  * clients — create, edit (name, redirect URIs, webhook URL and asset kinds), delete — each showing its
  * `api_key` (the OAuth `client_id`) and `client_secret`, with "regenerate secret", and the webhook
  * delivery log (issue 5).
@@ -58,7 +58,7 @@ export function clientPath(client: ApiClient): string {
 export const DELIVERY_LOG_LENGTH = 50;
 
 /**
- * The webhook delivery log of a client (decisions.md §4 and §6: "every attempt is logged and shown on
+ * The webhook delivery log of a client (docs/contributors/decisions.md §4 and §6: "every attempt is logged and shown on
  * the developer settings page"): its latest attempts, newest first, each with its time (UTC), the
  * delivery id (x-service-delivery, the same for every attempt at one batch), how many notifications
  * it carried, the attempt number, the answer's status or why there was none, and how long it took.

@@ -1,7 +1,7 @@
 /**
- * Errors on the web pages become HTML pages with the status of platform-api.md's Errors table: 400
+ * Errors on the web pages become HTML pages with the status of docs/integrators/api.md's Errors table: 400
  * for a malformed form, 401 for a failed sign-in, 403 for a missing right or a form without a valid
- * CSRF token, 404, 429 with Retry-After (decisions.md §7), 507 when the disk is full (disk-full.ts), and
+ * CSRF token, 404, 429 with Retry-After (docs/contributors/decisions.md §7), 507 when the disk is full (disk-full.ts), and
  * a 500 that tells nothing of the inside.
  * (No not-found handler: the pages share the site root with the legacy interface, which owns its 404s.)
  */

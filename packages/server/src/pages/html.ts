@@ -1,5 +1,5 @@
 /**
- * HTML for the server-rendered pages (decisions.md §4): one tagged template, `html`, through which
+ * HTML for the server-rendered pages (docs/contributors/decisions.md §4): one tagged template, `html`, through which
  * every page is written. Every interpolated value is escaped by `escapeHtml` unless it is itself the
  * result of `html` (a SafeHtml), so nothing a user typed can become markup. Attribute values are
  * always written double-quoted in the templates; the escaping covers both quote kinds anyway.

@@ -1,5 +1,5 @@
 /**
- * The web pages (decisions.md §4): sign-in and sign-out, developer settings, and the organization's
+ * The web pages (docs/contributors/decisions.md §4): sign-in and sign-out, developer settings, and the organization's
  * API clients page. Plain server-rendered HTML that works without JavaScript; every POST in this scope
  * needs a valid CSRF token (csrf.ts); errors are HTML pages (errors.ts). The OAuth consent page lives
  * with the rest of OAuth in ../oauth.

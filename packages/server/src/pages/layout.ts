@@ -1,5 +1,5 @@
 /**
- * The one layout of the web pages (decisions.md §4: plain HTML that works without JavaScript): a
+ * The one layout of the web pages (docs/contributors/decisions.md §4: plain HTML that works without JavaScript): a
  * header saying who is signed in with the sign-out button, the page, and headers that keep the pages
  * out of frames (the consent page must not be clickjacked) and out of caches (some pages show secrets).
  */

@@ -1,6 +1,6 @@
 /**
- * The API clients page of an organization (platform-api.md, Basic authentication step 2;
- * decisions.md §1 and §4): organizations have no email and password, so an administrator creates
+ * The API clients page of an organization (docs/integrators/api.md, Basic authentication step 2;
+ * docs/contributors/decisions.md §1 and §4): organizations have no email and password, so an administrator creates
  * their API clients here and, for one of them, "create new auth token": a token that acts as the
  * organization, shown once on the answer page and never again (only its hash is kept).
  *

@@ -1,5 +1,5 @@
 /**
- * Browser sessions of the web pages (decisions.md §3–4): the cookie `rideport_session` holds a random
+ * Browser sessions of the web pages (docs/contributors/decisions.md §3–4): the cookie `rideport_session` holds a random
  * token whose SHA-256 is in the sessions table (store/sessions.ts). The cookie is HttpOnly,
  * SameSite=Lax (so the browser still sends it when a client's site links to /oauth/authorize) and
  * Secure when the public base URL is https (options.secureCookies).

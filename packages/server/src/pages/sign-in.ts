@@ -1,8 +1,8 @@
 /**
- * Sign-in and sign-out (decisions.md §4). `GET /sign_in` shows the form, `POST /sign_in` checks the
+ * Sign-in and sign-out (docs/contributors/decisions.md §4). `GET /sign_in` shows the form, `POST /sign_in` checks the
  * email and password, starts a session and goes on to `return_to` (a path on this site only, so the
  * form cannot be used to send people elsewhere); `POST /sign_out` ends the session. Sign-in attempts
- * are rate-limited per IP and per account (decisions.md §7).
+ * are rate-limited per IP and per account (docs/contributors/decisions.md §7).
  */
 import type { FastifyInstance } from 'fastify';
 import { perIpRateLimit } from '../auth/rate-limit.js';
@@ -94,7 +94,7 @@ export function signInRoutes(app: FastifyInstance, { context }: PluginOptions): 
       const user = await context.store.users.authenticate(email, password);
       if (user === undefined) {
         await throttle.recordFailure(email, request.ip);
-        // One message for an unknown email and a wrong password (decisions.md §1).
+        // One message for an unknown email and a wrong password (docs/contributors/decisions.md §1).
         return again(401, 'Invalid email or password.');
       }
       await throttle.recordSuccess(email, request.ip);

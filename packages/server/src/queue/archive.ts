@@ -9,7 +9,7 @@
  * one ride: an archive whose only ride file is a `.kml`, its document, goes through the ordinary path,
  * where the parser reads it (ridefile's kmz.ts), as does a `.kmz.gz`.
  *
- * Bounds (decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
+ * Bounds (docs/contributors/decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
  * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
  * most MAX_ARCHIVE_FILES files.
  *

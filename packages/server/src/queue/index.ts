@@ -1,5 +1,5 @@
 /**
- * The upload queue (design.md, "Upload queue"; decisions.md §5): the queue and its worker threads
+ * The upload queue (docs/contributors/architecture.md, "Upload queue"; docs/contributors/decisions.md §5): the queue and its worker threads
  * (queue.ts, pool.ts, parse-worker.ts). Accepting files and the task status endpoint are HTTP handlers
  * of the legacy interface (legacy/upload-intake.ts, legacy/queued-tasks.ts; issue 35).
  */

@@ -1,5 +1,5 @@
 /**
- * The upload queue's worker thread (issue 5; design.md, "Upload queue"): parses one uploaded file with
+ * The upload queue's worker thread (issue 5; docs/contributors/architecture.md, "Upload queue"): parses one uploaded file with
  * @rideport/ridefile and hands back what the main thread stores, in a form that crosses threads
  * cheaply. A track's points would be cloned object by object (longer than parsing them); they come
  * back packed (store/track-points.ts), in one ArrayBuffer per track that moves to the main thread
@@ -26,9 +26,9 @@ export interface ParseRequest {
   bytes: Uint8Array;
   /** the upload's file name, a hint for the format */
   filename: string | null;
-  /** decisions.md §7: the largest file after gunzip */
+  /** docs/contributors/decisions.md §7: the largest file after gunzip */
   maxBytes: number;
-  /** decisions.md §7: the most points in one track */
+  /** docs/contributors/decisions.md §7: the most points in one track */
   maxPoints: number;
 }
 
@@ -91,7 +91,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     // Columns, not point objects (issue 21): they are what the packed form stores.
     ({ tracks, format } = parseRideFileColumns(request.bytes, options));
   } catch (error) {
-    // parseRideFileColumns throws nothing else (design.md); anything else is a bug, and fails the attempt.
+    // parseRideFileColumns throws nothing else (docs/contributors/architecture.md); anything else is a bug, and fails the attempt.
     if (isRideFileError(error)) return { ok: false, code: error.code, message: error.message };
     throw error;
   }

@@ -1,5 +1,5 @@
 /**
- * The worker-thread pool that parses uploads (design.md, "Upload queue": a worker-thread pool, one per
+ * The worker-thread pool that parses uploads (docs/contributors/architecture.md, "Upload queue": a worker-thread pool, one per
  * core), over piscina. The queue makes the pool with its first task, so a server pays for the threads
  * only once it has uploads to read; then every thread starts at once and is kept while the queue runs.
  * Started one by one as uploads came to overlap, each thread (its own V8 heap, event loop and

@@ -1,5 +1,5 @@
 /**
- * When the nightly purge of finished tasks runs (decisions.md §5: successful tasks nightly at 03:00
+ * When the nightly purge of finished tasks runs (docs/contributors/decisions.md §5: successful tasks nightly at 03:00
  * server local time, configurable; failed ones kept 30 days).
  */
 

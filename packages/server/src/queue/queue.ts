@@ -1,5 +1,5 @@
 /**
- * The upload queue (design.md, "Upload queue"; decisions.md §5; issue 5): takes the waiting tasks from
+ * The upload queue (docs/contributors/architecture.md, "Upload queue"; docs/contributors/decisions.md §5; issue 5): takes the waiting tasks from
  * the database one per free worker, each under a lease, and carries each to its end.
  *
  * For each task: identical bytes the same user uploaded before are a duplicate, decided by SHA-256
@@ -47,7 +47,7 @@ import {
 import { createParsePool, type ParsePool } from './pool.js';
 import { millisecondsUntil } from './purge.js';
 
-/** attempts at parsing one file: a file that stops the parser this often fails (design.md) */
+/** attempts at parsing one file: a file that stops the parser this often fails (docs/contributors/architecture.md) */
 export const MAX_PARSE_ATTEMPTS = 2;
 
 /** the longest the queue waits before looking for work it was not told of (expired leases) */
@@ -420,7 +420,7 @@ export class UploadQueue {
       return { kind: 'ended', outcome: failed(UploadErrorCode.INTERRUPTED, message) };
     }
     const fresh = this.#takeFreshUpload(task.id);
-    // decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
+    // docs/contributors/decisions.md §5: identical bytes from the same user are a duplicate, before any parsing.
     const existing = await this.#storedAlready(task);
     if (existing.objects.length > 0) {
       return { kind: 'ended', outcome: withDetailsNote(duplicate(existing), task.metadata) };
@@ -500,7 +500,7 @@ export class UploadQueue {
   }
 
   /**
-   * What the user has stored already from this upload (decisions.md §5; issue 20): the routes and
+   * What the user has stored already from this upload (docs/contributors/decisions.md §5; issue 20): the routes and
    * trips of the same bytes, else of the same external_id through the same API client.
    */
   async #storedAlready(task: ClaimedTask, trx?: Kysely<Database>): Promise<StoredAlready> {
@@ -695,7 +695,7 @@ export class UploadQueue {
   }
 
   /**
-   * decisions.md §5: successful tasks are purged nightly at `purgeAt`, server local time. `after`: the
+   * docs/contributors/decisions.md §5: successful tasks are purged nightly at `purgeAt`, server local time. `after`: the
    * time of the purge that just ran, so a clock that stands still (tests) does not purge again at once.
    */
   #schedulePurge(after?: number): void {

@@ -288,7 +288,7 @@ describe('properties: the same recording in other bytes, and other recordings', 
 });
 
 // ---------------------------------------------------------------------------------------------------
-// The thresholds on real files (README.md, "One ride per ride", quotes these figures).
+// The thresholds on real files (docs/contributors/benchmarks.md, "The same-recording thresholds", quotes these figures).
 
 describe.skipIf(!corpusAvailable)(
   `thresholds on the corpus (${corpusAvailable ? 'real files' : CORPUS_SKIP_REASON})`,

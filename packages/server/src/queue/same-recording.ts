@@ -1,7 +1,7 @@
 /**
  * Whether a new ride is the same recording as a stored trip (issue 16, "One ride per ride"), and
  * whether it completes a stored cut-off copy. Pure rules, applied by the upload queue inside the
- * transaction that stores the rides (queue.ts); README.md, "One ride per ride", states them for riders.
+ * transaction that stores the rides (queue.ts); docs/library/numbers.md, "One ride per ride", states them for riders.
  *
  * A recording is one device's record of one activity. Its bytes vary (a `.fit` and its `.fit.gz`, a
  * copy cut off while the device was still writing, a TCX or GPX exported from it by Garmin Connect,
@@ -19,8 +19,8 @@
  *     POSITION_TOLERANCE_METERS; without enough positions, the same heart rate, power and cadence
  *     (within CHANNEL_TOLERANCE) at that fraction of the seconds both carry each channel.
  *
- * The thresholds come from real files and from how GPS receivers err (README.md, "One ride per
- * ride", gives the figures; queue/same-recording.test.ts checks them on the corpus): every corpus ride
+ * The thresholds come from real files and from how GPS receivers err (docs/contributors/benchmarks.md, "The same-recording
+ * thresholds", gives the figures; queue/same-recording.test.ts checks them on the corpus): every corpus ride
  * against our GPX and TCX exports of it, and gpsbabel's GPX of a Garmin Edge 705 TCX, agree to under
  * 0.0001 m at every second both have; a track moved by 5 m or more agrees at none.
  */

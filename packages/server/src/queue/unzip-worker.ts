@@ -14,7 +14,7 @@ keepYoungGenerationSmallInThisWorker();
 
 export interface SplitRequest {
   bytes: Uint8Array;
-  /** decisions.md §7: the gunzip limit, for the archive's files together */
+  /** docs/contributors/decisions.md §7: the gunzip limit, for the archive's files together */
   maxBytes: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Password hashing (decisions.md §1: scrypt with a per-user salt). Stored as
+ * Password hashing (docs/contributors/decisions.md §1: scrypt with a per-user salt). Stored as
  * `scrypt$<N>$<r>$<p>$<salt base64>$<hash base64>` so the cost can be raised later without
  * invalidating existing hashes.
  */

@@ -1,5 +1,5 @@
 /**
- * Random credentials and how they are kept (decisions.md §1): tokens and secrets are 256-bit random
+ * Random credentials and how they are kept (docs/contributors/decisions.md §1): tokens and secrets are 256-bit random
  * values; the database holds only their SHA-256, and comparisons are constant-time.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -27,7 +27,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * An API client's secret, derived from the server's master key rather than stored (decisions.md §1
+ * An API client's secret, derived from the server's master key rather than stored (docs/contributors/decisions.md §1
  * keeps only hashes in the database, yet §6 signs webhooks with the secret and §4 shows it on the
  * developer settings page): HMAC-SHA256(master key, "client-secret:<api_key>:<generation>").
  * Regenerating the secret bumps the generation. A copy of the database alone reveals no secret.

@@ -1,5 +1,5 @@
 /**
- * API clients (decisions.md §1): the api_key (also the OAuth client_id), a secret derived from the
+ * API clients (docs/contributors/decisions.md §1): the api_key (also the OAuth client_id), a secret derived from the
  * master key and kept only as a hash, redirect URIs, the webhook target, and the legacy version.
  */
 import type { AssetType, ApiClientRow } from '../db/schema.js';
@@ -7,7 +7,7 @@ import { constantTimeEqual, deriveClientSecret, randomApiKey, secretHash } from 
 import type { StoreContext } from './context.js';
 import { assertFits, MAX_REDIRECT_URIS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
 
-/** The legacy interface's current version when a client is issued (decisions.md §1). */
+/** The legacy interface's current version when a client is issued (docs/contributors/decisions.md §1). */
 export const CURRENT_LEGACY_VERSION = 2;
 
 export interface ApiClientSettings {

@@ -1,5 +1,5 @@
 /**
- * The v1 record of a route or trip (decisions.md §2), but for `url`, which depends on the configured
+ * The v1 record of a route or trip (docs/contributors/decisions.md §2), but for `url`, which depends on the configured
  * public base URL and is spliced in when the record is sent (Assets' recordWithUrl). It is built here,
  * in the data-access layer, because each row keeps it rendered as JSON, `{"id":…,"name":…,…}` (column
  * record_json, migration 002): a page of 200 records is then 200 short strings read by one indexed
@@ -24,7 +24,7 @@ export const RECORD_FORMAT = 3;
 export type RouteRecordSource = Omit<RoutesTable, 'id' | 'record_json' | 'record_format'>;
 export type TripRecordSource = Omit<TripsTable, 'id' | 'record_json' | 'record_format'>;
 
-/** Route record fields (decisions.md §2) but `id` and `url`: every field, null when unknown. */
+/** Route record fields (docs/contributors/decisions.md §2) but `id` and `url`: every field, null when unknown. */
 export interface RouteRecordFields {
   name: string;
   description: string | null;
@@ -59,7 +59,7 @@ export interface RecordWarning {
   message: string;
 }
 
-/** What decisions.md §2 adds for trips. */
+/** What docs/contributors/decisions.md §2 adds for trips. */
 export interface TripRecordFields extends RouteRecordFields {
   departed_at: string | null;
   time_zone: string | null;

@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 const sampleRide = () => onlyTrack(readFixture('gpx', 'sample-ride.gpx'), 'sample-ride.gpx');
-/** "Planned loop", the GPX rte of tracks-and-routes.gpx: a route (decisions.md §5). */
+/** "Planned loop", the GPX rte of tracks-and-routes.gpx: a route (docs/contributors/decisions.md §5). */
 const plannedLoop = () =>
   tracksOf(readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx').find(
     (t) => t.kind === 'route' && t.name === 'Planned loop',
@@ -58,7 +58,7 @@ const UNDO_MIGRATIONS_7_AND_8 = `
   ALTER TABLE queued_tasks DROP COLUMN error_code;`;
 
 describe('Assets.createFromTrack', () => {
-  it('splits rides and routes (decisions.md §5): each timed trk a trip, untimed trk and rte routes', async () => {
+  it('splits rides and routes (docs/contributors/decisions.md §5): each timed trk a trip, untimed trk and rte routes', async () => {
     const created = await storeFile(server, rider.id, readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx');
     expect(created.map(({ type, row }) => [type, row.name])).toEqual([
       ['trip', 'Morning ride'],

@@ -1,5 +1,5 @@
 /**
- * Routes and trips (decisions.md §2 and §5): created from a parsed track, listed per owner, updated and
+ * Routes and trips (docs/contributors/decisions.md §2 and §5): created from a parsed track, listed per owner, updated and
  * deleted. Every write logs its change in asset_changes in the same transaction (store/changes.ts), and
  * ids are drawn by the engine so a deleted asset's id is never handed out again (db/engine.ts).
  * Each row keeps its v1 record rendered as JSON (store/asset-records.ts) and its points as the JSON
@@ -35,7 +35,7 @@ export interface AssetMetadata {
   description?: string | null;
   /** default: private (nothing is shown to others unless its owner says so) */
   visibility?: Visibility;
-  /** SHA-256 of the upload the track came from (the upload queue's duplicate check, decisions.md §5) */
+  /** SHA-256 of the upload the track came from (the upload queue's duplicate check, docs/contributors/decisions.md §5) */
   sourceSha256?: string | null;
   /** the stored original of the upload (original-files.ts; issue 20) */
   originalFileId?: number | null;
@@ -117,8 +117,8 @@ export class Assets {
   }
 
   /**
-   * A trip (a track of kind 'ride') or a route (kind 'route', decisions.md §5) owned by `userId`, with
-   * every column of decisions.md §2 filled from the track's summary, its points, and the 'created'
+   * A trip (a track of kind 'ride') or a route (kind 'route', docs/contributors/decisions.md §5) owned by `userId`, with
+   * every column of docs/contributors/decisions.md §2 filled from the track's summary, its points, and the 'created'
    * change, in one transaction. Pass `transaction` to make it part of a larger one (the upload queue
    * writes the task's outcome in the same transaction); otherwise it opens its own.
    */
@@ -145,7 +145,7 @@ export class Assets {
     assertTrackTextFits(track);
     return this.#inTransaction(transaction, async (db) => {
       // The clock is read inside the transaction, so a change's time never precedes a reader that
-      // already holds the connection (sync.json's "since" boundary, decisions.md §2).
+      // already holds the connection (sync.json's "since" boundary, docs/contributors/decisions.md §2).
       const now = this.#context.clock();
       const id = await this.#context.engine.nextId(db, TABLES[type].assets);
       const common: RouteRecordSource = {
@@ -275,7 +275,7 @@ export class Assets {
   }
 
   /**
-   * One page of `ownerId`'s assets as rows, newest change first (decisions.md §2: updated_at
+   * One page of `ownerId`'s assets as rows, newest change first (docs/contributors/decisions.md §2: updated_at
    * descending, then id descending), and how many there are.
    */
   async listByOwner<T extends AssetType>(type: T, ownerId: number, page: Page): Promise<AssetPage<T>> {
@@ -501,7 +501,7 @@ export class Assets {
    * One page of `ownerId`'s assets that a viewer may see, as record JSON (recordWithUrl) in list order
    * (updated_at descending, then id descending), and how many the viewer may see in all: every asset
    * for `'all'` (the owner), only the public ones for `'public'` (anyone else; the legacy lists,
-   * decisions.md §5: "others see only public items").
+   * docs/contributors/decisions.md §5: "others see only public items").
    */
   async listVisibleRecords(
     type: AssetType,

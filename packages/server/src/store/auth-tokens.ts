@@ -1,5 +1,5 @@
 /**
- * Auth tokens (decisions.md §1): bound to a user and an API client, kept as SHA-256 only, expiring a
+ * Auth tokens (docs/contributors/decisions.md §1): bound to a user and an API client, kept as SHA-256 only, expiring a
  * configurable time after their last use.
  */
 import type { AuthTokenRow } from '../db/schema.js';

@@ -1,8 +1,8 @@
 /**
  * The change log of routes and trips (table asset_changes): one row for every create, update and
- * delete, written in the transaction of the change itself (design.md, "Storage": one transaction per
- * change). `GET /api/v1/sync.json` reads it (decisions.md §2), and the webhook outbox of issue 5 is
- * written beside it in the same transaction (decisions.md §6), so a change can never be made without
+ * delete, written in the transaction of the change itself (docs/contributors/architecture.md, "Storage": one transaction per
+ * change). `GET /api/v1/sync.json` reads it (docs/contributors/decisions.md §2), and the webhook outbox of issue 5 is
+ * written beside it in the same transaction (docs/contributors/decisions.md §6), so a change can never be made without
  * being announced. The log is append-only: sync.json with since=1970-01-01 reads all of it, and the
  * v1 list pages (api/v1/asset-endpoints.ts) rely on the newest id of an owner's changes only ever growing.
  */
@@ -20,7 +20,7 @@ export type { NewAssetChange } from './asset-change.js';
 
 /**
  * Writes one change-log row with `db`, which must be the transaction that makes the change, and the
- * change's webhook notifications, one outbox row per API client to notify (decisions.md §6: "an outbox
+ * change's webhook notifications, one outbox row per API client to notify (docs/contributors/decisions.md §6: "an outbox
  * in the database, written in the same transaction as the change"; store/webhooks.ts says who).
  */
 export async function logAssetChange(db: Kysely<Database>, change: NewAssetChange): Promise<AssetChangeRow> {

@@ -1,5 +1,5 @@
 /**
- * Clubs (decisions.md §5, "A club is an organization; its routes are those its members share with
+ * Clubs (docs/contributors/decisions.md §5, "A club is an organization; its routes are those its members share with
  * it"): an organization account seen as a club, with its member count, and the routes shared with it
  * (table club_routes, migration 003).
  *
@@ -9,7 +9,7 @@
  * - A club's routes are the routes shared by its current members: when a member leaves, the routes
  *   they shared leave with them (the rows stay, and count again if they rejoin).
  * - Members see every route shared with the club, whatever its visibility (that is what sharing is
- *   for); anyone else sees only the public ones (decisions.md §5, lists: "others see only public items").
+ *   for); anyone else sees only the public ones (docs/contributors/decisions.md §5, lists: "others see only public items").
  *   The club's own account counts as a member of itself.
  * - A shared route leaves the club when the member who shared it unshares it, or when an
  *   administrator of the club (or the club's own account, or `rideport admin unshare-route`) removes

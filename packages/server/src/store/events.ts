@@ -1,5 +1,5 @@
 /**
- * Events (decisions.md §2: `name` and `start_date` required; the v1 layer checks them and answers 422).
+ * Events (docs/contributors/decisions.md §2: `name` and `start_date` required; the v1 layer checks them and answers 422).
  * Dates are calendar dates, YYYY-MM-DD, as the client sent them; ids are never reused (migration 002).
  */
 import type { EventRow, Visibility } from '../db/schema.js';

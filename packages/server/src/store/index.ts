@@ -1,5 +1,5 @@
 /**
- * The data-access layer (design.md, "Storage"; issue 4: "Nothing else in the server writes SQL"): one
+ * The data-access layer (docs/contributors/architecture.md, "Storage"; issue 4: "Nothing else in the server writes SQL"): one
  * repository per kind of record, all over the same Kysely instance and clock. Every multi-step change
  * runs in one transaction inside its repository.
  */
@@ -84,11 +84,11 @@ export class Store {
   /** the change log of routes and trips: sync.json, and the webhooks of issue 5 */
   readonly changes: AssetChanges;
   readonly events: Events;
-  /** clubs (organizations) and the routes their members share with them (decisions.md §5) */
+  /** clubs (organizations) and the routes their members share with them (docs/contributors/decisions.md §5) */
   readonly clubs: Clubs;
-  /** the upload queue's tasks, their bytes and objects (decisions.md §5; src/queue) */
+  /** the upload queue's tasks, their bytes and objects (docs/contributors/decisions.md §5; src/queue) */
   readonly tasks: Tasks;
-  /** the webhook outbox and delivery log (decisions.md §6; src/webhooks) */
+  /** the webhook outbox and delivery log (docs/contributors/decisions.md §6; src/webhooks) */
   readonly webhooks: Webhooks;
   /** the windows of the sign-in rate limits, shared by every server on the database (auth/rate-limit.ts) */
   readonly rateWindows: RateWindows;

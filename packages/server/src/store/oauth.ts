@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 records (decisions.md §3): access grants (codes, single-use, 10 minutes, bound to client
+ * OAuth 2.0 records (docs/contributors/decisions.md §3): access grants (codes, single-use, 10 minutes, bound to client
  * and redirect URI, with the PKCE challenge) and access tokens (scope `user`, no expiry, until
  * revoked). Codes and tokens are kept as SHA-256 only.
  */
@@ -121,7 +121,7 @@ export class OAuth {
     return result.numUpdatedRows > 0n;
   }
 
-  /** A replayed code revokes every token issued from it (decisions.md §3; RFC 6749 §4.1.2). */
+  /** A replayed code revokes every token issued from it (docs/contributors/decisions.md §3; RFC 6749 §4.1.2). */
   async revokeTokensOfGrant(grantId: number): Promise<void> {
     await this.#context.db
       .updateTable('oauth_tokens')

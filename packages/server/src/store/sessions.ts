@@ -1,5 +1,5 @@
 /**
- * Browser sign-in sessions for the web pages (decisions.md §3–4): the cookie holds a random token, the
+ * Browser sign-in sessions for the web pages (docs/contributors/decisions.md §3–4): the cookie holds a random token, the
  * database its SHA-256; a session expires a configurable time after its last use.
  */
 import type { UserRow } from '../db/schema.js';

@@ -1,6 +1,6 @@
 /**
  * One-time sign-in links (issue 7: the desktop app's window and `rideport up` open the dashboard
- * signed in): a 256-bit random token whose SHA-256 alone is stored, as for sessions (decisions.md §1),
+ * signed in): a 256-bit random token whose SHA-256 alone is stored, as for sessions (docs/contributors/decisions.md §1),
  * good once and for a short while. Redeeming deletes the row in the same statement that reads it, so
  * two requests racing with one link cannot both sign in.
  */

@@ -1,5 +1,5 @@
 /**
- * The upload queue's records (decisions.md §5; migration 3): queued_tasks, the uploaded bytes in
+ * The upload queue's records (docs/contributors/decisions.md §5; migration 3): queued_tasks, the uploaded bytes in
  * task_uploads, and the routes and trips each task made or found in task_objects.
  *
  * A task moves from pending (status 0) to success or duplicate (1) or failed (-1), never back. While a
@@ -331,7 +331,7 @@ export class Tasks {
   }
 
   /**
-   * The routes and trips of `userId` made from an upload with these bytes (decisions.md §5,
+   * The routes and trips of `userId` made from an upload with these bytes (docs/contributors/decisions.md §5,
    * duplicates), trips first, each by id. Pass the transaction that is about to create more.
    */
   async assetsFromUpload(
@@ -472,7 +472,7 @@ export class Tasks {
 
   /**
    * Deletes every successful task (duplicates too) and the failed ones that ended longer ago than the
-   * retention (decisions.md §5: successful tasks nightly, failed ones after 30 days); their objects
+   * retention (docs/contributors/decisions.md §5: successful tasks nightly, failed ones after 30 days); their objects
    * and any bytes go with them (foreign-key cascade).
    */
   async purge(): Promise<PurgedTasks> {

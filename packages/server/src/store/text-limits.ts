@@ -7,7 +7,7 @@
  * never gets that far: @rideport/ridefile keeps its start and says it shortened it.
  *
  * Characters are Unicode code points, as SQLite's `length()` and JSON Schema's `maxLength` count
- * them. README "Text from files and from the API" lists the maxima; where the specification is silent
+ * them. docs/operators/limits.md "Text from files and from the API" lists the maxima; where the specification is silent
  * (it gives none), they are our decision, and the ones clients already met are kept (trip[name] 255,
  * trip[description] and event texts 10,000, API client names 100, 20 redirect URIs).
  */

@@ -18,7 +18,7 @@ function sportOf(sport: string | null, subSport: string | null, device: string |
   >;
 }
 
-describe('activityType (decisions.md §2: cycling:road, cycling:virtual, running:generic, …)', () => {
+describe('activityType (docs/contributors/decisions.md §2: cycling:road, cycling:virtual, running:generic, …)', () => {
   it.each([
     ['cycling', 'road', null, 'cycling:road'],
     ['cycling', 'virtual_activity', null, 'cycling:virtual'],

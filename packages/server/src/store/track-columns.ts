@@ -1,5 +1,5 @@
 /**
- * A parsed track → the columns of a route or trip (decisions.md §2, route and trip records): everything
+ * A parsed track → the columns of a route or trip (docs/contributors/decisions.md §2, route and trip records): everything
  * comes from the track's summary as @rideport/ridefile computed it; a value the file does not give stays
  * null. Units: metres, seconds, km/h for the speeds (the record's unit), Unix milliseconds for times.
  */
@@ -7,7 +7,7 @@ import tzLookup from '@photostructure/tz-lookup';
 import type { Track, TrackColumns, TrackPoint } from '@rideport/ridefile';
 import type { AssetColumns, TripsTable } from '../db/schema.js';
 
-/** The columns of decisions.md §2 that routes and trips share, without owner, name and times. */
+/** The columns of docs/contributors/decisions.md §2 that routes and trips share, without owner, name and times. */
 export type TrackAssetColumns = Pick<
   AssetColumns,
   | 'distance'
@@ -26,7 +26,7 @@ export type TrackAssetColumns = Pick<
   | 'point_count'
 >;
 
-/** The columns trips add (decisions.md §2). */
+/** The columns trips add (docs/contributors/decisions.md §2). */
 export type TrackTripColumns = Omit<TripsTable, keyof AssetColumns>;
 
 const METERS_PER_SECOND_TO_KM_PER_HOUR = 3.6;
@@ -129,7 +129,7 @@ export function tripColumns(track: Track, range = timeRange(track.points)): Trac
   };
 }
 
-/** The IANA time zone at a position (decisions.md §2: "IANA name from the first position"). */
+/** The IANA time zone at a position (docs/contributors/decisions.md §2: "IANA name from the first position"). */
 export function timeZoneAt(lat: number, lng: number): string | null {
   try {
     return tzLookup(lat, lng);
@@ -158,14 +158,14 @@ const SUB_SPORT_WORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Virtual-ride programs that write sport cycling without the virtual_activity sub-sport (design.md lists
+ * Virtual-ride programs that write sport cycling without the virtual_activity sub-sport (docs/contributors/architecture.md lists
  * them beside the sub-sport for the same reason: their positions and speeds are simulated).
  */
 const VIRTUAL_RIDE_DEVICES =
   /\b(zwift|mywhoosh|trainingpeaks virtual|rouvy|fulgaz|bkool|rgt cycling|indievelo)\b/i;
 
 /**
- * `<sport>:<kind>` as decisions.md §2 spells it (`cycling:road`, `cycling:virtual`, `running:generic`):
+ * `<sport>:<kind>` as docs/contributors/decisions.md §2 spells it (`cycling:road`, `cycling:virtual`, `running:generic`):
  * the normalised sport, then the sub-sport (`generic` when the file names none). Null when the file
  * does not say what the sport was (most GPX and KML files).
  */

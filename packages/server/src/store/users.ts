@@ -1,5 +1,5 @@
 /**
- * Accounts (decisions.md §1): people sign in with email and password; organizations have no
+ * Accounts (docs/contributors/decisions.md §1): people sign in with email and password; organizations have no
  * credentials of their own and act through their administrators. Clubs are organizations.
  */
 import type { MembershipRole, UserRow } from '../db/schema.js';
@@ -136,7 +136,7 @@ export class Users {
 
   /**
    * The person with this email and password, or undefined. Takes as long for an unknown email as for a
-   * wrong password, so the answer never tells whether an email exists (decisions.md §1).
+   * wrong password, so the answer never tells whether an email exists (docs/contributors/decisions.md §1).
    */
   async authenticate(email: string, password: string): Promise<UserRow | undefined> {
     const user = await this.findByEmail(email);

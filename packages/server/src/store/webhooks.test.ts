@@ -1,5 +1,5 @@
 /**
- * The webhook outbox as the change log writes it (decisions.md §6): who is notified of a change, and
+ * The webhook outbox as the change log writes it (docs/contributors/decisions.md §6): who is notified of a change, and
  * that the notifications share the change's transaction.
  */
 import type { Track } from '@rideport/ridefile';
@@ -46,7 +46,7 @@ async function notifiedClients(): Promise<string[]> {
 
 describe('who is notified of a change', () => {
   it("every client the owner authorized, with a webhook URL and the item's kind, once", async () => {
-    // Auth tokens expire after 30 days without use (decisions.md §1). That does not withdraw the
+    // Auth tokens expire after 30 days without use (docs/contributors/decisions.md §1). That does not withdraw the
     // authorization, so an expired token still counts (store/webhooks.ts); a revoked one does not.
     const expired = await client('expired auth token');
     await server.store.authTokens.issue(rider.id, expired.id);

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox and its delivery log (decisions.md §6; tables of migration 3).
+ * The webhook outbox and its delivery log (docs/contributors/decisions.md §6; tables of migration 3).
  *
  * - `queueWebhookNotifications` writes one outbox row per API client to notify, with the transaction
  *   of the change itself (logAssetChange calls it), so a change is never committed without its
@@ -9,10 +9,10 @@
  *   sent in, and every attempt.
  *
  * Who is notified: the API clients the item's owner has authorized, meaning the owner holds an
- * unrevoked auth token or an unrevoked OAuth access token for that client (decisions.md §1 and §6),
+ * unrevoked auth token or an unrevoked OAuth access token for that client (docs/contributors/decisions.md §1 and §6),
  * and whose webhook URL is set and whose asset kinds include the item's type. A revoked token never
  * counts: revoking withdraws the authorization. An auth token that has merely expired (unused for the
- * configured lifetime) still counts: expiry asks the user to log in again (decisions.md §1), it does
+ * configured lifetime) still counts: expiry asks the user to log in again (docs/contributors/decisions.md §1), it does
  * not withdraw the client's authorization (OAuth tokens, the other way to authorize, never expire);
  * the notification carries ids only, and reading the item still needs a live credential. The
  * lifetime is also a server option that the change log, written from any transaction, does not have.

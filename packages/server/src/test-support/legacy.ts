@@ -1,5 +1,5 @@
 /**
- * Legacy interface calls for tests (decisions.md §5): two people and one API client both use, each
+ * Legacy interface calls for tests (docs/contributors/decisions.md §5): two people and one API client both use, each
  * with an auth token through it, and a request helper that reads JSON and JSONP answers alike.
  */
 import type { TestServer } from './server.js';

@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (decisions.md §6: "retried with exponential backoff and jitter
+ * When a failed delivery is tried again (docs/contributors/decisions.md §6: "retried with exponential backoff and jitter
  * for up to 24 hours, then marked failed").
  */
 

@@ -1,5 +1,5 @@
 /**
- * The webhook dispatcher (decisions.md §6; issue 5, "Webhooks"): delivers the outbox that
+ * The webhook dispatcher (docs/contributors/decisions.md §6; issue 5, "Webhooks"): delivers the outbox that
  * logAssetChange fills in the transaction of every change (store/webhooks.ts).
  *
  * Life: built with the app, doing nothing; `start()` runs when the server is ready (onReady), `stop()`
@@ -17,7 +17,7 @@
  *
  * Batching: a client's notifications go out up to 100 a request. A batch is sent when 100 are waiting,
  * or when its oldest notification is `batchWindowMs` (1 s) old; with the poll interval that is within
- * 1.25 s of the change (decisions.md §6: "batched over at most 2 seconds").
+ * 1.25 s of the change (docs/contributors/decisions.md §6: "batched over at most 2 seconds").
  *
  * Order: per API client, strictly first in, first out. A client has at most one delivery open: its
  * next batch is formed only once the previous one is delivered or has failed for good, so while a

@@ -1,5 +1,5 @@
 /**
- * What a webhook request carries (decisions.md §6): the body `{"notifications": [...]}` and the
+ * What a webhook request carries (docs/contributors/decisions.md §6): the body `{"notifications": [...]}` and the
  * headers, with `x-service-signature` the lower-case hex HMAC-SHA256 of the exact body bytes, keyed
  * with the API client's secret. The body is built from the outbox rows alone, so every retry of a
  * delivery sends the same bytes (the signature changes only if the secret is regenerated meanwhile).
@@ -10,7 +10,7 @@ import type { OutboxRow } from '../store/index.js';
 
 export const USER_AGENT = 'Rideport-Webhooks/1';
 
-/** At most this many notifications in one request (decisions.md §6). */
+/** At most this many notifications in one request (docs/contributors/decisions.md §6). */
 export const MAX_NOTIFICATIONS_PER_REQUEST = 100;
 
 /** One notification as the receiver gets it. */

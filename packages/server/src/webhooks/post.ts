@@ -1,5 +1,5 @@
 /**
- * One webhook request (decisions.md §6): a POST with undici through an Agent whose connections are
+ * One webhook request (docs/contributors/decisions.md §6): a POST with undici through an Agent whose connections are
  * made only to addresses the target policy allows (targets.ts), bounded by the request timeout from
  * the first byte sent to the status line and body received, never following redirects (undici's
  * `request` follows none unless a redirect interceptor is composed in; none is). Only a 2xx is

@@ -1,5 +1,5 @@
 /**
- * Which webhook targets the server may connect to (decisions.md §6): "targets resolving to link-local
+ * Which webhook targets the server may connect to (docs/contributors/decisions.md §6): "targets resolving to link-local
  * or cloud-metadata addresses are refused; loopback and private networks are refused unless the server
  * is configured to allow them".
  *

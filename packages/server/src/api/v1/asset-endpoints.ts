@@ -1,8 +1,8 @@
 /**
- * The endpoints routes and trips share (decisions.md §2): the owner's library as a paginated index,
+ * The endpoints routes and trips share (docs/contributors/decisions.md §2): the owner's library as a paginated index,
  * the single record with its `track_points`, and delete. routes.ts and trips.ts register them.
  *
- * Who sees what (decisions.md §1): the index lists the caller's own assets; another user's asset is
+ * Who sees what (docs/contributors/decisions.md §1): the index lists the caller's own assets; another user's asset is
  * shown when it is public and is a 403 otherwise (private, friends_only); only the owner deletes; an
  * unknown id is a 404.
  *
@@ -46,7 +46,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * 200 records, or hundreds of the default 20; the pages read again and again stay. A page of an older
  * version is never served again, yet it stays until newer pages push it out, so the cache fills to this
  * bound as a library is read and changes: a part of the server's memory that rises after start and
- * then stays level (README, "Memory over weeks").
+ * then stays level (docs/operators/memory.md).
  */
 const PAGE_CACHE_BYTES = 8 * 1024 * 1024;
 const CLOSE_RECORD_AND_ROOT = Buffer.from('}}');

@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/auth_tokens.json` (platform-api.md, Basic authentication step 1): the API key in
+ * `POST /api/v1/auth_tokens.json` (docs/integrators/api.md, Basic authentication step 1): the API key in
  * `x-service-api-key`, the user's email and password in the body → 201 with the auth token record.
  */
 import type { FastifyInstance } from 'fastify';
@@ -52,7 +52,7 @@ export function authTokensRoutes(app: FastifyInstance, { context }: PluginOption
     method: 'POST',
     url: '/auth_tokens.json',
     auth: 'client',
-    // decisions.md §7: requests per IP here, failed sign-ins (auth/rate-limit.ts) in the handler.
+    // docs/contributors/decisions.md §7: requests per IP here, failed sign-ins (auth/rate-limit.ts) in the handler.
     config: { rateLimit: perIpRateLimit(context, 'auth_tokens') },
     schema: {
       summary: 'Get an auth token for a user (email and password)',

@@ -273,7 +273,7 @@ describe('GET /api/v1/clubs/{id}/routes.json', () => {
   });
 
   // Model-based: whatever members share and take out, in any order, members see exactly what is
-  // shared now and others exactly the public part of it (decisions.md §5).
+  // shared now and others exactly the public part of it (docs/contributors/decisions.md §5).
   it('shows members every route shared now and others only the public ones, after any sequence of changes', async () => {
     const owned: [Who, number, boolean][] = [
       ['alice', routes.alicePublic, true],

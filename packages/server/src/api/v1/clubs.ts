@@ -1,7 +1,7 @@
 /**
  * Clubs on v1 (issue 20, "Clubs": members share their routes with a club, through the API too). The
- * specification has clubs on the legacy interface only (decisions.md §5, legacy/clubs.ts); these are
- * the same paths and rules in v1's conventions (decisions.md §2: root keys, `page`/`page_size` with
+ * specification has clubs on the legacy interface only (docs/contributors/decisions.md §5, legacy/clubs.ts); these are
+ * the same paths and rules in v1's conventions (docs/contributors/decisions.md §2: root keys, `page`/`page_size` with
  * `meta.pagination`, `{"errors": […]}`, 204 for a delete):
  *
  * - `GET /api/v1/clubs.json`: the clubs the caller belongs to (as administrator or member), by name,
@@ -9,7 +9,7 @@
  * - `GET /api/v1/clubs/{id}.json`: `{"club": {…}}` (name, description, member count), to any user.
  * - `GET /api/v1/clubs/{id}/routes.json`: the routes shared with the club, most recently shared first.
  *   Members (and the club's own account) see every one, whatever its visibility; anyone else only the
- *   public ones (decisions.md §5: "others see only public items").
+ *   public ones (docs/contributors/decisions.md §5: "others see only public items").
  * - `POST /api/v1/clubs/{id}/routes.json` with `{"route_id": n}`: a member shares one of their own
  *   routes; 201 `{"route": {…}}`, or 200 when it was shared already.
  * - `DELETE /api/v1/clubs/{id}/routes/{routeId}.json`: the member who shared it or an administrator of

@@ -1,5 +1,5 @@
 /**
- * v1 error bodies (platform-api.md, Errors; decisions.md §2): `{"errors": [...]}`, one string per
+ * v1 error bodies (docs/integrators/api.md, Errors; docs/contributors/decisions.md §2): `{"errors": [...]}`, one string per
  * problem. Schema validation failures name the parameter or field; a full disk (507) or a database out of reach
  * (503) says so (storage-fault.ts); anything else unexpected is a 500 that says nothing about the inside.
  */

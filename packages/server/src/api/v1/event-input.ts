@@ -1,7 +1,7 @@
 /**
- * The body of `POST /api/v1/events.json` and `PATCH /api/v1/events/{id}.json` (decisions.md §2): `name`
+ * The body of `POST /api/v1/events.json` and `PATCH /api/v1/events/{id}.json` (docs/contributors/decisions.md §2): `name`
  * and `start_date` are required, and a 422 lists every missing or invalid field at once
- * (platform-api.md, Errors: "one string per problem"). The fields may come inside `event` (the record's
+ * (docs/integrators/api.md, Errors: "one string per problem"). The fields may come inside `event` (the record's
  * root key) or at the top level of the body, as clients of Rails-style APIs send either.
  */
 import type { Visibility } from '../../db/schema.js';

@@ -88,7 +88,7 @@ describe('POST /api/v1/events.json', () => {
     });
   });
 
-  it('answers 422 listing every missing field at once (platform-api.md, Errors)', async () => {
+  it('answers 422 listing every missing field at once (docs/integrators/api.md, Errors)', async () => {
     for (const payload of [{}, { event: {} }, undefined]) {
       const response = await request('POST', '/api/v1/events.json', payload);
       expect(response.statusCode).toBe(422);

@@ -1,7 +1,7 @@
 /**
- * Events (decisions.md §2): `GET /api/v1/events.json` (the caller's events, paginated), `POST
+ * Events (docs/contributors/decisions.md §2): `GET /api/v1/events.json` (the caller's events, paginated), `POST
  * /api/v1/events.json`, `GET`/`PATCH`/`DELETE /api/v1/events/{id}.json`. `name` and `start_date` are
- * required: a 422 lists every missing or invalid field at once (platform-api.md, Errors). Visibility as
+ * required: a 422 lists every missing or invalid field at once (docs/integrators/api.md, Errors). Visibility as
  * for routes and trips: another user's public event is shown, any other is a 403; only the organiser
  * changes or deletes an event.
  */
@@ -144,7 +144,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
     },
   });
 
-  // PATCH per decisions.md §2; PUT as well, since Rails-style clients send either for an update.
+  // PATCH per docs/contributors/decisions.md §2; PUT as well, since Rails-style clients send either for an update.
   for (const method of ['PATCH', 'PUT'] as const) {
     v1Route(app, context, {
       method,

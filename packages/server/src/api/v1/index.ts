@@ -1,5 +1,5 @@
 /**
- * The v1 interface under /api/v1 (platform-api.md; decisions.md §2): one plugin per resource, sharing
+ * The v1 interface under /api/v1 (docs/integrators/api.md; docs/contributors/decisions.md §2): one plugin per resource, sharing
  * the credential check, the error bodies and the `.json`-or-not paths.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * v1 pagination (decisions.md §2; platform-api.md, "Pagination metadata" and Limits): `page` is 1-based
+ * v1 pagination (docs/contributors/decisions.md §2; docs/integrators/api.md, "Pagination metadata" and Limits): `page` is 1-based
  * (at most PAGE_RANGE.max, issue 17), `page_size` 20..200, default 20; anything else is a 400 naming
  * the parameter (the schema below, through the v1 error handler). A page past the end is an empty list, not an error. `next_page_url` is absolute,
  * built from the public base URL, keeps `page_size`, and is null on the last page.

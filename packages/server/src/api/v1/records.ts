@@ -1,5 +1,5 @@
 /**
- * v1 record shapes (decisions.md §2). Times are ISO 8601 UTC with offset; a value the data does not
+ * v1 record shapes (docs/contributors/decisions.md §2). Times are ISO 8601 UTC with offset; a value the data does not
  * give is null; `email` only when the caller is that user.
  */
 import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
@@ -174,7 +174,7 @@ const TRIP_PROPERTIES = {
   },
 } as const;
 
-/** A legacy track point (platform-api.md, "Track point"): every key optional. */
+/** A legacy track point (docs/integrators/api.md, "Track point"): every key optional. */
 export const TRACK_POINT_SCHEMA = {
   type: 'object',
   properties: {
@@ -249,7 +249,7 @@ export const EVENT_SCHEMA = {
   },
 } as const;
 
-/** `meta.pagination` (platform-api.md, "Pagination metadata"). */
+/** `meta.pagination` (docs/integrators/api.md, "Pagination metadata"). */
 export const PAGINATION_META_SCHEMA = {
   type: 'object',
   required: ['pagination'],
@@ -267,7 +267,7 @@ export const PAGINATION_META_SCHEMA = {
   },
 } as const;
 
-/** A v1 list's answer (decisions.md §2): the records under their plural root key, and `meta.pagination`. */
+/** A v1 list's answer (docs/contributors/decisions.md §2): the records under their plural root key, and `meta.pagination`. */
 export function listResponseSchema(root: string, items: object): object {
   return {
     type: 'object',
@@ -284,7 +284,7 @@ export const ID_PARAMS_SCHEMA = {
 } as const;
 
 /**
- * A club (decisions.md §5: "name, description, member count"), the same on v1 and the legacy interface
+ * A club (docs/contributors/decisions.md §5: "name, description, member count"), the same on v1 and the legacy interface
  * but for `url`, which names it on the interface that answers (`prefix`: v1's or the legacy site root).
  */
 export interface ClubRecord {

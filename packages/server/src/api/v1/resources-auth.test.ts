@@ -1,6 +1,6 @@
 /**
  * Every v1 resource endpoint of issue 4, side by side: 401 without credentials (checked before the
- * request is validated, decisions.md §1), and 400 naming the parameter for an id that is not a positive
+ * request is validated, docs/contributors/decisions.md §1), and 400 naming the parameter for an id that is not a positive
  * integer. The other answers of each endpoint are in routes, trips, events and sync tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

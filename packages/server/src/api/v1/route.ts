@@ -1,6 +1,6 @@
 /**
  * Registering v1 routes: every path that answers JSON answers with and without its `.json` extension
- * (platform-api.md, Conventions: JSON is selected by the content type or the extension); one that
+ * (docs/integrators/api.md, Conventions: JSON is selected by the content type or the extension); one that
  * answers a file (an original upload, issue 20) has no extension and answers only there, so no `.json`
  * path ever sends anything but JSON. Every route says which credentials it needs, checked before the
  * handler runs.
@@ -50,7 +50,7 @@ export function v1Route(
     throw new TypeError(`v1 route ${url}: a path ends in .json exactly when it answers JSON (file: ${file})`);
   }
   // Credentials are checked as the request arrives, before its body is read or validated: a caller
-  // without them learns 401 (decisions.md §1), not what would have been wrong with the request.
+  // without them learns 401 (docs/contributors/decisions.md §1), not what would have been wrong with the request.
   const onRequest = async (request: FastifyRequest): Promise<void> => {
     if (auth === 'user') {
       request.caller = await v1Caller(request, context.store);

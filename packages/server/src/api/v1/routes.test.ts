@@ -30,7 +30,7 @@ afterEach(async () => {
   await server.close();
 });
 
-/** "Planned loop", the GPX rte of our tracks-and-routes.gpx fixture: a route (decisions.md §5). */
+/** "Planned loop", the GPX rte of our tracks-and-routes.gpx fixture: a route (docs/contributors/decisions.md §5). */
 function plannedLoop(): Track {
   const track = tracksOf(readFixture('gpx', 'tracks-and-routes.gpx'), 'x.gpx').find(
     (t) => t.kind === 'route' && t.name === 'Planned loop',

@@ -1,5 +1,5 @@
 /**
- * Routes (decisions.md §2): `GET /api/v1/routes.json` (the caller's routes, paginated; platform-api.md,
+ * Routes (docs/contributors/decisions.md §2): `GET /api/v1/routes.json` (the caller's routes, paginated; docs/integrators/api.md,
  * v1 endpoints), `GET /api/v1/routes/{id}.json` with `track_points`, `DELETE /api/v1/routes/{id}.json`.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,7 @@
 /**
- * `GET /api/v1/sync.json?since=<ISO 8601>&assets=routes,trips` (decisions.md §2): what changed in the
+ * `GET /api/v1/sync.json?since=<ISO 8601>&assets=routes,trips` (docs/contributors/decisions.md §2): what changed in the
  * caller's library since a time, deletions included, so a client can recover webhooks it missed
- * (decisions.md §6). One item per asset, its last change, oldest first; `since=1970-01-01` gives the whole
+ * (docs/contributors/decisions.md §6). One item per asset, its last change, oldest first; `since=1970-01-01` gives the whole
  * library. `assets` defaults to the kinds the API client's webhook wants. `next_sync_url` repeats the
  * query with `since` set to `service_datetime`.
  */

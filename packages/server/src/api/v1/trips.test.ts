@@ -301,7 +301,7 @@ describe.skipIf(!corpusAvailable)(
       });
     });
 
-    it('a TCX file with four activities becomes four trips, running and cycling (decisions.md §5)', async () => {
+    it('a TCX file with four activities becomes four trips, running and cycling (docs/contributors/decisions.md §5)', async () => {
       const created = await storeFile(
         server,
         rider.id,

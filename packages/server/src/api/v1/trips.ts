@@ -1,5 +1,5 @@
 /**
- * Trips (decisions.md §2): `GET /api/v1/trips.json` (the caller's trips, paginated),
+ * Trips (docs/contributors/decisions.md §2): `GET /api/v1/trips.json` (the caller's trips, paginated),
  * `GET /api/v1/trips/{id}.json` with `track_points`, `DELETE /api/v1/trips/{id}.json`.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,6 +1,6 @@
 /**
  * Migration 1: accounts, API clients, every credential, routes, trips, events and the change log
- * (issue 4; decisions.md §1–4). Later issues add their own numbered migrations (the upload queue and
+ * (issue 4; docs/contributors/decisions.md §1–4). Later issues add their own numbered migrations (the upload queue and
  * the webhook outbox come with issue 5).
  */
 import { sql, type Kysely } from 'kysely';
@@ -142,7 +142,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       calories REAL,
       device TEXT
     ) STRICT`.execute(db);
-  // Lists are ordered by updated_at, then id, both descending (decisions.md §2).
+  // Lists are ordered by updated_at, then id, both descending (docs/contributors/decisions.md §2).
   for (const table of ['routes', 'trips']) {
     await sql`CREATE INDEX ${sql.raw(`${table}_by_user`)} ON ${sql.table(table)} (user_id, updated_at DESC, id DESC)`.execute(
       db,

@@ -1,5 +1,5 @@
 /**
- * Migration 3 (issue 5; decisions.md §5–6): the file-upload queue, club routes, the origin of routes
+ * Migration 3 (issue 5; docs/contributors/decisions.md §5–6): the file-upload queue, club routes, the origin of routes
  * and trips made from uploads, and the webhook outbox with its delivery log.
  *
  * - queued_tasks: one per upload; status -1/0/1 as the specification says, with the lease a worker

@@ -2,7 +2,7 @@
  * Migration 9 (issue 17, "Text from files is unbounded"): text stored before the store had maxima is
  * shortened to them, so no row stored earlier can break a list or a page for its owner (three trips with
  * 200 MB names made every trip list of their rider answer 500 for good). The maxima are the store's
- * (store/text-limits.ts); README "Text from files and from the API" lists them.
+ * (store/text-limits.ts); docs/operators/limits.md "Text from files and from the API" lists them.
  *
  * - routes and trips: a name or a device over its maximum, which came from the file, is cleaned and
  *   shortened as the parser now does it (@rideport/ridefile), and the row's warnings say so with the
