@@ -7,7 +7,7 @@
  */
 import type { SyncEngine, SyncStatus } from '@rideport/sync';
 import type { CliIo, CliWritable } from './io.js';
-import { announce, type LogFormat } from './server-host.js';
+import { announce, type LogFormat } from './announce.js';
 
 export interface SyncReport {
   /** prints what is new now (the engine's change events come a turn later) */

@@ -14,5 +14,6 @@ export type {
   WaitingFile,
 } from './status.js';
 export type { RideUploader } from './upload.js';
+export { ownerOnlySyncDirectory } from './owner-only.js';
 export { engineControls, renewCredentialsWhenRefused, syncFolders } from './host.js';
 export type { EngineControls, SyncFolders } from './host.js';
