@@ -5,6 +5,7 @@ export { currentUser, defaultMountRoots, detectDevices } from './devices.js';
 export type { DetectedDevice, DeviceVendor, MountRoot } from './devices.js';
 export { parseImportWindow } from './status.js';
 export type {
+  CopyEntry,
   ImportWindow,
   RideHistoryEntry,
   SourceStatus,
