@@ -4,7 +4,7 @@
  * program.
  */
 import { fileURLToPath } from 'node:url';
-import { tuneLongRunningProcess } from '@rideport/host';
+import { tuneLongRunningProcess } from '@rideport/host/long-running';
 import { limitAllocatorArenas } from '@rideport/host/freed-memory';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';

@@ -41,6 +41,7 @@ function status(
     removedSources: [],
     counts: { found: recent.length, waiting: 0, queued: 0, uploading: 0, synced, failed: 0 },
     waitingFiles: [],
+    copies: [],
     recent,
     lastPassAt: null,
   };

@@ -9,6 +9,7 @@ function status(state: SyncState, extra: Partial<SyncStatus> = {}): SyncStatus {
     removedSources: [],
     counts: { found: 12, waiting: 0, queued: 0, uploading: 0, synced: 12, failed: 0 },
     waitingFiles: [],
+    copies: [],
     recent: [],
     lastPassAt: '2026-11-23T07:00:00.000Z',
     ...extra,

@@ -11,6 +11,7 @@ function status(state: SyncStatus['state']): SyncStatus {
     removedSources: [],
     counts: { found: 0, waiting: 0, queued: 0, uploading: 0, synced: 0, failed: 0 },
     waitingFiles: [],
+    copies: [],
     recent: [],
     lastPassAt: null,
   };

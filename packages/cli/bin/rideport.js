@@ -17,7 +17,7 @@ let main;
 let prepareProcess;
 try {
   // First, before the rest is loaded and starts threads (issue 22, src/early-process.ts).
-  (await import('../dist/early-process.js')).prepareAllocator(process.argv.slice(2));
+  await (await import('../dist/early-process.js')).prepareAllocator(process.argv.slice(2));
   ({ main, prepareProcess } = await import('../dist/main.js'));
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
@@ -27,12 +27,15 @@ try {
   process.exit(1);
 }
 
-prepareProcess(process.argv.slice(2));
+await prepareProcess(process.argv.slice(2));
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   cwd: process.cwd(),
   env: process.env,
+  program: process.argv[1],
+  // Help and start-up lines wrap at the terminal's width; not a terminal: 80 (issue 35).
+  ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
   ...(process.stdin.isTTY && process.stderr.isTTY
     ? {
         terminal: {

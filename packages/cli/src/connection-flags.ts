@@ -1,35 +1,15 @@
 /**
  * The flags of `serve` and `up` that change the server's connection limits (issue 17; the server's
  * ConnectionLimits; docs/operators/limits.md, "Connections"). Times are given in seconds; an absent flag leaves the
- * server's default.
+ * server's default. Their table is in commands/shared-options.ts (issue 35).
  */
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '@rideport/server';
+import type { CONNECTION_OPTIONS } from './commands/shared-options.js';
 import { UsageError } from './errors.js';
 
-export const CONNECTION_FLAGS = {
-  'max-connections': { type: 'string' },
-  'max-connections-per-address': { type: 'string' },
-  'header-timeout': { type: 'string' },
-  'request-timeout': { type: 'string' },
-  'keep-alive-timeout': { type: 'string' },
-  'idle-timeout': { type: 'string' },
-} as const;
-
-type ConnectionFlag = keyof typeof CONNECTION_FLAGS;
+type ConnectionFlag = (typeof CONNECTION_OPTIONS)[number]['name'];
 
 const seconds = (milliseconds: number): number => milliseconds / 1000;
-
-/** The flags' lines of a command's help. */
-export const CONNECTION_FLAGS_HELP = `  --max-connections <n>    connections open at once (default 1000, or half the open-file limit if
-                           lower); at the limit the oldest one with no request in progress makes way
-  --max-connections-per-address <n>
-                           connections from one client address when listening beyond loopback
-                           (default ${String(DEFAULT_CONNECTION_LIMITS.perAddress)}; 0: no limit)
-  --header-timeout <s>     seconds for a request's header to arrive (default ${seconds(DEFAULT_CONNECTION_LIMITS.headerTimeoutMs)})
-  --request-timeout <s>    seconds for a whole request to arrive, upload included (default ${seconds(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)})
-  --keep-alive-timeout <s> seconds an idle keep-alive connection stays open (default ${seconds(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)})
-  --idle-timeout <s>       seconds a connection may stay silent (default ${seconds(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs)})
-`;
 
 /** A whole number from `min` up, or a usage error naming the flag. */
 function wholeNumber(text: string, flag: ConnectionFlag, command: string, min: number, what: string): number {

@@ -1,19 +1,15 @@
 /**
- * Where `serve`, `up` and `admin` keep their data (docs/contributors/architecture.md: the per-user data directory from
- * env-paths unless `--data` says otherwise), and the database file in it.
+ * Where `serve`, `up`, `sync` and `admin` keep their data: the per-user data directory from env-paths
+ * unless `--data` says otherwise. The server's database file in it is the server's to name (issue 35:
+ * this module is loaded by `rideport sync` too, which runs without the server).
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { databasePathIn } from '@rideport/server';
 import envPaths from 'env-paths';
 
 export function dataDirectory(option: string | undefined, cwd: string): string {
   if (option !== undefined && option !== '') return resolve(cwd, option);
   return envPaths('rideport', { suffix: '' }).data;
-}
-
-export function databasePath(option: string | undefined, cwd: string): string {
-  return databasePathIn(dataDirectory(option, cwd));
 }
 
 /**

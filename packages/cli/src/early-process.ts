@@ -2,9 +2,10 @@
  * What the launcher (bin/rideport.js) does first, before it loads the rest of rideport: a command that
  * runs until stopped caps the C allocator's arenas (issue 22; freed-memory.ts in @rideport/host) while few
  * threads have allocated yet. Loading the server's modules alone starts threads that take arenas of
- * their own, so this module imports nothing but that one.
+ * their own, so this module imports nothing but that one, and that one only for such a command (issue
+ * 35: a one-off command loads nothing of the host; without the host installed, nothing is capped).
  */
-import { limitAllocatorArenas } from '@rideport/host/freed-memory';
+import { hostMissing } from './host-missing.js';
 
 /** The commands that run until stopped (main.test.ts checks this against each command's own flag). */
 export const LONG_RUNNING_COMMANDS: ReadonlySet<string> = new Set(['up', 'sync', 'serve', 'worker']);
@@ -15,7 +16,14 @@ export function commandNameOf(argv: readonly string[]): string | undefined {
 }
 
 /** Caps the arenas for a long-running command; true when that was done (glibc, no setting of the user's). */
-export function prepareAllocator(argv: readonly string[]): boolean {
+export async function prepareAllocator(argv: readonly string[]): Promise<boolean> {
   const name = commandNameOf(argv);
-  return name !== undefined && LONG_RUNNING_COMMANDS.has(name) && limitAllocatorArenas();
+  if (name === undefined || !LONG_RUNNING_COMMANDS.has(name)) return false;
+  try {
+    const { limitAllocatorArenas } = await import('@rideport/host/freed-memory');
+    return limitAllocatorArenas();
+  } catch (error) {
+    if (hostMissing(error)) return false;
+    throw error;
+  }
 }

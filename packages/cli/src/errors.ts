@@ -35,6 +35,8 @@ export const CliErrorCode = {
   SERVER_FULL: 'RIDEPORT_SERVER_FULL',
   /** `sync --once`: this computer's disk is full (issue 17): the ledger or inbox cannot be written */
   DISK_FULL: 'RIDEPORT_DISK_FULL',
+  /** `up`, `serve`, `worker`, `admin`: @rideport/host, which brings the server, is not installed (issue 35) */
+  NOT_INSTALLED: 'RIDEPORT_NOT_INSTALLED',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

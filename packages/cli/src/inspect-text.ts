@@ -1,8 +1,10 @@
 /** The human-readable `inspect` report: what a person wants to know about a ride file at a glance. */
 import { warningWords, type Stat, type WarnedTrack } from '@rideport/ridefile';
 
+import { channelWords } from './channels.js';
 import type { InspectedRide, InspectedTrack } from './inspect-json.js';
 import { decimal, hoursMinutesSeconds, isoUtc, kilometres, kilometresPerHour } from './format.js';
+import { DEFAULT_COLUMNS, wrapList } from './wrap.js';
 
 const LABEL_WIDTH = 14;
 
@@ -22,7 +24,8 @@ function orNone(value: number | null, show: (n: number) => string): string {
   return value === null ? 'none' : show(value);
 }
 
-export function inspectText(ride: InspectedRide): string {
+/** The report, its longer lines (the channels) wrapped at `width`. */
+export function inspectText(ride: InspectedRide, width = DEFAULT_COLUMNS): string {
   let text = line('format', ride.format.toUpperCase());
   text += line('creator', ride.creator ?? 'unknown');
   text += line('warnings', ride.warnings.length === 0 ? 'none' : String(ride.warnings.length));
@@ -30,12 +33,12 @@ export function inspectText(ride: InspectedRide): string {
   for (const warning of ride.warnings) text += `  ${warning.message} (${warning.code})\n`;
   text += line('tracks', String(ride.tracks.length));
   ride.tracks.forEach((track, index) => {
-    text += `\n${trackText(track, index + 1, ride.tracks.length)}`;
+    text += `\n${trackText(track, index + 1, ride.tracks.length, width)}`;
   });
   return text;
 }
 
-function trackText(track: InspectedTrack, number: number, count: number): string {
+function trackText(track: InspectedTrack, number: number, count: number, width: number): string {
   const { summary, sensors } = track;
   const indent = '  ';
   const name = track.name === null ? '(unnamed)' : JSON.stringify(track.name);
@@ -46,8 +49,9 @@ function trackText(track: InspectedTrack, number: number, count: number): string
   text += line('end', orNone(track.lastPointTime, isoUtc), indent);
   text += trackWarnings(track, indent);
   text += line('points', String(track.pointCount), indent);
-  const channels = Object.entries(track.channels).map(([key, n]) => `${key} ${n}`);
-  text += line('channels', channels.length === 0 ? 'none' : channels.join(', '), indent);
+  const column = ' '.repeat(indent.length + LABEL_WIDTH);
+  const channels = channelWords(track.channels, track.pointCount);
+  text += `${wrapList(channels, width, `${indent}${'channels'.padEnd(LABEL_WIDTH)}`, column).join('\n')}\n`;
   const distance = orNone(summary.distanceMeters, kilometres);
   const source = summary.distanceSource === null ? '' : ` (from ${summary.distanceSource})`;
   text += line('distance', `${distance}${summary.distanceMeters === null ? '' : source}`, indent);

@@ -23,6 +23,16 @@ export interface CliIo {
    */
   env?: Readonly<Record<string, string | undefined>>;
   /**
+   * The launcher's path (process.argv[1]), to tell whether `rideport` on the PATH is this program
+   * when printing a command to run next (follow-up.ts, issue 35). Absent: as if it were not.
+   */
+  program?: string;
+  /**
+   * The terminal's width when stdout is one (process.stdout.columns): help and start-up lines wrap at
+   * it (issue 35). Absent: 80, for a file, a pipe or a width nobody knows.
+   */
+  columns?: number;
+  /**
    * The user's terminal, when stdin and stderr both are one: commands may then ask questions (the
    * first sync's import window) and draw progress bars; without it they print plain lines.
    */

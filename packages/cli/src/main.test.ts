@@ -102,7 +102,7 @@ describe('prepareProcess', () => {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const main = new URL('./main.ts', import.meta.url).href;
     const script = `const { prepareProcess } = await import(${JSON.stringify(main)});
-prepareProcess(${JSON.stringify(argv)});
+await prepareProcess(${JSON.stringify(argv)});
 const { createRequire } = await import('node:module');
 const trims = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/koffi/'));
 console.log(JSON.stringify([process.env.RIDEPORT_SMALL_YOUNG_GENERATION === '1', trims]));`;
@@ -144,7 +144,7 @@ describe('prepareAllocator', () => {
     const early = new URL('./early-process.ts', import.meta.url).href;
     const commands = ['up', 'sync', 'serve', 'worker', 'convert', 'inspect', 'admin'];
     const script = `const { prepareAllocator } = await import(${JSON.stringify(early)});
-console.log(JSON.stringify(${JSON.stringify(commands)}.map((name) => prepareAllocator([name, '--help']))));`;
+console.log(JSON.stringify(await Promise.all(${JSON.stringify(commands)}.map((name) => prepareAllocator([name, '--help'])))));`;
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--import', tsx, '--conditions=@rideport/source', '--input-type=module', '-e', script],

@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node
 import { join, relative } from 'node:path';
 import { buildServer } from '@rideport/server';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from './test-support/run.js';
+import { buildCli, REPOSITORY_ROOT, temporaryDirectory, unwrapped } from './test-support/run.js';
 
 beforeAll(buildCli, 120_000);
 
@@ -53,12 +53,12 @@ function rideportUnderUmask000(
   return new Promise((resolve, reject) => {
     const look = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (done.test(output)) resolve({ output, stop, exited });
+      if (done.test(unwrapped(output))) resolve({ output: unwrapped(output), stop, exited });
     };
     child.stdout.on('data', look);
     child.stderr.on('data', look);
     child.once('close', (code) => {
-      if (done.test(output)) resolve({ output, stop, exited });
+      if (done.test(unwrapped(output))) resolve({ output: unwrapped(output), stop, exited });
       else reject(new Error(`rideport ${args[0] ?? ''} exited with ${String(code)}: ${output}`));
     });
   });

@@ -14,11 +14,10 @@ import {
   type ServerOptions,
 } from '@rideport/server';
 import { CliError, CliErrorCode, OperationError, UsageError } from './errors.js';
-import type { CliIo, CliWritable } from './io.js';
+import type { CliWritable } from './io.js';
+import type { LogFormat } from './announce.js';
 import type { SharedDatabase } from './shared-database.js';
 import { TEXT_LOG_LEVEL, textLogStream } from './text-log.js';
-
-export type LogFormat = 'text' | 'json';
 
 export interface ServeSettings {
   host: string;
@@ -112,55 +111,6 @@ function databaseOf(
   }
   if (settings.lock === null) throw new Error('a server on SQLite needs its data directory claimed');
   return { databasePath: databasePathIn(settings.lock.directory) };
-}
-
-/** Resolves when SIGINT or SIGTERM arrives (and stops listening for them). */
-export function untilStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
-/**
- * Keeps the process running until `stopped` settles. A process whose only work is timers and database
- * connections (`rideport worker`: its queue's polling timer does not hold the process) ended the moment
- * a restart of PostgreSQL closed its last connection, with Node's exit status 13 and no word (issue 18).
- */
-export async function heldOpenUntil<T>(stopped: Promise<T>): Promise<T> {
-  const hold = setInterval(() => undefined, 2 ** 31 - 1);
-  try {
-    return await stopped;
-  } finally {
-    clearInterval(hold);
-  }
-}
-
-/** One line of text output, or one JSON log line in the pino shape for --log-format json. */
-export function announce(
-  io: CliIo,
-  format: LogFormat,
-  message: string,
-  fields: Record<string, unknown> = {},
-): void {
-  if (format === 'json') {
-    io.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message, ...fields })}\n`);
-  } else {
-    io.stdout.write(`${message}\n`);
-  }
-}
-
-/** `--log-format text|json`, or a usage error naming the command. */
-export function logFormatOption(text: string, command: string): LogFormat {
-  if (text !== 'text' && text !== 'json') {
-    throw new UsageError(`${command}: --log-format must be text or json, got '${text}'`);
-  }
-  return text;
 }
 
 /** `--port`, a port number (0 picks a free one), or a usage error naming the command. */

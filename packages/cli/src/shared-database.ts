@@ -8,16 +8,6 @@ import { resolve } from 'node:path';
 import { databaseTargetOf, parseMasterKey } from '@rideport/server';
 import { UsageError } from './errors.js';
 
-export const SHARED_DATABASE_FLAGS = {
-  database: { type: 'string' },
-  'master-key-file': { type: 'string' },
-} as const;
-
-export const SHARED_DATABASE_HELP = `  --database <url>      a PostgreSQL database (postgres://user@host:5432/name) instead of the SQLite
-                        database in --data, shared by several servers; also RIDEPORT_DATABASE_URL
-  --master-key-file <f> with --database: the file holding the master key every server and admin shares
-                        (32 bytes in base64: openssl rand -base64 32); also RIDEPORT_MASTER_KEY`;
-
 export interface SharedDatabase {
   databaseUrl: string;
   masterKey: Buffer;

@@ -7,7 +7,7 @@
  */
 import type { SyncEngine, SyncStatus } from '@rideport/sync';
 import type { CliIo, CliWritable } from './io.js';
-import { announce, type LogFormat } from './server-host.js';
+import { announce, type LogFormat } from './announce.js';
 
 export interface SyncReport {
   /** prints what is new now (the engine's change events come a turn later) */
@@ -86,6 +86,7 @@ export function reportSync(
   let lastState = '';
   const announcedSources = new Set<string>();
   let waitingSaid = new Map<string, string>();
+  let copiesSaid = new Set<string>();
   const { terminal } = io;
   const bar =
     terminal?.stdoutIsTerminal === true && format === 'text'
@@ -153,6 +154,33 @@ export function reportSync(
       );
     }
     waitingSaid = stillWaiting;
+    // Issue 35: a byte-identical copy of a ride is not uploaded again, and said once, as the same ride
+    // in another format is (its `synced` line names the trip it already was).
+    const stillCopies = new Set<string>();
+    for (const copy of [...status.copies].reverse()) {
+      const key = `${copy.sourceId}\n${copy.relativePath}\n${copy.foundAt}`;
+      stillCopies.add(key);
+      if (copiesSaid.has(key)) continue;
+      const { sameAs } = copy;
+      const made = [
+        ...sameAs.tripIds.map((id) => `trip ${id}`),
+        ...sameAs.routeIds.map((id) => `route ${id}`),
+      ];
+      const what =
+        sameAs.state === 'synced' && made.length > 0
+          ? `synced already → ${made.join(', ')}`
+          : sameAs.state === 'failed'
+            ? 'which the server refused (the line about it says why)'
+            : 'uploaded once, as that file';
+      line(`not uploaded again: ${copy.relativePath} has the same bytes as ${sameAs.relativePath}, ${what}`, {
+        event: 'copy',
+        file: copy.relativePath,
+        sameAs: sameAs.relativePath,
+        trips: sameAs.tripIds,
+        routes: sameAs.routeIds,
+      });
+    }
+    copiesSaid = stillCopies;
     for (const source of status.sources) {
       if (!source.awaitingImportChoice || announcedSources.has(source.id)) continue;
       announcedSources.add(source.id);

@@ -1,19 +1,28 @@
 /** The `rideport --help` text, built from the command list so it cannot drift from what exists. */
-import type { Command } from './commands/index.js';
+import type { CommandSpec } from './options.js';
+import { wrapParagraph } from './wrap.js';
 
-export function usageText(commands: readonly Command[]): string {
-  const entries = commands.map((command) => `${command.name} ${command.synopsis}`);
-  const width = Math.max(...entries.map((entry) => entry.length)) + 3;
-  const list = commands.map((command, i) => `  ${entries[i]!.padEnd(width)}${command.summary}\n`).join('');
-  return `Usage: rideport <command> [options]
-
-Commands:
-${list}
-Run 'rideport <command> --help' for a command's options.
-Exit status: 0 ok, 1 failed operation, 2 bad usage.
-`;
+/**
+ * Each command with its arguments, and below it what it does (issue 35: one line of both ran to 237
+ * characters), wrapped at `width`.
+ */
+export function usageText(commands: readonly CommandSpec[], width: number): string {
+  const list = commands.flatMap((command) => [
+    ...wrapParagraph(`${command.name} ${command.synopsis}`, width, '  ', '      '),
+    ...wrapParagraph(command.summary, width, '      ', '      '),
+  ]);
+  return [
+    'Usage: rideport <command> [options]',
+    '',
+    'Commands:',
+    ...list,
+    '',
+    ...wrapParagraph("Run 'rideport <command> --help' for a command's options.", width),
+    ...wrapParagraph('Exit status: 0 ok, 1 failed operation, 2 bad usage.', width),
+    '',
+  ].join('\n');
 }
 
-export function commandNames(commands: readonly Command[]): string {
+export function commandNames(commands: readonly CommandSpec[]): string {
   return commands.map((command) => command.name).join(', ');
 }

@@ -136,6 +136,19 @@ class RecordingSync implements LocalSync {
           takenBy: '2026-03-01T12:02:00.000Z',
         },
       ],
+      copies: [
+        {
+          sourceId: 'folder:/home/rider/Rides',
+          relativePath: 'Backup/<same>.fit',
+          sameAs: {
+            sourceId: 'device:garmin',
+            relativePath: 'Activity/ride.fit',
+            tripIds: [7],
+            routeIds: [],
+          },
+          foundAt: '2026-03-01T11:58:00.000Z',
+        },
+      ],
     };
   }
   syncNow(): void {
@@ -254,6 +267,10 @@ describe('GET /dashboard/sync', () => {
     expect(body).toMatch(/<dt>Failed<\/dt>\s*<dd>1<\/dd>/);
     // A file that waits says why and until when, its name escaped (issue 20).
     expect(body).toContain('<h2 id="sync-waiting-heading">Not complete yet</h2>');
+    // Issue 35: a byte-identical copy is said, with the file it is the same as and that ride's link.
+    expect(body.replace(/\s+/g, ' ')).toContain(
+      '<td><code>Backup/&lt;same&gt;.fit</code></td> <td>/home/rider/Rides</td> <td><code>Activity/ride.fit</code></td> <td> <a href="/dashboard/rides/7">Ride 7</a>',
+    );
     expect(body).toMatch(
       /<td><code>Activity\/&lt;copying&gt;\.fit<\/code><\/td>\s*<td>Garmin Edge &lt;530&gt;<\/td>\s*<td>the FIT file ends before its CRC<\/td>\s*<td><time datetime="2026-03-01T12:02:00.000Z">2026-03-01 12:02:00 UTC<\/time><\/td>/,
     );

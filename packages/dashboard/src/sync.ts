@@ -438,7 +438,45 @@ export function liveFragment(token: string, status: ShownStatus, names: RideName
         )}
       </dl>
     </section>
-    ${waitingSection(status)} ${historySection(token, status, names)}`;
+    ${waitingSection(status)} ${historySection(token, status, names)} ${copiesSection(status)}`;
+}
+
+/**
+ * Byte-identical copies of rides (issue 35: they were skipped without a word): each said once, with
+ * the file it is the same as, as the history says a ride the server had already.
+ */
+function copiesSection(status: ShownStatus): SafeHtml | string {
+  const copies = status.copies ?? [];
+  if (copies.length === 0) return '';
+  const labels = sourceLabels(status);
+  return html`<section aria-labelledby="sync-copies-heading">
+    <h2 id="sync-copies-heading">Copies not uploaded again</h2>
+    <p>These files have the same bytes as a ride found before: that ride is uploaded once.</p>
+    <table id="sync-copies">
+      <thead>
+        <tr>
+          <th scope="col">File</th>
+          <th scope="col">Source</th>
+          <th scope="col">The same as</th>
+          <th scope="col">On the dashboard</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${copies.map(
+          (copy) =>
+            html`<tr>
+              <td><code>${copy.relativePath}</code></td>
+              <td>${labels.get(copy.sourceId) ?? copy.sourceId}</td>
+              <td><code>${copy.sameAs.relativePath}</code></td>
+              <td>
+                ${copy.sameAs.tripIds.map((id) => html`<a href="/dashboard/rides/${id}">Ride ${id}</a> `)}
+                ${copy.sameAs.routeIds.map((id) => html`<a href="/dashboard/routes/${id}">Route ${id}</a> `)}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
 }
 
 /**

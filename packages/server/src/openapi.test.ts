@@ -204,6 +204,30 @@ describe('the OpenAPI document', () => {
     expect(bearer('/api/v1/auth_tokens.json', 'post')).toBe(false);
   });
 
+  // Issue 35: the upload's form fields, and the rule that the credentials come before the file.
+  it.each(['/trips.json', '/trips.js'])('describes the fields of the upload form at POST %s', (path) => {
+    const operation = document.paths[path]!['post'] as Operation & {
+      description?: string;
+      requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+    };
+    const form = operation.requestBody?.content['multipart/form-data']?.schema.properties;
+    expect(Object.keys(form ?? {}).sort()).toEqual(
+      [
+        'apikey',
+        'auth_token',
+        'data_file',
+        'email',
+        'external_id',
+        'file',
+        'password',
+        'trip[description]',
+        'trip[name]',
+        'trip[visibility]',
+      ].sort(),
+    );
+    expect(operation.description).toContain('must come before the file part');
+  });
+
   it('is kept by the code: an operation that needs credentials refuses a request without them', async () => {
     const rider = await createPerson(server);
     const { apiKey } = await credentialsFor(server, rider);

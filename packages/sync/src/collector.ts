@@ -5,7 +5,7 @@
  * listing.
  */
 import { Inbox, readSourceFile, sha256Of } from './inbox.js';
-import type { FileRow, Ledger, SourceRow } from './ledger.js';
+import type { FileRow, Ledger, RideRow, SourceRow } from './ledger.js';
 import { listRideFiles, type ListedFile } from './listing.js';
 
 export interface CollectOptions {
@@ -18,6 +18,11 @@ export interface CollectOptions {
   nowMs: () => number;
   /** told of each new ride as soon as it is in the ledger, so uploads start while the pass goes on */
   onNewRide?: () => void;
+  /**
+   * told of a file whose bytes are a ride found before as another file (issue 35), the first time
+   * the ledger sees those bytes there
+   */
+  onCopy?: (file: { sourceId: string; relativePath: string }, ride: RideRow) => void;
 }
 
 export interface CollectResult {
@@ -59,7 +64,10 @@ export async function collectSource(
     const unchanged =
       seen !== undefined && seen.sizeBytes === file.sizeBytes && seen.mtimeMs === file.mtimeMs;
     if (unchanged && seen.state !== 'waiting') continue;
-    const outcome = await collectFile(source, file, unchanged ? seen : undefined, ledger, inbox, options);
+    const outcome = await collectFile(source, file, unchanged ? seen : undefined, ledger, inbox, {
+      ...options,
+      knownSha256: seen?.sha256 ?? null,
+    });
     if (outcome !== 'gone') result.written += 1;
     if (outcome === 'new') options.onNewRide?.();
     else if (outcome === 'waiting') result.waiting += 1;
@@ -73,7 +81,8 @@ async function collectFile(
   unchangedRow: FileRow | undefined,
   ledger: Ledger,
   inbox: Inbox,
-  options: CollectOptions,
+  /** `knownSha256`: the bytes the ledger knew at this path before, if any */
+  options: CollectOptions & { knownSha256: string | null },
 ): Promise<'new' | 'known' | 'waiting' | 'skipped' | 'gone'> {
   const nowMs = options.nowMs();
   const row = {
@@ -110,8 +119,13 @@ async function collectFile(
   const inboxName = Inbox.nameFor(sha256, filename);
   // Content the ledger knows already (another name of a ride) needs no copy: its ride has one while it
   // waits to be uploaded, and once synced its copy was removed; copying again would leave it behind.
-  if (ledger.ride(sha256) === undefined) await inbox.store(inboxName, reading.bytes);
+  const known = ledger.ride(sha256);
+  if (known === undefined) await inbox.store(inboxName, reading.bytes);
   const isNew = ledger.collect(row, { sha256, inboxName, filename }, nowMs);
+  // Another file with these bytes (not this one again, touched or rewritten as it was): said once.
+  const another =
+    known !== undefined && (known.sourceId !== source.id || known.relativePath !== file.relativePath);
+  if (!isNew && another && options.knownSha256 !== sha256) options.onCopy?.(row, known);
   return isNew ? 'new' : 'known';
 }
 

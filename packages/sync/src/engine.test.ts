@@ -98,6 +98,42 @@ describe('a pass over a folder', () => {
     expect(readdirSync(join(data.path, 'inbox'))).toEqual([]);
   });
 
+  it('says a byte-identical copy once: the file it is the same as, and what that ride became (issue 35)', async () => {
+    device.write('Activity/ride-1.gpx', gpxRide(1));
+    let engine = engineFor();
+    await engine.syncOnce();
+    device.write('Backup/ride-1 (copy).gpx', gpxRide(1));
+    let status = await engine.syncOnce();
+    expect(uploader.uploads).toHaveLength(1);
+    const synced = status.recent[0]!;
+    expect(status.copies).toEqual([
+      {
+        sourceId: synced.sourceId,
+        relativePath: 'Backup/ride-1 (copy).gpx',
+        sameAs: {
+          sourceId: synced.sourceId,
+          relativePath: 'Activity/ride-1.gpx',
+          state: 'synced',
+          tripIds: synced.tripIds,
+          routeIds: [],
+        },
+        foundAt: expect.any(String) as string,
+      },
+    ]);
+    // Once: not again on the next pass, nor after a restart, nor when the copy is touched unchanged.
+    await engine.syncOnce();
+    expect((await engine.syncOnce()).copies).toHaveLength(1);
+    engine = await restart(engine);
+    const touched = join(device.path, 'Backup/ride-1 (copy).gpx');
+    utimesSync(touched, new Date(), new Date(Date.now() + 5_000));
+    status = await engine.syncOnce();
+    expect(status.copies).toEqual([]);
+    // The original touched is the same file, not a copy of itself.
+    utimesSync(join(device.path, 'Activity/ride-1.gpx'), new Date(), new Date(Date.now() + 9_000));
+    expect((await engine.syncOnce()).copies).toEqual([]);
+    expect(uploader.uploads).toHaveLength(1);
+  });
+
   it('does not read files again whose size and modification time are unchanged', async () => {
     const path = device.write('ride.gpx', gpxRide(1));
     // A whole-second mtime, so that setting it again below gives exactly the same value.

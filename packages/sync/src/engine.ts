@@ -114,6 +114,11 @@ export class SyncEngine {
   #watchedFolders = '';
   #hintTimer: NodeJS.Timeout | null = null;
   #emitQueued = false;
+  /**
+   * Byte-identical copies of rides found since the start, newest first, at most `historyLimit`
+   * (issue 35); what became of their rides is looked up when the status is made.
+   */
+  #copies: { sourceId: string; relativePath: string; sha256: string; foundAtMs: number }[] = [];
 
   constructor(options: SyncEngineOptions) {
     this.#options = {
@@ -342,6 +347,19 @@ export class SyncEngine {
         takenBy: new Date(file.unchangedSinceMs + this.#options.incompleteGraceMs).toISOString(),
       })),
       recent: this.#ledger.history(this.#options.historyLimit).map(historyEntry),
+      copies: this.#copies.flatMap((copy) => {
+        const ride = this.#ledger.ride(copy.sha256);
+        if (ride === undefined) return [];
+        const { sourceId, relativePath, state, tripIds, routeIds } = ride;
+        return [
+          {
+            sourceId: copy.sourceId,
+            relativePath: copy.relativePath,
+            sameAs: { sourceId, relativePath, state, tripIds, routeIds },
+            foundAt: new Date(copy.foundAtMs).toISOString(),
+          },
+        ];
+      }),
       lastPassAt: this.#lastPassAtMs === null ? null : new Date(this.#lastPassAtMs).toISOString(),
     };
   }
@@ -514,6 +532,11 @@ export class SyncEngine {
           onNewRide: () => {
             this.#changed();
             this.#kickUploads();
+          },
+          onCopy: (file, ride) => {
+            this.#copies.unshift({ ...file, sha256: ride.sha256, foundAtMs: this.#options.nowMs() });
+            this.#copies.length = Math.min(this.#copies.length, this.#options.historyLimit);
+            this.#changed();
           },
         });
         this.#setPresent(source.row.id, result.present);

@@ -5,6 +5,7 @@ export { currentUser, defaultMountRoots, detectDevices } from './devices.js';
 export type { DetectedDevice, DeviceVendor, MountRoot } from './devices.js';
 export { parseImportWindow } from './status.js';
 export type {
+  CopyEntry,
   ImportWindow,
   RideHistoryEntry,
   SourceStatus,
@@ -14,5 +15,6 @@ export type {
   WaitingFile,
 } from './status.js';
 export type { RideUploader } from './upload.js';
+export { ownerOnlySyncDirectory } from './owner-only.js';
 export { engineControls, renewCredentialsWhenRefused, syncFolders } from './host.js';
 export type { EngineControls, SyncFolders } from './host.js';

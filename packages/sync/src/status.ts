@@ -84,6 +84,25 @@ export interface WaitingFile {
   takenBy: string;
 }
 
+/**
+ * A file whose bytes are those of a ride found before (issue 35: a byte-identical copy was skipped
+ * without a word): nothing is uploaded for it, and it is said once, as the same ride in another
+ * format is (`duplicate` in the history).
+ */
+export interface CopyEntry {
+  sourceId: string;
+  relativePath: string;
+  /** the file the ride was found as, and what became of it so far */
+  sameAs: {
+    sourceId: string;
+    relativePath: string;
+    state: RideState;
+    tripIds: number[];
+    routeIds: number[];
+  };
+  foundAt: string;
+}
+
 export interface SyncStatus {
   state: SyncState;
   sources: SourceStatus[];
@@ -97,6 +116,8 @@ export interface SyncStatus {
   waitingFiles: WaitingFile[];
   /** the most recently changed rides, newest first */
   recent: RideHistoryEntry[];
+  /** copies of rides found since the engine started, newest first (at most as many as `recent`) */
+  copies: CopyEntry[];
   /** when the last pass over the sources ended (ISO 8601), null before the first */
   lastPassAt: string | null;
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ConflictError,
+  databasePathIn,
   issueSignInLink,
   openPlatform,
   ownerOnlyDirectory,
@@ -15,12 +16,13 @@ import {
 } from '@rideport/server';
 import { LOCAL_ACCOUNT_EMAIL } from '@rideport/host';
 import { parseCommandArgs } from '../args.js';
-import { databasePath, dataDirectory } from '../data-directory.js';
+import { dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
-import { SHARED_DATABASE_FLAGS, SHARED_DATABASE_HELP, sharedDatabaseOption } from '../shared-database.js';
+import { parseConfigOf } from '../options.js';
+import { sharedDatabaseOption } from '../shared-database.js';
 import type { CliIo } from '../io.js';
-import type { Command } from './command.js';
+import { ADMIN_OPTIONS, ADMIN_SUBCOMMANDS } from './admin-options.js';
 
 /** What a subcommand prints: the JSON object of `--json`, and the same in words. */
 interface Outcome {
@@ -28,12 +30,11 @@ interface Outcome {
   text: string;
 }
 
-type Values = Record<string, string | string[] | boolean | undefined>;
+type Values = Record<string, string | (string | boolean)[] | boolean | undefined>;
 
+/** What a subcommand does; its options are in its table (admin-options.ts, issue 35). */
 interface Subcommand {
   name: string;
-  synopsis: string;
-  options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
   /** options that must be given, checked before the database is opened */
   requires: string[];
   /** further checks of the options alone, also before the database is opened */
@@ -110,8 +111,6 @@ function conflictOr(error: unknown, message: string): unknown {
 const SUBCOMMANDS: Subcommand[] = [
   {
     name: 'create-user',
-    synopsis: '--email <e> --password <p> [--name <n>]',
-    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
     requires: ['email', 'password'],
     check(values) {
       if (required(values, 'password', 'create-user').length < MINIMUM_PASSWORD_CHARS) {
@@ -136,8 +135,6 @@ const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'create-org',
-    synopsis: '--name <n> --admin <email>',
-    options: { name: { type: 'string' }, admin: { type: 'string' } },
     requires: ['name', 'admin'],
     async run(platform, values) {
       const name = required(values, 'name', 'create-org');
@@ -151,8 +148,6 @@ const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'add-member',
-    synopsis: '--org <id> --user <email> [--admin]',
-    options: { org: { type: 'string' }, user: { type: 'string' }, admin: { type: 'boolean' } },
     requires: ['org', 'user'],
     async run(platform, values) {
       const organizationId = Number(required(values, 'org', 'add-member'));
@@ -173,13 +168,6 @@ const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'create-client',
-    synopsis: '--owner <email> --name <n> [--redirect-uri <u>]... [--webhook-url <u>]',
-    options: {
-      owner: { type: 'string' },
-      name: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-      'webhook-url': { type: 'string' },
-    },
     requires: ['owner', 'name'],
     check(values) {
       const uris = [
@@ -215,8 +203,6 @@ const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'create-token',
-    synopsis: '--user <email> --api-key <k>',
-    options: { user: { type: 'string' }, 'api-key': { type: 'string' } },
     requires: ['user', 'api-key'],
     async run(platform, values) {
       const user = await personByEmail(platform, required(values, 'user', 'create-token'));
@@ -235,8 +221,6 @@ const SUBCOMMANDS: Subcommand[] = [
     // Issue 20: a rider whose printed password is lost and whose link from `up` expired (2 minutes)
     // gets a new link to the running server's dashboard.
     name: 'sign-in-link',
-    synopsis: '[--user <email>] [--base-url <url>]',
-    options: { user: { type: 'string' }, 'base-url': { type: 'string' } },
     requires: [],
     check(values) {
       const baseUrl = optional(values, 'base-url');
@@ -276,8 +260,6 @@ const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'set-password',
-    synopsis: '[--user <email>] [--password <p>]',
-    options: { user: { type: 'string' }, password: { type: 'string' } },
     requires: [],
     check(values) {
       const password = values['password'];
@@ -315,8 +297,6 @@ const SUBCOMMANDS: Subcommand[] = [
     // Issue 20, "Clubs": what a club's administrator does on the club's page, for whoever runs the
     // server; the store's rules (store/clubs.ts) with no one to check (actor null).
     name: 'unshare-route',
-    synopsis: '--club <id> --route <id>',
-    options: { club: { type: 'string' }, route: { type: 'string' } },
     requires: ['club', 'route'],
     check(values) {
       recordId(values, 'club');
@@ -341,8 +321,6 @@ const SUBCOMMANDS: Subcommand[] = [
     // docs/contributors/decisions.md §5: what the server does nightly, now: successful upload tasks, and failed ones
     // older than 30 days.
     name: 'purge-tasks',
-    synopsis: '',
-    options: {},
     requires: [],
     async run(platform) {
       const { successful, failed } = await platform.store.tasks.purge();
@@ -354,52 +332,22 @@ const SUBCOMMANDS: Subcommand[] = [
   },
 ];
 
-const help = `Usage: rideport admin <subcommand> [options] [--data <dir>] [--json]
-
-Manages accounts and credentials in the database of \`rideport serve\` / \`rideport up\`, whether or not
-one of them runs on the data directory (a running server sees the changes at once).
-
-Subcommands:
-${SUBCOMMANDS.map((subcommand) => `  ${subcommand.name} ${subcommand.synopsis}`).join('\n')}
-
-Options:
-  --data <dir>          the data directory (default: the per-user data directory)
-${SHARED_DATABASE_HELP}
-  --json                print the result as one JSON object
-  -h, --help            show this help
-
-sign-in-link and set-password act on the account of \`rideport up\` unless --user names another.
-sign-in-link makes a one-time link (2 minutes) to the server running on the data directory.
-set-password takes --password, else RIDEPORT_PASSWORD, else makes a new password and prints it once;
-it signs the account's browsers out, and its auth tokens keep working.
-unshare-route takes a route out of a club, as the club's administrators can on its dashboard page.
-`;
-
-async function run(args: string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === '-h') {
-    io.stdout.write(help);
-    return name === undefined ? ExitCode.USAGE : ExitCode.OK;
-  }
+/** Runs a subcommand; its help, and an unknown name, were answered from the tables (admin-help.ts). */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const [name = '', ...rest] = args;
   const subcommand = SUBCOMMANDS.find((candidate) => candidate.name === name);
-  if (subcommand === undefined) {
-    throw new UsageError(
-      `admin: unknown subcommand '${name}' (available: ${SUBCOMMANDS.map((candidate) => candidate.name).join(', ')})`,
-    );
+  const table = ADMIN_SUBCOMMANDS.find((candidate) => candidate.name === name);
+  if (subcommand === undefined || table === undefined) {
+    throw new UsageError(`admin: unknown subcommand '${name}' (see rideport admin --help)`);
   }
-  const { values, positionals } = parseCommandArgs(`admin ${name}`, rest, {
-    ...subcommand.options,
-    data: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-    ...SHARED_DATABASE_FLAGS,
-  });
-  if (values['help'] === true) {
-    io.stdout.write(
-      `Usage: rideport admin ${subcommand.name} ${subcommand.synopsis} [--data <dir>] [--json]\n`,
-    );
-    return ExitCode.OK;
-  }
+  const { values, positionals } = parseCommandArgs(
+    `admin ${name}`,
+    rest,
+    parseConfigOf([...table.options, ...ADMIN_OPTIONS]) as Record<
+      string,
+      { type: 'string' | 'boolean'; multiple?: boolean }
+    >,
+  );
   if (positionals.length > 0) {
     throw new UsageError(`admin ${name}: unexpected argument '${positionals[0]!}'`);
   }
@@ -412,7 +360,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const directory = dataDirectory(data, io.cwd);
   try {
     platform = await openPlatform({
-      databasePath: databasePath(data, io.cwd),
+      databasePath: databasePathIn(directory),
       ...(shared === undefined ? {} : shared),
       baseUrl: 'http://127.0.0.1',
     });
@@ -431,11 +379,3 @@ async function run(args: string[], io: CliIo): Promise<number> {
   io.stdout.write(values['json'] === true ? `${JSON.stringify(outcome.json)}\n` : `${outcome.text}\n`);
   return ExitCode.OK;
 }
-
-export const adminCommand: Command = {
-  name: 'admin',
-  synopsis: `<${SUBCOMMANDS.map((subcommand) => subcommand.name).join('|')}> [--data <dir>] [--json]`,
-  summary: 'accounts, passwords, sign-in links, organizations, API clients and auth tokens',
-  help,
-  run,
-};

@@ -12,45 +12,13 @@ import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
 import { pointsJsonChunks } from '../points-json.js';
 import { readRide } from '../read-ride.js';
+import { sayWarnings } from '../ride-warnings.js';
 import { streamSink, writeChunks } from '../sink.js';
-import type { Command } from './command.js';
+import { parseConfigOf } from '../options.js';
+import { CONVERT_OPTIONS, OUT_EXTENSIONS, type Target, TARGETS } from './convert-options.js';
 
-const TARGETS = ['points', 'gpx', 'tcx', 'geojson', 'csv'] as const;
-type Target = (typeof TARGETS)[number];
-/** The --out extensions that name a writer, `.json` for points. */
-const OUT_EXTENSIONS = [
-  '.json',
-  ...Object.values(WRITE_FORMATS).map((format) => `.${format.extension}`),
-].join(', ');
-
-const help = `Usage: rideport convert <file> [--to ${TARGETS.join('|')}] [--out <file>]
-
-Reads a FIT, TCX, GPX, KML or KMZ file (or a .gz of one) and writes it in another form.
-
-Options:
-  --to <target>   output form; supported: ${TARGETS.join(', ')} (default: points on stdout;
-                  with --out, the file's extension, one of ${OUT_EXTENSIONS}; another
-                  extension without --to is a usage error)
-                  points: {"format", "tracks": [{"kind", "name", "points": [...]}]} as JSON
-                  gpx: GPX 1.1 with Garmin TrackPointExtension v2 (rides as <trk>, routes as <rte>)
-                  tcx: TrainingCenterDatabase v2 (rides as Activity, routes as Course)
-                  geojson: a FeatureCollection, one LineString per track, channels per point
-                  csv: one row per point, a header with units
-  --out <file>    write to this file (replaced whole, never left half-written) instead of stdout,
-                  and say on stderr what was written (format, tracks, points)
-  -h, --help      show this help
-`;
-
-async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('convert', args, {
-    to: { type: 'string' },
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help === true) {
-    io.stdout.write(help);
-    return ExitCode.OK;
-  }
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('convert', args, parseConfigOf(CONVERT_OPTIONS));
   const file = onlyFile('convert', positionals);
   if (values.out === '') throw new UsageError('convert: --out needs a file name');
   // Issue 20: `--out y.kml` silently wrote JSON points. Without --to, the --out file's extension must
@@ -70,6 +38,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let ride: RideFile;
   try {
     ride = await readRide(file, io.cwd);
+    sayWarnings(io, `convert ${file}`, ride);
     const chunks = target === 'points' ? pointsJsonChunks(ride) : WRITERS[target satisfies WriteFormat](ride);
     if (values.out === undefined) {
       await writeChunks(streamSink(io.stdout), chunks);
@@ -83,14 +52,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (values.out !== undefined) io.stderr.write(`${wroteLine(values.out, target, ride)}\n`);
   return ExitCode.OK;
 }
-
-export const convertCommand: Command = {
-  name: 'convert',
-  synopsis: `<file> [--to ${TARGETS.join('|')}] [--out <file>]`,
-  summary: 'write a ride file as JSON points, GPX, TCX, GeoJSON or CSV',
-  help,
-  run,
-};
 
 /** `ride.gpx` → gpx, `ride.json` → points; undefined for anything else (the default then applies). */
 function targetOfExtension(out: string | undefined): Target | undefined {

@@ -30,7 +30,6 @@ describe('rideport inspect (text)', () => {
       '  sport         cycling',
       '  start         2024-05-06T17:12:00Z',
       '  points        30',
-      '  channels      x 30, y 30, e 30, t 30, c 30, h 30, p 30, T 30',
       '  distance      1.02 km (from positions)',
       '  elapsed       0:02:25',
       '  timer         0:02:25 (the file marks no pause)',
@@ -45,10 +44,26 @@ describe('rideport inspect (text)', () => {
     ]) {
       expect(lines).toContain(expected);
     }
+    // Issue 35: what each letter is, the letters as --json and the points JSON have them; a channel on
+    // every point needs no count ('points 30' says it), and the list wraps between channels only.
+    expect(run.stdout).toContain(
+      '\n  channels      x longitude, y latitude, e elevation, t time, c cadence,\n                h heart rate, p power, T temperature\n',
+    );
     expect(run.stdout).toMatch(
       /^ {2}speed {9}min [\d.]+ \/ avg [\d.]+ \/ max [\d.]+ km\/h \(range from the positions\)$/m,
     );
     expect(run.stdout).toMatch(/^ {2}power {9}min 109 \/ avg 194 \/ max 287 W, normalized \d+ W$/m);
+  });
+
+  it('names the channels found on only some points with their count', async () => {
+    const run = await rideport(['inspect', 'fixtures/fit/hr-messages.fit']);
+    const channels = /^ {2}channels {6}([^]*?)\n {2}distance/m.exec(run.stdout)?.[1]?.replace(/\n +/g, ' ');
+    expect(channels).toMatch(/, h heart rate on \d+ of \d+ points/);
+    for (const part of channels!.split(', ')) {
+      expect(part).toMatch(
+        /^[xyetchpsdT] (longitude|latitude|elevation|time|cadence|heart rate|power|speed from a wheel sensor|distance from a wheel sensor|temperature)( on \d+ of \d+ points)?$/,
+      );
+    }
   });
 
   it('lists each warning of the file with its code after it, never before', async () => {

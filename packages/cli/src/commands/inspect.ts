@@ -6,47 +6,28 @@ import { inspectRide } from '../inspect-json.js';
 import { inspectText } from '../inspect-text.js';
 import type { CliIo } from '../io.js';
 import { readRide } from '../read-ride.js';
+import { columnsOf } from '../wrap.js';
+import { sayWarnings } from '../ride-warnings.js';
 import { streamSink } from '../sink.js';
-import type { Command } from './command.js';
+import { parseConfigOf } from '../options.js';
+import { INSPECT_OPTIONS } from './inspect-options.js';
 
-const help = `Usage: rideport inspect <file> [--json]
-
-Reads a FIT, TCX, GPX, KML or KMZ file (or a .gz of one) and reports what it holds: format, creator,
-warnings, and per track the sport, start, channels, distance, times, elevation, speed, heart rate,
-cadence and power, device, whether speed and distance come from a wheel sensor (and why), laps
-and bounds.
-
-Options:
-  --json          print the ride file without its points, with per track the point count, the
-                  channels present (with counts), the wheel-sensor verdict and the summary
-  -h, --help      show this help
-`;
-
-async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('inspect', args, {
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help === true) {
-    io.stdout.write(help);
-    return ExitCode.OK;
-  }
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('inspect', args, parseConfigOf(INSPECT_OPTIONS));
   const file = onlyFile('inspect', positionals);
 
   try {
-    const inspected = inspectRide(await readRide(file, io.cwd));
-    const output = values.json === true ? `${JSON.stringify(inspected, null, 2)}\n` : inspectText(inspected);
+    const ride = await readRide(file, io.cwd);
+    // On stderr as every command says them (issue 35), whether the report goes to a file or a program.
+    sayWarnings(io, `inspect ${file}`, ride);
+    const inspected = inspectRide(ride);
+    const output =
+      values.json === true
+        ? `${JSON.stringify(inspected, null, 2)}\n`
+        : inspectText(inspected, columnsOf(io.columns));
     await streamSink(io.stdout).write(output);
   } catch (error) {
     throw new OperationError(`inspect ${file}`, error);
   }
   return ExitCode.OK;
 }
-
-export const inspectCommand: Command = {
-  name: 'inspect',
-  synopsis: '<file> [--json]',
-  summary: 'report what a ride file holds',
-  help,
-  run,
-};

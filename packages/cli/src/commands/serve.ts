@@ -4,74 +4,27 @@
  */
 import type { PlatformServer } from '@rideport/host';
 import { shownDatabaseUrl, type ConnectionLimits } from '@rideport/server';
+import { announce, announceStartUp, type LogFormat, logFormatOption, untilStopSignal } from '../announce.js';
 import { parseCommandArgs } from '../args.js';
-import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
+import { connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
+import { rideportCommand } from '../follow-up.js';
 import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
-import {
-  SHARED_DATABASE_FLAGS,
-  SHARED_DATABASE_HELP,
-  sharedDatabaseOption,
-  type SharedDatabase,
-} from '../shared-database.js';
-import {
-  announce,
-  claimForCommand,
-  type LogFormat,
-  logFormatOption,
-  portOption,
-  startServer,
-  untilStopSignal,
-} from '../server-host.js';
-import type { Command } from './command.js';
+import { parseConfigOf } from '../options.js';
+import { sharedDatabaseOption, type SharedDatabase } from '../shared-database.js';
+import { claimForCommand, portOption, startServer } from '../server-host.js';
+import { SERVE_OPTIONS } from './serve-options.js';
+import { CONNECTION_OPTIONS } from './shared-options.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4242;
-
-const help = `Usage: rideport serve [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [connection limits]
-
-Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite
-database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits
-with status 1 and says which process holds it. With --database, on PostgreSQL instead: any number of
-servers may share one database (docs/operators/postgresql.md).
-
-Options:
-  --host <host>         address to listen on (default ${DEFAULT_HOST})
-  --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
-  --data <dir>          data directory (default: the per-user data directory)
-  --base-url <url>      public URL of the server, for links in responses (default: the listening address)
-  --log-format <f>      text (default): the server's events in words; json: one JSON line per request and event (pino)
-  --allow-private-webhooks
-                        deliver webhooks to loopback and private-network addresses too (127.0.0.1,
-                        10.x, 192.168.x, fc00::/7, …); link-local and cloud-metadata addresses stay refused
-  --no-workers          with --database: accept uploads but leave reading them to \`rideport worker\`
-                        processes on the same database
-${SHARED_DATABASE_HELP}
-  -h, --help            show this help
-
-Connection limits:
-${CONNECTION_FLAGS_HELP}`;
-
-async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('serve', args, {
-    host: { type: 'string', default: DEFAULT_HOST },
-    port: { type: 'string', default: String(DEFAULT_PORT) },
-    data: { type: 'string' },
-    'base-url': { type: 'string' },
-    'log-format': { type: 'string', default: 'text' },
-    'allow-private-webhooks': { type: 'boolean' },
-    'no-workers': { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-    ...SHARED_DATABASE_FLAGS,
-    ...CONNECTION_FLAGS,
-  });
-  if (values.help === true) {
-    io.stdout.write(help);
-    return ExitCode.OK;
-  }
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'serve',
+    args,
+    parseConfigOf([...SERVE_OPTIONS, ...CONNECTION_OPTIONS]),
+  );
   if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]!}'`);
   const port = portOption(values.port, 'serve');
   const logFormat = logFormatOption(values['log-format'], 'serve');
@@ -143,12 +96,12 @@ async function serve(
         options.shared === undefined
           ? { data: directory }
           : { database: shownDatabaseUrl(options.shared.databaseUrl) };
-      announce(io, options.logFormat, `Rideport is listening on ${server.url}`, {
+      announceStartUp(io, options.logFormat, `Rideport is listening on ${server.url}`, {
         url: server.url,
         ...where,
       });
       if (options.noWorkers) {
-        announce(
+        announceStartUp(
           io,
           options.logFormat,
           'Uploads are read by `rideport worker` processes on this database (--no-workers).',
@@ -159,10 +112,12 @@ async function serve(
           options.shared === undefined
             ? `--data ${JSON.stringify(directory)}`
             : '--database <the same URL> --master-key-file <the same key file>';
-        announce(
+        // Issue 35: the command as the rider can run it where they are (follow-up.ts).
+        const rideport = rideportCommand({ env: io.env ?? {}, program: io.program });
+        announceStartUp(
           io,
           options.logFormat,
-          `No accounts yet. Create the first one with:\n  rideport admin create-user ${on} --email you@example.com --password '<a password>'`,
+          `No accounts yet. Create the first one with:\n  ${rideport} admin create-user ${on} --email you@example.com --password '<a password>'`,
         );
       }
       const signal = await stopped;
@@ -188,13 +143,3 @@ async function hasNoAccounts(app: PlatformServer['app']): Promise<boolean> {
     return false;
   }
 }
-
-export const serveCommand: Command = {
-  name: 'serve',
-  runsUntilStopped: true,
-  synopsis:
-    '[--host <h>] [--port <p>] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks]',
-  summary: 'serve the platform API and pages on the local database, or on a shared PostgreSQL',
-  help,
-  run,
-};

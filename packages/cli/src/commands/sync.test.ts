@@ -69,6 +69,39 @@ async function tripCount(): Promise<number> {
 }
 
 describe('rideport sync --once', () => {
+  it('says once that a byte-identical copy of a ride is not uploaded again (issue 35)', async () => {
+    const folder = join(directory.path, 'rides');
+    mkdirSync(folder);
+    copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(folder, 'a-ride.gpx'));
+    copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(folder, 'b-copy.gpx'));
+    const args = [...syncArgs('--auth-token', credentials.authToken, '--import', 'all', '--once'), folder];
+    const first = await rideport(args);
+    expect(first.status).toBe(0);
+    // Whichever of the two the folder lists first is the ride, the other the copy; the line says what
+    // the ride had become when it was said (queued still, or synced).
+    const said = first.stdout.split('\n').filter((line) => line.startsWith('not uploaded again: '));
+    expect(said).toHaveLength(1);
+    const [, copy, ride] =
+      /^not uploaded again: ([\w-]+\.gpx) has the same bytes as ([\w-]+\.gpx), (?:uploaded once, as that file|synced already → trip \d+)$/.exec(
+        said[0]!,
+      ) ?? [];
+    expect([copy, ride].sort()).toEqual(['a-ride.gpx', 'b-copy.gpx']);
+    expect(first.stdout).toMatch(new RegExp(`^synced ${ride!.replace('.', '\\.')} → trip \\d+ `, 'm'));
+    expect(await tripCount()).toBe(1);
+    // Said once: another pass says nothing of it.
+    const again = await rideport(args);
+    expect(again.stdout).not.toContain('not uploaded again');
+    // A copy found after its ride was synced names the trip.
+    copyFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'), join(folder, 'c-copy.gpx'));
+    const later = await rideport(args);
+    expect(later.stdout).toMatch(
+      new RegExp(
+        `^not uploaded again: c-copy\\.gpx has the same bytes as ${ride!}, synced already → trip \\d+$`,
+        'm',
+      ),
+    );
+  });
+
   it('uploads each ride once, names what the server rejected, and uploads nothing again', async () => {
     const folder = rideFolder();
     const first = await rideport([

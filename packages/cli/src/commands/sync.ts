@@ -6,71 +6,28 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ClientErrorCode, isClientError, RideportClient, type Credentials } from '@rideport/client';
-import { ownerOnlyDirectory } from '@rideport/server';
 import {
   currentUser,
   defaultMountRoots,
+  ownerOnlySyncDirectory,
   renewCredentialsWhenRefused,
   SyncEngine,
   syncFolders,
   type SyncStatus,
 } from '@rideport/sync';
+import { announce, announceStartUp, type LogFormat, logFormatOption, untilStopSignal } from '../announce.js';
 import { parseCommandArgs } from '../args.js';
 import { dataDirectory } from '../data-directory.js';
 import { CliError, CliErrorCode, failureLine, OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIo } from '../io.js';
-import { announce, type LogFormat, logFormatOption, untilStopSignal } from '../server-host.js';
+import { parseConfigOf } from '../options.js';
 import { reportSync } from '../sync-report.js';
 import { answerImportQuestions, importWindowOption } from '../sync-host.js';
-import type { Command } from './command.js';
+import { SYNC_OPTIONS } from './sync-options.js';
 
-const help = `Usage: rideport sync [<folder>...] --server <url> --api-key <key> (--auth-token <t> | --email <e> --password <p>) [--once]
-
-Copies every new, complete ride file from the folders (or, without folders, from the GPS devices
-plugged in) and uploads it to the server, exactly once: a ledger in the data directory remembers what
-was synced, so rescans, restarts and re-plugged devices upload nothing twice.
-
-Options:
-  --server <url>        the platform server, e.g. http://127.0.0.1:4242
-  --api-key <key>       the API client's key (or the environment variable RIDEPORT_API_KEY)
-  --auth-token <t>      an auth token of the account to upload as (or RIDEPORT_AUTH_TOKEN), or:
-  --email <e>           sign in with email and password (signs in again when the token expires)
-  --password <p>        (or RIDEPORT_PASSWORD)
-  --once                one pass: upload what is there, then exit: 0 when all of it is uploaded,
-                        1 with a line per thing not done (a missing folder, refused credentials,
-                        failed rides, files not complete yet)
-  --import <window>     how far back the first sync of a new folder or device goes:
-                        all, new (nothing before now) or <N>d (the last N days); asked on a terminal
-  --devices             also sync detected GPS devices when folders are given
-  --retry-failed        upload again the rides the server rejected before
-  --data <dir>          data directory for the ledger and inbox (default: the per-user data directory)
-  --log-format <f>      text (default) or json
-  -h, --help            show this help
-
-A value may begin with '-': --auth-token -hA7T… and --auth-token=-hA7T… both work. Options win over
-the environment; the environment keeps credentials out of shell history and the process list.
-`;
-
-async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('sync', args, {
-    server: { type: 'string' },
-    'api-key': { type: 'string' },
-    'auth-token': { type: 'string' },
-    email: { type: 'string' },
-    password: { type: 'string' },
-    once: { type: 'boolean' },
-    import: { type: 'string' },
-    devices: { type: 'boolean' },
-    'retry-failed': { type: 'boolean' },
-    data: { type: 'string' },
-    'log-format': { type: 'string', default: 'text' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help === true) {
-    io.stdout.write(help);
-    return ExitCode.OK;
-  }
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('sync', args, parseConfigOf(SYNC_OPTIONS));
   const server = values.server;
   if (server === undefined || !/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
     throw new UsageError('sync: --server must be the http or https URL of the server');
@@ -89,7 +46,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (login !== null) await signIn(client, login);
     const directory = dataDirectory(values.data, io.cwd);
     // Issue 20: the ledger and inbox are the user's alone, whatever the umask and whatever came before.
-    ownerOnlyDirectory(directory);
+    ownerOnlySyncDirectory(directory);
     const folders = syncFolders(directory, server);
     const withDevices = positionals.length === 0 || values.devices === true;
     const engine = new SyncEngine({
@@ -122,7 +79,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
           return await finishOnce(status, report.runCounts(), client, io, logFormat);
         }
         engine.start();
-        announce(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
+        announceStartUp(io, logFormat, `syncing to ${server}; stop with Ctrl-C`, { server });
         // Signal handlers do not keep the process alive, and nothing else may: the engine's timers and
         // folder watches never do (issue 22), and a device not plugged in yet has no watch at all.
         const alive = setInterval(() => undefined, 2 ** 31 - 1);
@@ -314,13 +271,3 @@ async function checkCredentials(client: RideportClient): Promise<void> {
     throw new OperationError('sync', error);
   }
 }
-
-export const syncCommand: Command = {
-  name: 'sync',
-  runsUntilStopped: true,
-  synopsis:
-    '[<folder>...] --server <url> --api-key <k> (--auth-token <t> | --email <e> --password <p>) [--once]',
-  summary: 'sync ride files from folders or GPS devices to a server, exactly once',
-  help,
-  run,
-};

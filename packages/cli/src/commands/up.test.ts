@@ -1,12 +1,13 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT_EMAIL, type LocalAccount } from '@rideport/host';
 import { desktopAppDataDirectory } from '../data-directory.js';
-import { buildCli, REPOSITORY_ROOT, temporaryDirectory } from '../test-support/run.js';
+import { buildCli, REPOSITORY_ROOT, temporaryDirectory, unwrapped } from '../test-support/run.js';
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
@@ -30,13 +31,23 @@ async function waitFor<T>(
   }
 }
 
-/** `rideport up` in a child process, as `npm start` runs it; resolves once it syncs. */
-async function up(args: string[]): Promise<{ child: Child; url: string; output: () => string }> {
+/** The environment without npm's variables: as a rider's shell has it, not as `npx vitest` does. */
+function shellEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+  return { ...env, ...extra };
+}
+
+/** `rideport up` in a child process; resolves once it syncs. */
+async function up(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: Child; url: string; output: () => string; raw: () => string }> {
   const child = spawn(
     process.execPath,
     ['packages/cli/bin/rideport.js', 'up', '--port', '0', '--no-devices', ...args],
     {
       cwd: REPOSITORY_ROOT,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -50,8 +61,8 @@ async function up(args: string[]): Promise<{ child: Child; url: string; output: 
     if (exited) throw new Error(`up exited early: ${output}`);
     return /listening on (http:\/\/\S+)/.exec(output)?.[1];
   }, 'up to listen');
-  await waitFor(() => output.includes('syncing '), 'up to start syncing');
-  return { child, url, output: () => output };
+  await waitFor(() => unwrapped(output).includes('syncing '), 'up to start syncing');
+  return { child, url, output: () => unwrapped(output), raw: () => output };
 }
 
 async function syncStatus(url: string, account: LocalAccount): Promise<{ counts: Record<string, number> }> {
@@ -68,7 +79,13 @@ describe('rideport up, in a child process', () => {
     try {
       const watched = join(data.path, 'rides');
       mkdirSync(watched);
-      const first = await up(['--data', data.path, '--watch', watched]);
+      // Issue 35: `rideport` on the PATH is this very program (as after `npm install -g`), so the
+      // commands to run next are printed as `rideport …`.
+      const bin = join(data.path, 'bin');
+      mkdirSync(bin);
+      symlinkSync(join(REPOSITORY_ROOT, 'packages/cli/bin/rideport.js'), join(bin, 'rideport'));
+      const onPath = shellEnvironment({ PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}` });
+      const first = await up(['--data', data.path, '--watch', watched], onPath);
       expect(first.output()).toMatch(
         new RegExp(
           `Created the local account ${LOCAL_ACCOUNT_EMAIL.replace('.', '\\.')} with the password \\S+ \\(shown only now\\)`,
@@ -127,11 +144,34 @@ describe('rideport up, in a child process', () => {
 
       // Second start: the same account, no new password, and a token that no longer works is replaced.
       writeFileSync(accountFile, JSON.stringify({ ...account, authToken: 'revoked-or-expired' }));
-      const second = await up(['--data', data.path, '--watch', watched]);
+      // Issue 35: started through npm (`npm start`), whose PATH the rider's shell does not have: the
+      // commands to run next are printed as `npx rideport …`.
+      const second = await up(['--data', data.path, '--watch', watched], {
+        ...onPath,
+        npm_lifecycle_event: 'start',
+      });
       expect(second.output()).not.toMatch(/Created the local account/);
+      expect(second.output()).toContain(
+        `after that, \`npx rideport admin sign-in-link --data ${JSON.stringify(data.path)}\` makes a new one`,
+      );
       const repaired = JSON.parse(readFileSync(accountFile, 'utf8')) as LocalAccount;
       expect(repaired).toMatchObject({ userId: account.userId, apiKey: account.apiKey });
       expect(repaired.authToken).not.toBe('revoked-or-expired');
+
+      // Issue 35: where the API key and auth token are, and a first call that works as printed (run by
+      // a shell here), with the token replaced just now; the token itself is never in the log.
+      expect(second.output()).toContain(
+        `API: the key ${repaired.apiKey}, and the local account's auth token in ${accountFile}`,
+      );
+      expect(second.raw()).not.toContain(repaired.authToken);
+      const example = second
+        .raw()
+        .split('\n')
+        .filter((line) => /^ {2}(token=|curl )/.test(line))
+        .join('\n');
+      expect(example).toMatch(/^ {2}token=.*\n {2}curl .*\/api\/v1\/trips\.json$/);
+      const { stdout } = await promisify(execFile)('/bin/sh', ['-c', example]);
+      expect((JSON.parse(stdout) as { trips: unknown[] }).trips).toHaveLength(1);
       copyFileSync(join(REPOSITORY_ROOT, 'fixtures/tcx/activity.tcx'), join(watched, 'activity.tcx'));
       const status = await waitFor(async () => {
         const current = await syncStatus(second.url, repaired);

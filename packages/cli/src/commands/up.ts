@@ -5,68 +5,32 @@
  * watched folders, uploading to that server; its status is served at /api/v1/local/sync/status.json
  * and on the dashboard's sync page; it prints a one-time link that opens the dashboard signed in (issue 7).
  */
+import { join } from 'node:path';
 import { startLocalPlatform, type LocalPlatform } from '@rideport/host';
+import { LOCAL_ACCOUNT_FILE } from '@rideport/server';
 import { currentUser, defaultMountRoots, folderSourceId } from '@rideport/sync';
+import { announce, announceStartUp, type LogFormat, logFormatOption, untilStopSignal } from '../announce.js';
 import { parseCommandArgs } from '../args.js';
-import { CONNECTION_FLAGS, CONNECTION_FLAGS_HELP, connectionLimitsOption } from '../connection-flags.js';
+import { connectionLimitsOption } from '../connection-flags.js';
 import { dataDirectory, desktopAppDataDirectory } from '../data-directory.js';
 import { OperationError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
+import { rideportCommand } from '../follow-up.js';
 import type { CliIo } from '../io.js';
 import { withLogDestination } from '../log-destination.js';
-import {
-  announce,
-  commandClaimant,
-  logFormatOption,
-  portOption,
-  serverLogger,
-  untilStopSignal,
-} from '../server-host.js';
+import { parseConfigOf } from '../options.js';
+import { commandClaimant, portOption, serverLogger } from '../server-host.js';
 import { reportSync } from '../sync-report.js';
 import { importWindowOption } from '../sync-host.js';
-import type { Command } from './command.js';
-import { DEFAULT_HOST, DEFAULT_PORT } from './serve.js';
+import { CONNECTION_OPTIONS } from './shared-options.js';
+import { UP_OPTIONS } from './up-options.js';
 
-const help = `Usage: rideport up [--watch <folder>...] [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] [--data <dir>] [--import all|new|<N>d] [connection limits]
-
-The everyday command: the local platform server on an embedded SQLite database, a local account
-(created on first run; its password is printed once), and the sync engine, which uploads every new
-ride from the GPS devices it detects and from the watched folders to that server, exactly once.
-Webhooks may go to this computer and private networks (127.0.0.1, 192.168.x.x, …), as a local setup
-wants. Runs until SIGINT or SIGTERM. One server runs on a data directory at a time (this, \`rideport serve\` or
-the desktop app): a second one exits with status 1 and says which process holds it.
-
-Options:
-  --watch <folder>      a folder to sync as well (repeat for more)
-  --import <window>     how far back the first sync of a new folder or device goes: all (default),
-                        new (nothing before now) or <N>d (the last N days)
-  --no-devices          do not look for GPS devices, only the watched folders
-  --host <host>         address to listen on (default ${DEFAULT_HOST})
-  --port <port>         port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
-  --data <dir>          data directory (default: the per-user data directory, printed at start;
-                        the desktop app's folder is another one, see the README)
-  --log-format <f>      text (default) or json
-  -h, --help            show this help
-
-Connection limits:
-${CONNECTION_FLAGS_HELP}`;
-
-async function run(args: string[], commandIo: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('up', args, {
-    watch: { type: 'string', multiple: true },
-    import: { type: 'string' },
-    'no-devices': { type: 'boolean' },
-    host: { type: 'string', default: DEFAULT_HOST },
-    port: { type: 'string', default: String(DEFAULT_PORT) },
-    data: { type: 'string' },
-    'log-format': { type: 'string', default: 'text' },
-    help: { type: 'boolean', short: 'h' },
-    ...CONNECTION_FLAGS,
-  });
-  if (values.help === true) {
-    commandIo.stdout.write(help);
-    return ExitCode.OK;
-  }
+export async function run(args: string[], commandIo: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'up',
+    args,
+    parseConfigOf([...UP_OPTIONS, ...CONNECTION_OPTIONS]),
+  );
   // From here on, `up` keeps running: its output must never stop it (issue 17, log-destination.ts).
   const io = withLogDestination(commandIo);
   if (positionals.length > 0)
@@ -97,37 +61,40 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
   }
   try {
     const { account, engine } = platform;
-    announce(io, logFormat, `Rideport is listening on ${platform.url}`, {
+    // Issue 35: a follow-up command as the rider can run it where they are (follow-up.ts).
+    const rideport = rideportCommand({ env: io.env ?? {}, program: io.program });
+    announceStartUp(io, logFormat, `Rideport is listening on ${platform.url}`, {
       url: platform.url,
       data: directory,
     });
     // Issue 20: where everything is, and the desktop app's folder beside it (they are not the same).
     const appDirectory = desktopAppDataDirectory();
-    announce(
+    announceStartUp(
       io,
       logFormat,
       sameFolderName(directory, appDirectory)
         ? `Data: ${directory} (the desktop app's folder: run only one of them at a time)`
-        : `Data: ${directory} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${appDirectory}: \`rideport up --data ${JSON.stringify(appDirectory)}\` runs on that one instead`,
+        : `Data: ${directory} (database, sync ledger and inbox, local account); the desktop app keeps its own in ${appDirectory}: \`${rideport} up --data ${JSON.stringify(appDirectory)}\` runs on that one instead`,
       { data: directory, desktopAppData: appDirectory },
     );
     if (platform.newPassword !== null) {
-      announce(
+      announceStartUp(
         io,
         logFormat,
         `Created the local account ${account.email} with the password ${platform.newPassword} (shown only now)`,
         { email: account.email },
       );
     }
+    apiAccess(io, logFormat, platform, directory);
     // How the admin commands reach this directory (issue 20): nothing to add for the default one.
     const dataOption = values.data === undefined ? '' : ` --data ${JSON.stringify(directory)}`;
     // The dashboard, signed in (issue 7): a one-time link, so that a click opens it without a password.
     const dashboardLink = await platform.signInLink('/dashboard');
-    announce(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
-    announce(
+    announceStartUp(io, logFormat, `Dashboard: ${dashboardLink}`, { dashboard: dashboardLink });
+    announceStartUp(
       io,
       logFormat,
-      `The link above signs you in and works once, for 2 minutes; after that, \`rideport admin sign-in-link${dataOption}\` makes a new one, or open ${platform.url}/dashboard and sign in as ${account.email} (lost the password? \`rideport admin set-password${dataOption}\`)`,
+      `The link above signs you in and works once, for 2 minutes; after that, \`${rideport} admin sign-in-link${dataOption}\` makes a new one, or open ${platform.url}/dashboard and sign in as ${account.email} (lost the password? \`${rideport} admin set-password${dataOption}\`)`,
       { url: `${platform.url}/dashboard` },
     );
     const report = reportSync(engine, io, logFormat);
@@ -135,11 +102,11 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
     // A --watch folder removed on the sync page stays removed (issue 19): said, so its absence is explained.
     const removed = new Set(engine.removedSources().map((source) => source.id));
     const watched = (values.watch ?? []).filter((folder) => !removed.has(folderSourceId(folder)));
-    announce(io, logFormat, describeSources(watched, values['no-devices'] !== true), {
+    announceStartUp(io, logFormat, describeSources(watched, values['no-devices'] !== true), {
       event: 'sync-started',
     });
     for (const folder of (values.watch ?? []).filter((each) => removed.has(folderSourceId(each)))) {
-      announce(
+      announceStartUp(
         io,
         logFormat,
         `sync: not watching ${folder}: it was removed on the dashboard's sync page; add it again there`,
@@ -155,6 +122,33 @@ async function run(args: string[], commandIo: CliIo): Promise<number> {
   }
 }
 
+/**
+ * Where the local account's API key and auth token are, and a first call that works (issue 35: `up`
+ * printed them nowhere, so a first API call was answered 401). The API key is printed: it names the
+ * API client and grants nothing without a user's credentials. The auth token is not: it is the
+ * account's, as good as its password while it lasts, and a log is read by others and kept; the
+ * example reads it from the file (readable by its owner alone) when it runs, so it keeps working
+ * after `up` replaces a token that stopped working.
+ */
+function apiAccess(io: CliIo, logFormat: LogFormat, platform: LocalPlatform, directory: string): void {
+  const file = join(directory, LOCAL_ACCOUNT_FILE);
+  const example = [
+    `  token=$(node -p 'require(process.argv[1]).authToken' ${shellQuoted(file)})`,
+    `  curl -H "x-service-api-key: ${platform.account.apiKey}" -H "x-service-auth-token: $token" ${platform.url}/api/v1/trips.json`,
+  ].join('\n');
+  announceStartUp(
+    io,
+    logFormat,
+    `API: the key ${platform.account.apiKey}, and the local account's auth token in ${file} (yours alone: keep the token secret, like a password). A first call, in a POSIX shell:\n${example}`,
+    { apiKey: platform.account.apiKey, accountFile: file },
+  );
+}
+
+/** `path` as one word of a POSIX shell, whatever it holds. */
+function shellQuoted(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
+
 /** macOS's and Windows' usual disks ignore case: `rideport` and `Rideport` are one folder there. */
 function sameFolderName(a: string, b: string): boolean {
   return process.platform === 'linux' ? a === b : a.toLowerCase() === b.toLowerCase();
@@ -167,12 +161,3 @@ function describeSources(folders: string[], devices: boolean): string {
   ];
   return parts.length === 0 ? 'sync: no sources (add --watch <folder>)' : `syncing ${parts.join(', ')}`;
 }
-
-export const upCommand: Command = {
-  name: 'up',
-  runsUntilStopped: true,
-  synopsis: '[--watch <folder>...] [--host <h>] [--port <p>] [--data <dir>]',
-  summary: 'the local server, a local account and the sync engine: the everyday command',
-  help,
-  run,
-};

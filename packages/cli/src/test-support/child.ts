@@ -1,12 +1,14 @@
 /** `rideport` in a child process, as a rider runs it, for the tests of the long-running commands. */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { REPOSITORY_ROOT } from './run.js';
+import { REPOSITORY_ROOT, unwrapped } from './run.js';
 
 export interface RideportChild {
   process: ChildProcessByStdio<null, Readable, Readable>;
-  /** stdout and stderr so far, interleaved as they came */
+  /** stdout and stderr so far, interleaved as they came, start-up lines unwrapped (run.ts) */
   output: () => string;
+  /** the same as printed, wrapped */
+  raw: () => string;
   /** the exit status (null when a signal ended it) */
   exited: Promise<number | null>;
   /** Resolves with the URL once it says it listens; rejects if it exits first. */
@@ -38,5 +40,11 @@ export function spawnRideport(args: string[]): RideportChild {
   });
   // A test that only waits for the exit must not fail on the unheard rejection.
   listening.catch(() => undefined);
-  return { process: child, output: () => output, exited, listening: () => listening };
+  return {
+    process: child,
+    output: () => unwrapped(output),
+    raw: () => output,
+    exited,
+    listening: () => listening,
+  };
 }

@@ -67,3 +67,11 @@ export async function buildCli(): Promise<void> {
   const { promisify } = await import('node:util');
   await promisify(execFile)('npx', ['tsc', '-b', 'packages/cli'], { cwd: REPOSITORY_ROOT });
 }
+
+/**
+ * Start-up lines as one line each, the way tests read them: `up` and `serve` wrap them at 80 columns
+ * when not on a terminal (issue 35), each continuation line beginning with two spaces.
+ */
+export function unwrapped(output: string): string {
+  return output.replace(/\n {2}(?=\S)/g, ' ');
+}

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../context.js';
-import { queueUpload, uploadIntake } from './upload-intake.js';
+import { queueUpload, UPLOAD_FORM, uploadIntake } from './upload-intake.js';
 import { createRideFromPoints } from './points.js';
 import { legacyRoute } from './route.js';
 
@@ -18,6 +18,7 @@ export function createTripRoutes(app: FastifyInstance, { context }: PluginOption
     summary: 'Upload a ride file (queued) or create a trip from track points',
     // A file upload is streamed: credentials are read from the fields before the file (legacy/upload-intake.ts).
     multipart: uploadIntake(context),
+    documentedForm: UPLOAD_FORM,
     handler: (request, call) =>
       request.isMultipart() ? queueUpload(request, call, context) : createRideFromPoints(call, context),
   });

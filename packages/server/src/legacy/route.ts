@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { storageFaultError } from '../storage-fault.js';
-import { ApiError, notAuthorized } from '../errors.js';
+import { ApiError, badRequest, notAuthorized } from '../errors.js';
 import { LEGACY_OPTIONAL_USER_SECURITY, LEGACY_USER_SECURITY } from '../openapi.js';
 import { TextTooLongError, type ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
@@ -41,6 +41,37 @@ export interface MultipartIntake {
   fields(request: FastifyRequest): Promise<Record<string, unknown>>;
   /** Once the answer is sent: discards whatever of the body the handler did not read. */
   discard(request: FastifyRequest): void;
+  /**
+   * When the request is refused for want of credentials (401): reads the rest of the body, the file
+   * counted against the upload limit and stored nowhere, and returns the names of the fields that
+   * came after the file (issue 35), so that the refusal can say which credentials came too late.
+   */
+  fieldsAfterFile(request: FastifyRequest): Promise<string[]>;
+}
+
+/** The fields that carry credentials, as the legacy interface reads them (legacy/credentials.ts). */
+const CREDENTIAL_FIELDS = ['apikey', 'auth_token', 'email', 'password'];
+
+/**
+ * Issue 35: `curl -F file=@ride.fit -F apikey=… -F auth_token=…` was answered "the apikey parameter
+ * is required", though the key was sent. The credentials are read from the fields before the file, so
+ * that no file of a caller who is not authenticated is ever held (upload-intake.ts); credentials found
+ * only after it are therefore refused, in a sentence that names them and the fix. Any other refusal
+ * stays as it was.
+ */
+async function lateCredentials(
+  request: FastifyRequest,
+  multipart: MultipartIntake,
+  refusal: unknown,
+): Promise<never> {
+  const late = new Set(await multipart.fieldsAfterFile(request));
+  const names = CREDENTIAL_FIELDS.filter((name) => late.has(name));
+  if (names.length === 0) throw refusal;
+  const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
+  const curl = names.map((name) => `-F ${name}=…`).join(' ');
+  throw badRequest(
+    `${listed} came after the file: send ${names.length === 1 ? 'it' : 'them'} before the file part, in the query string or in headers; with curl, put ${curl} before -F file=@…`,
+  );
 }
 
 export interface LegacyRouteOptions {
@@ -56,6 +87,11 @@ export interface LegacyRouteOptions {
   bodyLimit?: number;
   /** for a multipart body that is streamed rather than parsed up front */
   multipart?: MultipartIntake;
+  /**
+   * The multipart form's fields, for the OpenAPI document only (issue 35): a streamed body has no
+   * schema Fastify could check, so the document alone is given one.
+   */
+  documentedForm?: { description: string; schema: Record<string, unknown> };
   handler(request: FastifyRequest, call: LegacyCall): Promise<LegacyAnswer>;
 }
 
@@ -99,13 +135,23 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     if (multipart !== undefined && request.isMultipart()) request.body = await multipart.fields(request);
     const params = new LegacyParams(request.query, request.body);
     const callback = jsonpCallback(request, params);
-    const { client, user } = await legacyCaller(request, params, context);
-    const version = legacyVersion(params, client);
-    if (user === null && options.auth === 'user') {
-      throw notAuthorized(
-        `authentication required: send auth_token, or email and password (${LOG_IN_AGAIN})`,
-      );
+    let caller;
+    try {
+      caller = await legacyCaller(request, params, context);
+      if (caller.user === null && options.auth === 'user') {
+        throw notAuthorized(
+          `authentication required: send auth_token, or email and password (${LOG_IN_AGAIN})`,
+        );
+      }
+    } catch (error) {
+      const refused = error instanceof ApiError && error.statusCode === 401;
+      if (refused && multipart !== undefined && request.isMultipart()) {
+        await lateCredentials(request, multipart, error);
+      }
+      throw error;
     }
+    const { client, user } = caller;
+    const version = legacyVersion(params, client);
     const answer = await options.handler(request, { params, client, user, version });
     return sendLegacy(reply, callback, answer.status ?? 200, answer.body);
   };
@@ -115,11 +161,31 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     options.bodyLimit ?? (options.method === 'POST' ? context.options.limits.uploadBytes : undefined);
   // Issue 20: both forms are in the OpenAPI document, with the credentials the endpoint accepts.
   const security = options.auth === 'user' ? LEGACY_USER_SECURITY : LEGACY_OPTIONAL_USER_SECURITY;
+  const form = options.documentedForm;
   for (const extension of ['.json', '.js']) {
     app.route({
       method: options.method,
       url: `${options.path}${extension}`,
       schema: { ...options.schema, ...legacyDocumentation(options.summary, extension), security },
+      ...(form === undefined
+        ? {}
+        : {
+            config: {
+              swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => {
+                const description = (schema as { description?: string }).description;
+                return {
+                  schema: {
+                    ...schema,
+                    consumes: ['multipart/form-data'],
+                    body: form.schema,
+                    description:
+                      description === undefined ? form.description : `${description}\n\n${form.description}`,
+                  },
+                  url,
+                };
+              },
+            },
+          }),
       ...(bodyLimit === undefined ? {} : { bodyLimit }),
       ...(multipart === undefined
         ? {}

@@ -9,7 +9,10 @@
  * of the file is read, and an unauthenticated upload is never stored. Credentials therefore go in the
  * query string, in headers, or in fields sent before the file, which is the order browsers and curl
  * send a form's fields in; fields after the file may still carry the trip's name, description and
- * visibility. `external_id` (issue 20) is the uploader's own id of the ride. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
+ * visibility. Credentials sent only after the file are refused in words that say so (issue 35,
+ * legacy/route.ts): accepting them would mean holding the file of a caller not yet known, in memory or
+ * on disk, until the end of the body, and anyone could then make the server hold uploads as large as
+ * the limit without an account. The file is read and dropped instead, counted against the limit. `external_id` (issue 20) is the uploader's own id of the ride. The file is hashed (SHA-256, for the duplicate check) as it arrives, and refused with 413
  * the moment it passes the upload limit (docs/contributors/decisions.md §7), or at once when Content-Length says it will.
  */
 import { createHash } from 'node:crypto';
@@ -45,6 +48,55 @@ const VISIBILITIES: Readonly<Record<string, Visibility>> = {
   friends_only: 'friends_only',
 };
 
+/**
+ * The upload's form as the OpenAPI document describes it (issue 35): its fields, and the order rule
+ * above, which no schema can say.
+ */
+export const UPLOAD_FORM = {
+  description:
+    'A ride file upload is a multipart form. Its credentials (`apikey`, and `auth_token` or `email` and ' +
+    '`password`) are read before the file and must come before the file part, or in the query ' +
+    'string, or in the headers `x-service-api-key` and `x-service-auth-token`; sent only after it, ' +
+    'the upload is refused with 400 naming them (with curl: `-F apikey=… -F auth_token=…` before ' +
+    '`-F file=@ride.fit`). The trip fields and `external_id` may come before or after the file. The ' +
+    'answer, `{"success": 1, "task_id": N}`, comes once the file is stored; GET /queued_tasks/{id}.json ' +
+    'says what became of it. Without a file part, the body is `track_points` (JSON or a form) and the ' +
+    'trip is made at once.',
+  schema: {
+    type: 'object',
+    properties: {
+      apikey: { type: 'string', description: "The API client's key. Before the file." },
+      auth_token: { type: 'string', description: 'An auth token of the uploading user. Before the file.' },
+      email: { type: 'string', description: 'Instead of auth_token, with password. Before the file.' },
+      password: { type: 'string', description: 'With email. Before the file.' },
+      file: {
+        type: 'string',
+        contentMediaType: 'application/octet-stream',
+        description:
+          'The ride file: FIT, TCX, GPX, KML or KMZ, or a .gz of one, or a ZIP of ride files, up to the ' +
+          'upload limit.',
+      },
+      data_file: {
+        type: 'string',
+        contentMediaType: 'application/octet-stream',
+        description: 'Another name for file.',
+      },
+      'trip[name]': { type: 'string', description: "The trip's name; default: the file's own." },
+      'trip[description]': { type: 'string', description: "The trip's description." },
+      'trip[visibility]': {
+        type: 'string',
+        enum: ['0', '1', '2', 'public', 'private', 'friends_only'],
+        description: '0 or public, 1 or private, 2 or friends_only.',
+      },
+      external_id: {
+        type: 'string',
+        maxLength: TEXT_MAX_CHARS.externalId,
+        description: "The uploader's own id of the ride: an upload with one already stored is a duplicate.",
+      },
+    },
+  },
+};
+
 /** An upload between reading its fields and storing its file. */
 interface PendingUpload {
   parts: AsyncIterator<Multipart>;
@@ -61,7 +113,24 @@ export function uploadIntake(context: ServerContext): MultipartIntake {
   return {
     fields: (request) => readFieldsBeforeFile(request, context),
     discard: discardUnreadBody,
+    fieldsAfterFile: (request) => dropFileAndReadFields(request, context),
   };
+}
+
+/**
+ * For a refused upload (MultipartIntake.fieldsAfterFile): the file read and dropped, up to the upload
+ * limit (413 past it), then the fields after it, whose names it returns; none is kept.
+ */
+async function dropFileAndReadFields(request: FastifyRequest, context: ServerContext): Promise<string[]> {
+  const upload = pendingUploads.get(request);
+  if (upload?.file == null) return [];
+  const file = upload.file;
+  upload.file = null;
+  // An empty file is no reason to refuse: the refusal is for the credentials.
+  await streamFile(file, context, () => undefined, { empty: true }).catch(asBadForm);
+  const after: Record<string, string | string[]> = {};
+  await readRestOfForm({ ...upload, fields: after }).catch(asBadForm);
+  return Object.keys(after);
 }
 
 /** The fields before the file, and the file part itself kept for queueUpload. */
@@ -255,22 +324,41 @@ function archiveExternalId(externalId: string, path: string): string {
 }
 
 /**
- * The file's bytes and SHA-256; 413 as soon as it passes the upload limit. busboy stops passing on the
- * file's data at the limit (the multipart limits, legacy/index.ts) and says so with 'limit'; the rest
- * of the body is then read and dropped after the answer (discardUnreadBody).
+ * The file's bytes and SHA-256; 413 as soon as it passes the upload limit.
  */
-function receiveFile(
+async function receiveFile(
   file: MultipartFile,
   context: ServerContext,
 ): Promise<{ bytes: Buffer; sha256: string }> {
-  const limit = context.options.limits.uploadBytes;
-  const stream = file.file;
   const hash = createHash('sha256');
   // Issue 18, "memory bounded per upload": the bytes are copied, as they arrive, into one buffer that
   // grows in place (a resizable ArrayBuffer commits memory only as it is written), instead of a list of
   // chunks joined at the end, which holds the file twice. Its memory is the parse worker's to take
   // (queue/pool.ts moves an ArrayBuffer that no other view shares), so it is never copied again here.
-  const received = new ArrayBuffer(0, { maxByteLength: limit });
+  const received = new ArrayBuffer(0, { maxByteLength: context.options.limits.uploadBytes });
+  const length = await streamFile(file, context, (chunk, end) => {
+    hash.update(chunk);
+    received.resize(end);
+    new Uint8Array(received, end - chunk.length).set(chunk);
+  });
+  return { bytes: Buffer.from(received, 0, length), sha256: hash.digest('hex') };
+}
+
+/**
+ * Reads the file's stream to its end, giving each chunk to `take` with the length so far; resolves
+ * with the whole length; 413 as soon as it passes the upload limit, 400 when it is empty (unless
+ * `empty` allows it). busboy stops
+ * passing on the file's data at the limit (the multipart limits, legacy/index.ts) and says so with
+ * 'limit'; the rest of the body is then read and dropped after the answer (discardUnreadBody).
+ */
+function streamFile(
+  file: MultipartFile,
+  context: ServerContext,
+  take: (chunk: Buffer, length: number) => void,
+  allow: { empty?: boolean } = {},
+): Promise<number> {
+  const limit = context.options.limits.uploadBytes;
+  const stream = file.file;
   let length = 0;
   return new Promise((resolve, reject) => {
     const fail = (error: unknown): void => {
@@ -283,9 +371,7 @@ function receiveFile(
         fail(tooLarge(context));
         return;
       }
-      hash.update(chunk);
-      received.resize(length);
-      new Uint8Array(received, length - chunk.length).set(chunk);
+      take(chunk, length);
     };
     stream.on('data', onData);
     stream.once('limit', () => {
@@ -294,8 +380,8 @@ function receiveFile(
     stream.once('error', fail);
     stream.once('end', () => {
       if (stream.truncated || length > limit) fail(tooLarge(context));
-      else if (length === 0) fail(badRequest('the file is empty'));
-      else resolve({ bytes: Buffer.from(received, 0, length), sha256: hash.digest('hex') });
+      else if (length === 0 && allow.empty !== true) fail(badRequest('the file is empty'));
+      else resolve(length);
     });
   });
 }

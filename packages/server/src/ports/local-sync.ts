@@ -53,6 +53,16 @@ export interface LocalSyncStatus {
    * absent from a host that does not list them.
    */
   waitingFiles?: { sourceId: string; relativePath: string; reason: string; takenBy: string }[];
+  /**
+   * Files whose bytes are a ride found before as another file, not uploaded again (issue 35), newest
+   * first; absent from a host that does not list them.
+   */
+  copies?: {
+    sourceId: string;
+    relativePath: string;
+    sameAs: { sourceId: string; relativePath: string; tripIds: number[]; routeIds: number[] };
+    foundAt: string;
+  }[];
 }
 
 /** What the host's sync engine offers (windows as `all`, `new` or `<N>d`). */
