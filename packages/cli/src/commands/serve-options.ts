@@ -50,7 +50,7 @@ export const serveSpec: CommandSpec = {
     '[--host <host>] [--port <port>] [--data <dir> | --database <url> [--no-workers]] [--base-url <url>] [--log-format text|json] [--allow-private-webhooks] [connection limits]',
   summary: 'serve the platform API and pages on the local database, or on a shared PostgreSQL',
   about: [
-    'Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits with status 1 and says which process holds it. With --database, on PostgreSQL instead: any number of servers may share one database (README, "Running on PostgreSQL").',
+    'Serves the Route and Ride Platform API (v1 and legacy), OAuth and the web pages on an embedded SQLite database, until SIGINT or SIGTERM. One server runs on a data directory at a time: a second one exits with status 1 and says which process holds it. With --database, on PostgreSQL instead: any number of servers may share one database (docs/operators/postgresql.md).',
   ],
   groups: [{ title: 'Options', options: SERVE_OPTIONS }, CONNECTION_GROUP],
 };
