@@ -9,7 +9,13 @@ const alias = {
   '@rideport/host/freed-memory': fileURLToPath(
     new URL('./packages/host/src/freed-memory.ts', import.meta.url),
   ),
+  '@rideport/host/long-running': fileURLToPath(
+    new URL('./packages/host/src/long-running.ts', import.meta.url),
+  ),
   '@rideport/host': fileURLToPath(new URL('./packages/host/src/index.ts', import.meta.url)),
+  '@rideport/server/young-generation': fileURLToPath(
+    new URL('./packages/server/src/young-generation.ts', import.meta.url),
+  ),
   '@rideport/server/web': fileURLToPath(new URL('./packages/server/src/web.ts', import.meta.url)),
   '@rideport/server/test-support': fileURLToPath(
     new URL('./packages/server/src/test-support/index.ts', import.meta.url),
