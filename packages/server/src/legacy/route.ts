@@ -7,9 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { storageFaultError } from '../storage-fault.js';
-import { ApiError, notAuthorized } from '../errors.js';
+import { answerableError, notAuthorized, TextTooLongError } from '../errors.js';
 import { LEGACY_OPTIONAL_USER_SECURITY, LEGACY_USER_SECURITY } from '../openapi.js';
-import { TextTooLongError, type ApiClient } from '../store/index.js';
+import type { ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
 import { legacyCaller, type LegacyUser } from './credentials.js';
 import { LegacyParams } from './params.js';
@@ -76,18 +76,19 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, er
 }
 
 function describe(thrown: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
-  const error = storageFaultError(thrown) ?? thrown;
-  if (error instanceof ApiError) {
+  // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17):
+  // 400, as the legacy interface has no 422.
+  if (thrown instanceof TextTooLongError)
+    return { status: 400, message: thrown.message, retryAfterSeconds: null };
+  const answerable = answerableError(storageFaultError(thrown) ?? thrown);
+  if (answerable !== null) {
     return {
-      status: error.statusCode,
-      message: error.problems.join('; '),
-      retryAfterSeconds: error.retryAfterSeconds,
+      status: answerable.statusCode,
+      message: answerable.problems.join('; '),
+      retryAfterSeconds: answerable.retryAfterSeconds,
     };
   }
-  // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
-  if (error instanceof TextTooLongError)
-    return { status: 400, message: error.message, retryAfterSeconds: null };
-  const fastifyError = error as { statusCode?: number; message?: string; validation?: unknown };
+  const fastifyError = thrown as { statusCode?: number; message?: string; validation?: unknown };
   const status = fastifyError.statusCode ?? 500;
   if (status >= 500) return { status: 500, message: 'internal server error', retryAfterSeconds: null };
   return { status, message: fastifyError.message ?? 'bad request', retryAfterSeconds: null };

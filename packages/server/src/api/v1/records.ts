@@ -4,6 +4,7 @@
  */
 import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
 import type { ClubRow } from '../../store/index.js';
+import { HTTP_ERROR_CODES } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
 import { ID_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
@@ -48,10 +49,21 @@ export const USER_SCHEMA = {
   },
 } as const;
 
+/**
+ * A v1 error body (api/v1/errors.ts): the problems in words, and at the same index each one's code
+ * from the server's catalogue (errors.ts, issue 35).
+ */
 export const ERRORS_SCHEMA = {
   type: 'object',
-  required: ['errors'],
-  properties: { errors: { type: 'array', items: { type: 'string' } } },
+  required: ['errors', 'error_codes'],
+  properties: {
+    errors: { type: 'array', items: { type: 'string' }, description: 'one sentence per problem, for people' },
+    error_codes: {
+      type: 'array',
+      items: { type: 'string', enum: HTTP_ERROR_CODES },
+      description: "each problem's stable code, for programs: as many as `errors`, in the same order",
+    },
+  },
 } as const;
 
 /** The error body under each of these statuses, for a route's response schemas. */

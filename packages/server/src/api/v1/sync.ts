@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, invalidField, type Problem } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
 import { assetUrl, ERRORS_SCHEMA, v1UrlPrefix } from './records.js';
 import { callerOf, v1Route } from './route.js';
@@ -88,13 +88,14 @@ export function syncRoutes(app: FastifyInstance, { context }: PluginOptions): Pr
     handler: async (request) => {
       const { user, client } = callerOf(request);
       const query = request.query as SyncQuery;
-      const problems: string[] = [];
+      const problems: Problem[] = [];
       const sinceMs = parseIsoTime(query.since);
       if (sinceMs === null)
-        problems.push('since must be an ISO 8601 date or time, e.g. 2026-03-01T12:00:00Z');
+        problems.push(invalidField('since must be an ISO 8601 date or time, e.g. 2026-03-01T12:00:00Z'));
       const kinds =
         query.assets === undefined ? defaultKinds(client.webhookAssets) : parseAssets(query.assets);
-      if (kinds === null) problems.push('assets must be a comma-separated list of routes, trips');
+      if (kinds === null)
+        problems.push(invalidField('assets must be a comma-separated list of routes, trips'));
       if (sinceMs === null || kinds === null) throw badRequest(problems);
       // Read before the query: a change stamped after this instant is in the next window (the window is
       // inclusive and next_sync_url starts at this time cut to whole seconds, so nothing falls between),
