@@ -18,6 +18,10 @@ export const EVENT_BODY_SCHEMA = {
   properties: {
     event: {
       type: 'object',
+      title: 'EventFields',
+      description:
+        'What an event is created or changed with: `name` and `start_date` are required when creating, ' +
+        'and a 422 lists every missing or invalid field.',
       properties: {
         name: { type: 'string', maxLength: MAX_NAME_LENGTH, description: 'required when creating' },
         start_date: { type: 'string', format: 'date', description: 'YYYY-MM-DD; required when creating' },

@@ -1,24 +1,63 @@
 /**
  * v1 record shapes (decisions.md §2). Times are ISO 8601 UTC with offset; a value the data does not
  * give is null; `email` only when the caller is that user.
+ *
+ * Each shape is written once, as the JSON schema that serializes it and documents it in the OpenAPI
+ * document (issue 35): the server's TypeScript types are derived from these schemas (RecordOf), and
+ * the client's are generated from the document (scripts/generate-client-types.ts), so neither can
+ * drift from what the server sends. A schema's `title` names its type in the client.
  */
-import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { AssetType, EventRow, UserRow } from '../../db/schema.js';
 import type { ClubRow } from '../../store/index.js';
 import { HTTP_ERROR_CODES } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
 import { ID_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
 
-export interface UserRecord {
-  id: number;
-  name: string;
-  display_name: string;
-  first_name: string | null;
-  last_name: string | null;
-  email?: string | null;
-  created_at: string;
-  updated_at: string;
+/**
+ * Every object of schema `S` closed, as the records are: the server sends the properties its schema
+ * lists and no other (fast-json-stringify leaves the rest out), so the types have no index signature.
+ * The schemas themselves stay open: clients must tolerate keys a later server adds (docs/integrators/api.md).
+ */
+type Closed<S> = S extends { readonly type: 'object' }
+  ? {
+      readonly [K in keyof S]: K extends 'properties'
+        ? { readonly [P in keyof S[K]]: Closed<S[K][P]> }
+        : S[K];
+    } & { readonly additionalProperties: false }
+  : S extends { readonly type: 'array'; readonly items: infer Items }
+    ? { readonly [K in keyof S]: K extends 'items' ? Closed<Items> : S[K] }
+    : S;
+
+/** The TypeScript type of what a record schema serializes (issue 35: the schema is the one source). */
+export type RecordOf<S> = Closed<S> extends infer Schema extends JSONSchema ? FromSchema<Schema> : never;
+
+/** The keys of a properties table, as the literal names `required` lists for RecordOf. */
+function keysOf<T extends object>(properties: T): (keyof T & string)[] {
+  return Object.keys(properties) as (keyof T & string)[];
 }
+
+/** JSON schema of a user record, for response serialization and the OpenAPI document. */
+export const USER_SCHEMA = {
+  type: 'object',
+  title: 'UserRecord',
+  description: 'A user: `email` only when the caller is that user.',
+  required: ['id', 'name', 'display_name', 'created_at', 'updated_at', 'first_name', 'last_name'],
+  // In the order the fields are sent: fast-json-stringify writes the required ones first, in this order.
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    display_name: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    first_name: { type: ['string', 'null'] },
+    last_name: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'], description: 'only when the caller is this user' },
+  },
+} as const;
+
+export type UserRecord = RecordOf<typeof USER_SCHEMA>;
 
 export function userRecord(user: UserRow, viewerId: number | null): UserRecord {
   return {
@@ -32,22 +71,6 @@ export function userRecord(user: UserRow, viewerId: number | null): UserRecord {
     updated_at: isoTime(user.updated_at),
   };
 }
-
-/** JSON schema of a user record, for response serialization and the OpenAPI document. */
-export const USER_SCHEMA = {
-  type: 'object',
-  required: ['id', 'name', 'display_name', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    display_name: { type: 'string' },
-    first_name: { type: ['string', 'null'] },
-    last_name: { type: ['string', 'null'] },
-    email: { type: ['string', 'null'], description: 'only when the caller is this user' },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-} as const;
 
 /**
  * A v1 error body (api/v1/errors.ts): the problems in words, and at the same index each one's code
@@ -94,21 +117,6 @@ export function assetRecordJson(prefix: string, type: AssetType, recordJson: str
   return recordWithUrl(recordJson, assetRecordUrl(prefix, type));
 }
 
-export interface EventRecord {
-  id: number;
-  name: string;
-  description: string | null;
-  location: string | null;
-  /** the event's own web page, as its organiser gave it */
-  url: string | null;
-  start_date: string;
-  end_date: string | null;
-  visibility: Visibility;
-  user_id: number;
-  created_at: string;
-  updated_at: string;
-}
-
 export function eventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
@@ -126,7 +134,11 @@ export function eventRecord(row: EventRow): EventRecord {
 }
 
 const NUMBER_OR_NULL = { type: ['number', 'null'] } as const;
-const VISIBILITY_SCHEMA = { type: 'string', enum: ['public', 'friends_only', 'private'] } as const;
+const VISIBILITY_SCHEMA = {
+  type: 'string',
+  title: 'Visibility',
+  enum: ['public', 'friends_only', 'private'],
+} as const;
 
 const ROUTE_PROPERTIES = {
   id: { type: 'integer' },
@@ -148,14 +160,26 @@ const ROUTE_PROPERTIES = {
   sw_lng: NUMBER_OR_NULL,
   ne_lat: { ...NUMBER_OR_NULL, description: 'north-east corner of the bounds' },
   ne_lng: NUMBER_OR_NULL,
-  track_type: { type: 'string', enum: ['loop', 'out_and_back', 'point_to_point', 'unknown'] },
-  terrain: { type: 'string', enum: ['flat', 'rolling', 'climbing'] },
+  track_type: {
+    type: 'string',
+    title: 'TrackType',
+    description: 'the shape of the track',
+    enum: ['loop', 'out_and_back', 'point_to_point', 'unknown'],
+  },
+  terrain: {
+    type: 'string',
+    title: 'Terrain',
+    description: 'how hilly the track is',
+    enum: ['flat', 'rolling', 'climbing'],
+  },
   warnings: {
     type: 'array',
     description:
       'what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)',
     items: {
       type: 'object',
+      title: 'RecordWarning',
+      description: 'One problem of the file a route or trip was read from.',
       required: ['code', 'message'],
       properties: {
         code: { type: 'string', description: 'stable, for programs, e.g. RIDEFILE_TRUNCATED' },
@@ -202,6 +226,10 @@ const TRIP_PROPERTIES = {
 /** A legacy track point (platform-api.md, "Track point"): every key optional. */
 export const TRACK_POINT_SCHEMA = {
   type: 'object',
+  title: 'TrackPoint',
+  description:
+    'A legacy track point: single-letter keys, each present only when known. `t` is whole Unix seconds, ' +
+    'never milliseconds; `s` and `d` only from a wheel sensor.',
   properties: {
     x: { type: 'number', description: 'longitude' },
     y: { type: 'number', description: 'latitude' },
@@ -220,32 +248,53 @@ const TRACK_POINTS_PROPERTY = {
   track_points: { type: 'array', items: TRACK_POINT_SCHEMA, description: 'single-record responses only' },
 } as const;
 
+const ROUTE_DESCRIPTION = 'A route. Distances and elevations in m; null when the file does not give them.';
+const TRIP_DESCRIPTION = "A trip (ride): a route's fields plus the ride's; speeds in km/h, times in s.";
+const WITH_POINTS = ' A single-record answer adds the points (list items leave them out).';
+
 export const ROUTE_SCHEMA = {
   type: 'object',
-  required: Object.keys(ROUTE_PROPERTIES),
+  title: 'RouteRecord',
+  description: ROUTE_DESCRIPTION,
+  required: keysOf(ROUTE_PROPERTIES),
   properties: ROUTE_PROPERTIES,
 } as const;
 
 export const ROUTE_WITH_POINTS_SCHEMA = {
   type: 'object',
-  required: [...Object.keys(ROUTE_PROPERTIES), 'track_points'],
+  title: 'RouteWithTrackPoints',
+  description: ROUTE_DESCRIPTION + WITH_POINTS,
+  required: [...keysOf(ROUTE_PROPERTIES), 'track_points'],
   properties: { ...ROUTE_PROPERTIES, ...TRACK_POINTS_PROPERTY },
 } as const;
 
 export const TRIP_SCHEMA = {
   type: 'object',
-  required: Object.keys(TRIP_PROPERTIES),
+  title: 'TripRecord',
+  description: TRIP_DESCRIPTION,
+  required: keysOf(TRIP_PROPERTIES),
   properties: TRIP_PROPERTIES,
 } as const;
 
 export const TRIP_WITH_POINTS_SCHEMA = {
   type: 'object',
-  required: [...Object.keys(TRIP_PROPERTIES), 'track_points'],
+  title: 'TripWithTrackPoints',
+  description: TRIP_DESCRIPTION + WITH_POINTS,
+  required: [...keysOf(TRIP_PROPERTIES), 'track_points'],
   properties: { ...TRIP_PROPERTIES, ...TRACK_POINTS_PROPERTY },
 } as const;
 
+export type RouteRecord = RecordOf<typeof ROUTE_SCHEMA>;
+export type TripRecord = RecordOf<typeof TRIP_SCHEMA>;
+export type TrackPoint = RecordOf<typeof TRACK_POINT_SCHEMA>;
+export type RecordWarning = RouteRecord['warnings'][number];
+export type TrackType = RouteRecord['track_type'];
+export type Terrain = RouteRecord['terrain'];
+
 export const EVENT_SCHEMA = {
   type: 'object',
+  title: 'EventRecord',
+  description: 'An event. Dates are YYYY-MM-DD.',
   required: [
     'id',
     'name',
@@ -274,13 +323,19 @@ export const EVENT_SCHEMA = {
   },
 } as const;
 
+export type EventRecord = RecordOf<typeof EVENT_SCHEMA>;
+
 /** `meta.pagination` (platform-api.md, "Pagination metadata"). */
 export const PAGINATION_META_SCHEMA = {
   type: 'object',
+  title: 'PageMeta',
+  description: 'The `meta` of a v1 list.',
   required: ['pagination'],
   properties: {
     pagination: {
       type: 'object',
+      title: 'PaginationMeta',
+      description: 'Where a page stands in the whole list.',
       required: ['record_count', 'page_count', 'page_size', 'next_page_url'],
       properties: {
         record_count: { type: 'integer' },
@@ -312,17 +367,6 @@ export const ID_PARAMS_SCHEMA = {
  * A club (decisions.md §5: "name, description, member count"), the same on v1 and the legacy interface
  * but for `url`, which names it on the interface that answers (`prefix`: v1's or the legacy site root).
  */
-export interface ClubRecord {
-  id: number;
-  url: string;
-  name: string;
-  description: string | null;
-  /** administrators and members */
-  member_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
 export function clubRecord(club: ClubRow, prefix: string): ClubRecord {
   return {
     id: club.id,
@@ -337,6 +381,8 @@ export function clubRecord(club: ClubRow, prefix: string): ClubRecord {
 
 export const CLUB_SCHEMA = {
   type: 'object',
+  title: 'ClubRecord',
+  description: 'A club: its name, description and member count.',
   required: ['id', 'url', 'name', 'description', 'member_count', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
@@ -348,5 +394,7 @@ export const CLUB_SCHEMA = {
     updated_at: { type: 'string', format: 'date-time' },
   },
 } as const;
+
+export type ClubRecord = RecordOf<typeof CLUB_SCHEMA>;
 
 export const NO_CONTENT_SCHEMA = { type: 'null', description: 'deleted; the body is empty' } as const;

@@ -30,12 +30,16 @@ const SYNC_QUERY_SCHEMA = {
 
 const SYNC_SCHEMA = {
   type: 'object',
+  title: 'SyncResult',
+  description: 'The changes since the time asked, and where to ask next time.',
   required: ['items', 'meta'],
   properties: {
     items: {
       type: 'array',
       items: {
         type: 'object',
+        title: 'SyncItem',
+        description: 'One change: the asset, what happened to it, and when.',
         required: ['item_type', 'item_id', 'item_user_id', 'item_url', 'action', 'datetime', 'collection'],
         properties: {
           item_type: { type: 'string', enum: ['route', 'trip'] },
@@ -53,7 +57,11 @@ const SYNC_SCHEMA = {
       required: ['service_datetime', 'next_sync_url'],
       properties: {
         service_datetime: { type: 'string', format: 'date-time' },
-        next_sync_url: { type: 'string', format: 'uri' },
+        next_sync_url: {
+          type: 'string',
+          format: 'uri',
+          description: 'the same query with `since` set to `service_datetime`',
+        },
       },
     },
   },
