@@ -31,6 +31,19 @@ const BANNER = `/**
 
 type Schema = Record<string, unknown>;
 
+/**
+ * Fields this server always sends that servers before them leave out (issue 16's `warnings`, issue
+ * 20's `external_id`): optional in the client's types, so that it reads those servers too.
+ */
+const LATER_FIELDS: ReadonlySet<string> = new Set(['warnings', 'external_id']);
+
+/** The schema with LATER_FIELDS no longer required. */
+function readableFromOlderServers(schema: Schema): Schema {
+  if (!Array.isArray(schema['required'])) return schema;
+  const required = (schema['required'] as string[]).filter((name) => !LATER_FIELDS.has(name));
+  return { ...schema, required };
+}
+
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -118,7 +131,9 @@ export async function generateClientTypes(): Promise<string> {
   const found = new Map<string, Schema>();
   // The operations' schemas only: the document's own `info` has a title too.
   titledSchemas((await openApiDocument()).paths, found);
-  const definitions = withSupertypes(found);
+  const definitions = withSupertypes(
+    new Map([...found].map(([name, schema]) => [name, readableFromOlderServers(schema)])),
+  );
   const names = [...definitions.keys()].sort();
   // One root that references every definition, so that each is declared once, by its title.
   const root = {

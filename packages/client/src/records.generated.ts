@@ -181,7 +181,7 @@ export interface RouteRecord {
   /**
    * what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)
    */
-  warnings: RecordWarning[];
+  warnings?: RecordWarning[];
 }
 /**
  * A route. Distances and elevations in m; null when the file does not give them. A single-record answer adds the points (list items leave them out).
@@ -324,7 +324,7 @@ export interface TripRecord extends RouteRecord {
   /**
    * the uploader's own id of the upload the trip came from (Strava's external_id); null without one
    */
-  external_id: string | null;
+  external_id?: string | null;
 }
 /**
  * A trip (ride): a route's fields plus the ride's; speeds in km/h, times in s. A single-record answer adds the points (list items leave them out).

@@ -10,8 +10,10 @@
  * sends. The legacy interface's own shapes (its login, its lists, upload tasks) are not in the
  * document's schemas and are written here.
  */
-import type * as Sent from './records.generated.js';
+import type { PaginationMeta, RouteRecord, TrackPoint, TripRecord, UserRecord } from './records.generated.js';
 
+// `warnings` and `external_id`, which servers before issues 16 and 20 leave out, are optional in
+// RouteRecord and TripRecord (the generator's LATER_FIELDS): a record without them is still read.
 export type {
   AuthTokenRecord,
   ClubRecord,
@@ -20,42 +22,29 @@ export type {
   PageMeta,
   PaginationMeta,
   RecordWarning,
+  RouteRecord,
   SyncItem,
   SyncResult,
   Terrain,
   TrackPoint,
   TrackType,
+  TripRecord,
   UserRecord,
   Visibility,
 } from './records.generated.js';
 
-/**
- * `T` with the fields `Later` optional: fields this server always sends that other servers of the
- * API, or older ones, leave out; a record without them is still read.
- */
-type ReadFromOlderServers<T, Later extends keyof T> = Omit<T, Later> & Partial<Pick<T, Later>>;
-
-/**
- * A route. `warnings` (issue 16) is optional: servers before it do not send it, which means none
- * known.
- */
-export type RouteRecord = ReadFromOlderServers<Sent.RouteRecord, 'warnings'>;
-
-/** A trip (ride). `warnings` (issue 16) and `external_id` (issue 20) are absent from servers before them. */
-export type TripRecord = ReadFromOlderServers<Sent.TripRecord, 'warnings' | 'external_id'>;
-
 /** A single-record answer adds the points (list items leave them out). */
-export type WithTrackPoints<T> = T & Pick<Sent.RouteWithTrackPoints, 'track_points'>;
+export type WithTrackPoints<T> = T & { track_points: TrackPoint[] };
 
 /** The legacy login answer's user: the user record with the auth token to send next. */
-export interface LegacyUser extends Sent.UserRecord {
+export interface LegacyUser extends UserRecord {
   auth_token: string;
 }
 
 /** One page of a v1 list: the records under the root key, and the pagination. */
 export interface Page<T> {
   items: T[];
-  pagination: Sent.PaginationMeta;
+  pagination: PaginationMeta;
 }
 
 /** A legacy version-2 list (decisions.md §5): one page, and how many the caller may see in all. */
