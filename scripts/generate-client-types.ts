@@ -32,10 +32,11 @@ const BANNER = `/**
 type Schema = Record<string, unknown>;
 
 /**
- * Fields this server always sends that servers before them leave out (issue 16's `warnings`, issue
- * 20's `external_id`): optional in the client's types, so that it reads those servers too.
+ * Fields this server always sends that servers before them leave out (issue 16's `warnings` and a
+ * task's `error_code`, issue 20's `external_id`): optional in the client's types, so that it reads
+ * those servers too.
  */
-const LATER_FIELDS: ReadonlySet<string> = new Set(['warnings', 'external_id']);
+const LATER_FIELDS: ReadonlySet<string> = new Set(['warnings', 'error_code', 'external_id']);
 
 /** The schema with LATER_FIELDS no longer required. */
 function readableFromOlderServers(schema: Schema): Schema {

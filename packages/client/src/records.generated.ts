@@ -4,6 +4,21 @@
  * `npm run generate:client-types`. records.ts exports these under the client's names.
  */
 
+/**
+ * A trip or route an upload task made (or found, for a duplicate upload).
+ */
+export type AssociatedObject =
+  | {
+      type: 'trip';
+      trip: TripRecord;
+    }
+  | {
+      type: 'route';
+      route: RouteRecord;
+    };
+/**
+ * who may see it: anyone, friends only, or its owner alone
+ */
 export type Visibility = 'public' | 'friends_only' | 'private';
 /**
  * the shape of the track
@@ -14,6 +29,134 @@ export type TrackType = 'loop' | 'out_and_back' | 'point_to_point' | 'unknown';
  */
 export type Terrain = 'flat' | 'rolling' | 'climbing';
 
+/**
+ * A trip (ride): a route's fields plus the ride's; speeds in km/h, times in s.
+ */
+export interface TripRecord extends RouteRecord {
+  departed_at: string | null;
+  /**
+   * IANA time zone at the first position
+   */
+  time_zone: string | null;
+  /**
+   * e.g. cycling:road, cycling:virtual, running:generic
+   */
+  activity_type: string | null;
+  /**
+   * no positions, or an indoor or virtual activity
+   */
+  is_stationary: boolean;
+  /**
+   * elapsed seconds
+   */
+  duration: number | null;
+  /**
+   * seconds
+   */
+  moving_time: number | null;
+  /**
+   * km/h
+   */
+  avg_speed: number | null;
+  /**
+   * km/h
+   */
+  max_speed: number | null;
+  /**
+   * rpm
+   */
+  avg_cad: number | null;
+  min_cad: number | null;
+  max_cad: number | null;
+  /**
+   * bpm
+   */
+  avg_hr: number | null;
+  min_hr: number | null;
+  max_hr: number | null;
+  /**
+   * W
+   */
+  avg_watts: number | null;
+  min_watts: number | null;
+  max_watts: number | null;
+  /**
+   * kcal
+   */
+  calories: number | null;
+  /**
+   * e.g. Garmin Edge 530
+   */
+  device: string | null;
+  /**
+   * the uploader's own id of the upload the trip came from (Strava's external_id); null without one
+   */
+  external_id?: string | null;
+}
+/**
+ * A route. Distances and elevations in m; null when the file does not give them.
+ */
+export interface RouteRecord {
+  id: number;
+  /**
+   * this record's URL on the interface that answered (v1 or legacy)
+   */
+  url: string;
+  name: string;
+  description: string | null;
+  /**
+   * the owner
+   */
+  user_id: number;
+  visibility: Visibility;
+  created_at: string;
+  updated_at: string;
+  /**
+   * metres
+   */
+  distance: number | null;
+  /**
+   * metres
+   */
+  elevation_gain: number | null;
+  /**
+   * metres
+   */
+  elevation_loss: number | null;
+  first_lat: number | null;
+  first_lng: number | null;
+  last_lat: number | null;
+  last_lng: number | null;
+  /**
+   * south-west corner of the bounds
+   */
+  sw_lat: number | null;
+  sw_lng: number | null;
+  /**
+   * north-east corner of the bounds
+   */
+  ne_lat: number | null;
+  ne_lng: number | null;
+  track_type: TrackType;
+  terrain: Terrain;
+  /**
+   * what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)
+   */
+  warnings?: RecordWarning[];
+}
+/**
+ * One problem of the file a route or trip was read from.
+ */
+export interface RecordWarning {
+  /**
+   * stable, for programs, e.g. RIDEFILE_TRUNCATED
+   */
+  code: string;
+  /**
+   * plain words for people, e.g. "This file ends early: the ride was read up to 14:32."
+   */
+  message: string;
+}
 /**
  * An auth token, the API key it goes with, and the user it signs in.
  */
@@ -102,6 +245,15 @@ export interface EventRecord {
   updated_at: string;
 }
 /**
+ * The legacy login answer's user: the user record with the auth token to send next.
+ */
+export interface LegacyUser extends UserRecord {
+  /**
+   * sent as `auth_token` with the next requests
+   */
+  auth_token: string;
+}
+/**
  * The `meta` of a v1 list.
  */
 export interface PageMeta {
@@ -120,68 +272,38 @@ export interface PaginationMeta {
   next_page_url: string | null;
 }
 /**
- * One problem of the file a route or trip was read from.
+ * A queued upload task and what became of it.
  */
-export interface RecordWarning {
-  /**
-   * stable, for programs, e.g. RIDEFILE_TRUNCATED
-   */
-  code: string;
-  /**
-   * plain words for people, e.g. "This file ends early: the ride was read up to 14:32."
-   */
-  message: string;
-}
-/**
- * A route. Distances and elevations in m; null when the file does not give them.
- */
-export interface RouteRecord {
+export interface QueuedTask {
   id: number;
   /**
-   * this record in the v1 API
+   * -1 failed, 0 pending, 1 success
    */
-  url: string;
-  name: string;
-  description: string | null;
+  status: -1 | 0 | 1;
   /**
-   * the owner
+   * in words for people: what the upload made and what was wrong with the file, or why it failed
    */
-  user_id: number;
-  visibility: Visibility;
+  message: string;
+  /**
+   * a failed task's stable code for programs (RIDEFILE_MALFORMED, UPLOAD_PARSER_CRASHED, …), null otherwise
+   */
+  error_code?: string | null;
+  response_code: 'pending' | 'success' | 'duplicate' | 'failed';
+  /**
+   * 0..100
+   */
+  progress: number;
   created_at: string;
   updated_at: string;
+  user_id: number;
   /**
-   * metres
+   * the upload's `external_id`; null without one
    */
-  distance: number | null;
+  external_id?: string | null;
   /**
-   * metres
+   * filled only when asked for (include_objects)
    */
-  elevation_gain: number | null;
-  /**
-   * metres
-   */
-  elevation_loss: number | null;
-  first_lat: number | null;
-  first_lng: number | null;
-  last_lat: number | null;
-  last_lng: number | null;
-  /**
-   * south-west corner of the bounds
-   */
-  sw_lat: number | null;
-  sw_lng: number | null;
-  /**
-   * north-east corner of the bounds
-   */
-  ne_lat: number | null;
-  ne_lng: number | null;
-  track_type: TrackType;
-  terrain: Terrain;
-  /**
-   * what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)
-   */
-  warnings?: RecordWarning[];
+  associated_objects: AssociatedObject[];
 }
 /**
  * A route. Distances and elevations in m; null when the file does not give them. A single-record answer adds the points (list items leave them out).
@@ -261,70 +383,6 @@ export interface SyncResult {
      */
     next_sync_url: string;
   };
-}
-/**
- * A trip (ride): a route's fields plus the ride's; speeds in km/h, times in s.
- */
-export interface TripRecord extends RouteRecord {
-  departed_at: string | null;
-  /**
-   * IANA time zone at the first position
-   */
-  time_zone: string | null;
-  /**
-   * e.g. cycling:road, cycling:virtual, running:generic
-   */
-  activity_type: string | null;
-  /**
-   * no positions, or an indoor or virtual activity
-   */
-  is_stationary: boolean;
-  /**
-   * elapsed seconds
-   */
-  duration: number | null;
-  /**
-   * seconds
-   */
-  moving_time: number | null;
-  /**
-   * km/h
-   */
-  avg_speed: number | null;
-  /**
-   * km/h
-   */
-  max_speed: number | null;
-  /**
-   * rpm
-   */
-  avg_cad: number | null;
-  min_cad: number | null;
-  max_cad: number | null;
-  /**
-   * bpm
-   */
-  avg_hr: number | null;
-  min_hr: number | null;
-  max_hr: number | null;
-  /**
-   * W
-   */
-  avg_watts: number | null;
-  min_watts: number | null;
-  max_watts: number | null;
-  /**
-   * kcal
-   */
-  calories: number | null;
-  /**
-   * e.g. Garmin Edge 530
-   */
-  device: string | null;
-  /**
-   * the uploader's own id of the upload the trip came from (Strava's external_id); null without one
-   */
-  external_id?: string | null;
 }
 /**
  * A trip (ride): a route's fields plus the ride's; speeds in km/h, times in s. A single-record answer adds the points (list items leave them out).

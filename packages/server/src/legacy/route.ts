@@ -51,6 +51,11 @@ export interface LegacyRouteOptions {
   auth: 'user' | 'optional';
   /** what the endpoint does, in a few words, for the OpenAPI document (issue 20) */
   summary: string;
+  /**
+   * the JSON schema of a 200 answer, for the OpenAPI document's `.json` form (issue 35: it names the
+   * client's types). The answer is sent as JSON text already (respond.ts), so it only describes it.
+   */
+  answer?: object;
   schema?: FastifySchema;
   /** Fastify route options passed through (e.g. bodyLimit), for endpoints that need them */
   bodyLimit?: number;
@@ -120,7 +125,11 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     app.route({
       method: options.method,
       url: `${options.path}${extension}`,
-      schema: { ...options.schema, ...legacyDocumentation(options.summary, extension), security },
+      schema: {
+        ...options.schema,
+        ...legacyDocumentation(options.summary, extension, options.answer),
+        security,
+      },
       ...(bodyLimit === undefined ? {} : { bodyLimit }),
       ...(multipart === undefined
         ? {}
@@ -142,8 +151,10 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
  * How the OpenAPI document describes one form of a legacy endpoint: `.js` is JSONP, the answer
  * wrapped in a call of the `callback` parameter (respond.ts), so it says so and answers JavaScript.
  */
-function legacyDocumentation(summary: string, extension: string): FastifySchema {
-  if (extension === '.json') return { tags: ['legacy'], summary };
+function legacyDocumentation(summary: string, extension: string, answer: object | undefined): FastifySchema {
+  if (extension === '.json') {
+    return { tags: ['legacy'], summary, ...(answer === undefined ? {} : { response: { 200: answer } }) };
+  }
   return {
     tags: ['legacy'],
     summary: `${summary} (JSONP)`,

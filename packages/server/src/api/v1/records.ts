@@ -28,7 +28,11 @@ type Closed<S> = S extends { readonly type: 'object' }
     } & { readonly additionalProperties: false }
   : S extends { readonly type: 'array'; readonly items: infer Items }
     ? { readonly [K in keyof S]: K extends 'items' ? Closed<Items> : S[K] }
-    : S;
+    : S extends { readonly oneOf: readonly unknown[] }
+      ? {
+          readonly [K in keyof S]: K extends 'oneOf' ? { readonly [I in keyof S[K]]: Closed<S[K][I]> } : S[K];
+        }
+      : S;
 
 /** The TypeScript type of what a record schema serializes (issue 35: the schema is the one source). */
 export type RecordOf<S> = Closed<S> extends infer Schema extends JSONSchema ? FromSchema<Schema> : never;
@@ -137,12 +141,17 @@ const NUMBER_OR_NULL = { type: ['number', 'null'] } as const;
 const VISIBILITY_SCHEMA = {
   type: 'string',
   title: 'Visibility',
+  description: 'who may see it: anyone, friends only, or its owner alone',
   enum: ['public', 'friends_only', 'private'],
 } as const;
 
 const ROUTE_PROPERTIES = {
   id: { type: 'integer' },
-  url: { type: 'string', format: 'uri', description: 'this record in the v1 API' },
+  url: {
+    type: 'string',
+    format: 'uri',
+    description: "this record's URL on the interface that answered (v1 or legacy)",
+  },
   name: { type: 'string' },
   description: { type: ['string', 'null'] },
   user_id: { type: 'integer', description: 'the owner' },
