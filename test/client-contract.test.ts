@@ -183,6 +183,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       const wrong = await rejection(keyOnly.v1.createAuthToken(world.alice.email, 'not the password'));
       expect(wrong).toMatchObject({ code: ClientErrorCode.UNAUTHORIZED, status: 401 });
       expect(wrong.serverMessages).toEqual(['invalid email or password']);
+      expect(wrong.serverCodes).toEqual(['SERVER_NOT_AUTHORIZED']);
 
       const unknown = await rejection(
         clientOf(world, { kind: 'auth-token', apiKey: world.apiKey, authToken: 'nope' }).v1.currentUser(),
@@ -275,6 +276,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
         code: ClientErrorCode.NOT_FOUND,
         status: 404,
         serverMessages: ['trip 999999 not found'],
+        serverCodes: ['SERVER_NOT_FOUND'],
       });
 
       const doomed = await alice.legacy.uploadPoints(points(100), { name: 'Doomed' });
@@ -352,6 +354,9 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       const missing = await rejection(alice.v1.events.create({ description: 'no name, no date' }));
       expect(missing).toMatchObject({ code: ClientErrorCode.REJECTED, status: 422 });
       expect(missing.serverMessages).toEqual(['name is required', 'start_date is required']);
+      // Issue 35: the server's code of each message, at the same index.
+      expect(missing.serverCodes).toEqual(['SERVER_MISSING_FIELD', 'SERVER_MISSING_FIELD']);
+      expect(missing.serverCode).toBe('SERVER_MISSING_FIELD');
 
       const invalid = await rejection(
         alice.v1.events.update(created.id, { end_date: '2026-05-01', url: 'ftp://x' }),
@@ -470,6 +475,8 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       const failed = await rejection(client.legacy.login(world.bob.email, 'wrong'));
       expect(failed).toMatchObject({ code: ClientErrorCode.UNAUTHORIZED, status: 401 });
       expect(failed.serverMessages[0]).toContain('log in again');
+      // Legacy error bodies stay `{"error"}` (issue 35): no codes, as before.
+      expect(failed).toMatchObject({ serverCodes: [], serverCode: null });
       expect(client.credentials.kind).toBe('api-key');
       const stale = clientOf(world, { kind: 'auth-token', apiKey: world.apiKey, authToken: 'expired' });
       expect((await rejection(stale.legacy.currentUser())).serverMessages[0]).toContain('log in again');

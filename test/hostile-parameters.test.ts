@@ -5,12 +5,13 @@
  * LocalSync, as `rideport up` wires it) on a real socket; the routes are the ones Fastify registered
  * (printRoutes), so a route added later is probed too. Each route is called as the owner of the data
  * and as another user, with odd values in the query, in the path ids, and in form and JSON bodies.
+ * Issue 35: every v1 error answer among them carries `error_codes`, one catalogue code per problem.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRideFile } from '@rideport/ridefile';
-import { buildServer } from '@rideport/server';
+import { buildServer, SERVER_ERROR_CODES } from '@rideport/server';
 import { SyncEngine } from '@rideport/sync';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
@@ -324,6 +325,34 @@ function serverErrors(answers: Answer[]): string[] {
     .map((answer) => `${answer.status} ${answer.described} → ${answer.body.slice(0, 200)}`);
 }
 
+const CATALOGUE: ReadonlySet<string> = new Set(SERVER_ERROR_CODES);
+
+/**
+ * The v1 error answers whose body is not `{"errors": [...], "error_codes": [...]}` with as many codes
+ * as problems, each a code of the server's catalogue (issue 35).
+ */
+function uncodedV1Errors(answers: Answer[]): string[] {
+  return answers.flatMap((answer) => {
+    const [, method, path = ''] = answer.described.split(' ');
+    // HEAD answers have no body to look at.
+    if (answer.status < 400 || method === 'HEAD' || !path.startsWith('/api/v1/')) return [];
+    let body: { errors?: unknown; error_codes?: unknown } = {};
+    try {
+      body = JSON.parse(answer.body) as typeof body;
+    } catch {
+      // Not JSON: reported below.
+    }
+    const { errors, error_codes: codes } = body;
+    const coded =
+      Array.isArray(errors) &&
+      errors.length > 0 &&
+      Array.isArray(codes) &&
+      codes.length === errors.length &&
+      codes.every((code) => typeof code === 'string' && CATALOGUE.has(code));
+    return coded ? [] : [`${answer.status} ${answer.described} → ${answer.body.slice(0, 200)}`];
+  });
+}
+
 const takesBody = (route: RegisteredRoute): boolean => ['POST', 'PUT', 'PATCH'].includes(route.method);
 
 describe('odd numbers on every route Fastify registers', () => {
@@ -388,6 +417,7 @@ describe('odd numbers on every route Fastify registers', () => {
     }
     const answers = await sendAll(probes);
     expect(serverErrors(answers)).toEqual([]);
+    expect(uncodedV1Errors(answers)).toEqual([]);
     // A route that answers the plain request with something else than 400, and 400 to an odd value,
     // says which parameter was wrong.
     const baseline = new Map<string, number>();
@@ -421,6 +451,7 @@ describe('odd numbers on every route Fastify registers', () => {
     }
     const answers = await sendAll(probes);
     expect(serverErrors(answers)).toEqual([]);
+    expect(uncodedV1Errors(answers)).toEqual([]);
     const unnamed = answers
       .filter(
         (answer, index) =>
@@ -430,7 +461,7 @@ describe('odd numbers on every route Fastify registers', () => {
     expect(unnamed).toEqual([]);
   }, 300_000);
 
-  it('no mix of odd values in the query, a form or a JSON body answers 500 (fast-check)', async () => {
+  it('no mix of odd values in the query, a form or a JSON body answers 500; v1 errors are coded (fast-check)', async () => {
     const names = [...NUMERIC_NAMES, ...OTHER_NAMES];
     const textValue = fc.oneof(
       fc.constantFrom(...ODD_TEXTS),
@@ -467,6 +498,7 @@ describe('odd numbers on every route Fastify registers', () => {
       fc.asyncProperty(probe, async (candidate) => {
         const [answer] = await sendAll([candidate]);
         expect(serverErrors([answer!])).toEqual([]);
+        expect(uncodedV1Errors([answer!])).toEqual([]);
       }),
       { numRuns: 1500, interruptAfterTimeLimit: 90_000 },
     );

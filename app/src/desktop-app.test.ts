@@ -209,7 +209,7 @@ describe('DesktopApp and `rideport up` on one data folder (issue 17: one server 
     expect(await up.exited).toBe(1);
     expect(up.output()).toMatch(
       new RegExp(
-        `^rideport: up: DATA_DIRECTORY_IN_USE: ${userData} is in use by process ${process.pid} \\(the Rideport desktop app, listening on ${desktop.host!.serverUrl.replaceAll('.', '\\.')}, since [\\dT:Z-]+\\): only one Rideport server runs on a data directory at a time\\. To stop that one, choose Quit Rideport in its tray menu\\.\\n$`,
+        `^rideport: up: SERVER_DATA_DIRECTORY_IN_USE: ${userData} is in use by process ${process.pid} \\(the Rideport desktop app, listening on ${desktop.host!.serverUrl.replaceAll('.', '\\.')}, since [\\dT:Z-]+\\): only one Rideport server runs on a data directory at a time\\. To stop that one, choose Quit Rideport in its tray menu\\.\\n$`,
       ),
     );
     // The app's server goes on serving.

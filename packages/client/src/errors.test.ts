@@ -7,6 +7,7 @@ import {
   excerpt,
   isClientError,
   isRetryable,
+  serverCodesOf,
   serverMessagesOf,
 } from './errors.js';
 
@@ -65,6 +66,8 @@ describe('error mapping', () => {
       code: ClientErrorCode.REJECTED,
       status: 422,
       serverMessages: ['name is required'],
+      serverCodes: [],
+      serverCode: null,
       retryAfterMs: null,
       taskId: null,
     });
@@ -74,6 +77,42 @@ describe('error mapping', () => {
     const gateway = errorFromResponse('GET /x', 502, bytes('<html>\n  Bad   gateway\n</html>'));
     expect(gateway.message).toBe('GET /x answered 502: <html> Bad gateway </html>');
     expect(errorFromResponse('GET /x', 500, bytes('')).message).toBe('GET /x answered 500: (empty body)');
+  });
+
+  it("takes the server's code of each message from error_codes (issue 35), the first as serverCode", () => {
+    const error = errorFromResponse(
+      'POST /api/v1/events.json',
+      422,
+      bytes(
+        '{"errors":["name is required","url must be an http or https URL"],' +
+          '"error_codes":["SERVER_MISSING_FIELD","SERVER_INVALID_FIELD"]}',
+      ),
+    );
+    expect(error).toMatchObject({
+      serverMessages: ['name is required', 'url must be an http or https URL'],
+      serverCodes: ['SERVER_MISSING_FIELD', 'SERVER_INVALID_FIELD'],
+      serverCode: 'SERVER_MISSING_FIELD',
+    });
+    expect(error.message).toBe(
+      'POST /api/v1/events.json answered 422: name is required; url must be an http or https URL',
+    );
+    expect(serverCodesOf(bytes('{"errors":["gone"],"error_codes":["SERVER_NOT_FOUND"]}'))).toEqual([
+      'SERVER_NOT_FOUND',
+    ]);
+    // Codes that do not pair with the messages one to one are none: an index would name the wrong one.
+    expect(serverCodesOf(bytes('{"errors":["a","b"],"error_codes":["SERVER_X"]}'))).toEqual([]);
+    expect(serverCodesOf(bytes('{"errors":["a"],"error_codes":[7]}'))).toEqual([]);
+    expect(serverCodesOf(bytes('{"error":"legacy","error_codes":["SERVER_X"]}'))).toEqual([]);
+    // A task's own code comes first.
+    const task = new ClientError(ClientErrorCode.REJECTED, 'failed', {
+      serverCodes: ['SERVER_BAD_REQUEST'],
+      serverCode: 'RIDEFILE_MALFORMED',
+    });
+    expect(task.serverCode).toBe('RIDEFILE_MALFORMED');
+    expect(task.withTaskId(3)).toMatchObject({
+      serverCodes: ['SERVER_BAD_REQUEST'],
+      serverCode: 'RIDEFILE_MALFORMED',
+    });
   });
 
   it('quotes at most a short excerpt of a body', () => {

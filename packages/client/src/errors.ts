@@ -42,6 +42,7 @@ export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorC
 export interface ClientErrorDetails {
   status?: number | null;
   serverMessages?: readonly string[];
+  serverCodes?: readonly string[];
   serverCode?: string | null;
   retryAfterMs?: number | null;
   taskId?: number | null;
@@ -60,8 +61,15 @@ export class ClientError extends Error {
   /** what the server said: the strings of `{"errors": [...]}` (v1) or `{"error": "..."}` (legacy) */
   readonly serverMessages: string[];
   /**
+   * the server's stable code of each message, at the same index: a v1 error body's `error_codes`
+   * (SERVER_MISSING_FIELD, SERVER_NOT_FOUND, …; issue 35). Empty when the server sends none: the
+   * legacy and OAuth interfaces, and servers before them.
+   */
+  readonly serverCodes: string[];
+  /**
    * the server's stable code for what it refused, when it gives one: a failed upload task's
-   * `error_code` (RIDEFILE_MALFORMED, …; issue 16), while `serverMessages` say it in words
+   * `error_code` (RIDEFILE_MALFORMED, …; issue 16), else the first of `serverCodes`, while
+   * `serverMessages` say it in words
    */
   readonly serverCode: string | null;
   /** how long the server asked to wait (Retry-After of a 429 or a 503), ms */
@@ -74,7 +82,8 @@ export class ClientError extends Error {
     this.code = code;
     this.status = details.status ?? null;
     this.serverMessages = [...(details.serverMessages ?? [])];
-    this.serverCode = details.serverCode ?? null;
+    this.serverCodes = [...(details.serverCodes ?? [])];
+    this.serverCode = details.serverCode ?? this.serverCodes[0] ?? null;
     this.retryAfterMs = details.retryAfterMs ?? null;
     this.taskId = details.taskId ?? null;
   }
@@ -84,6 +93,7 @@ export class ClientError extends Error {
     return new ClientError(this.code, this.message, {
       status: this.status,
       serverMessages: this.serverMessages,
+      serverCodes: this.serverCodes,
       serverCode: this.serverCode,
       retryAfterMs: this.retryAfterMs,
       taskId,
@@ -123,30 +133,52 @@ export function excerpt(body: Uint8Array): string {
   return oneLine.length > EXCERPT_CHARS ? `${oneLine.slice(0, EXCERPT_CHARS)}…` : oneLine;
 }
 
+/** What an error body says: its messages, and the code of each when the server gives them. */
+interface ServerSaid {
+  messages: string[];
+  codes: string[];
+}
+
 /**
- * The messages of an error body: v1 `{"errors": ["..."]}` (docs/integrators/api.md, Errors), legacy
- * `{"error": "..."}` (docs/contributors/decisions.md §5), OAuth's `error_description` (docs/contributors/decisions.md §3). Empty when the
- * body says nothing readable.
+ * The messages of an error body: v1 `{"errors": ["..."]}` (docs/integrators/api.md, Errors) with its
+ * `error_codes` beside them (issue 35), legacy `{"error": "..."}` (docs/contributors/decisions.md §5), OAuth's
+ * `error_description` (docs/contributors/decisions.md §3). Codes are taken only as many as the messages, one string
+ * each, so that the code at an index is the message's at that index; otherwise there are none.
  */
-export function serverMessagesOf(body: Uint8Array): string[] {
+function serverSaid(body: Uint8Array): ServerSaid {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(body));
   } catch {
-    return [];
+    return { messages: [], codes: [] };
   }
-  if (typeof parsed !== 'object' || parsed === null) return [];
+  if (typeof parsed !== 'object' || parsed === null) return { messages: [], codes: [] };
   const record = parsed as Record<string, unknown>;
   const errors = record['errors'];
   if (Array.isArray(errors)) {
     const texts = errors.filter((item): item is string => typeof item === 'string');
-    if (texts.length > 0) return texts;
+    if (texts.length > 0) return { messages: texts, codes: codesBeside(record['error_codes'], texts) };
   }
   for (const key of ['error_description', 'error']) {
     const value = record[key];
-    if (typeof value === 'string' && value !== '') return [value];
+    if (typeof value === 'string' && value !== '') return { messages: [value], codes: [] };
   }
-  return [];
+  return { messages: [], codes: [] };
+}
+
+function codesBeside(codes: unknown, messages: readonly string[]): string[] {
+  if (!Array.isArray(codes) || codes.length !== messages.length) return [];
+  return codes.every((code): code is string => typeof code === 'string') ? codes : [];
+}
+
+/** The messages of an error body (serverSaid); empty when the body says nothing readable. */
+export function serverMessagesOf(body: Uint8Array): string[] {
+  return serverSaid(body).messages;
+}
+
+/** The codes of a v1 error body's messages (`error_codes`, issue 35); empty when it gives none. */
+export function serverCodesOf(body: Uint8Array): string[] {
+  return serverSaid(body).codes;
 }
 
 /** The code of an HTTP status that is not a success. */
@@ -174,11 +206,12 @@ export function errorFromResponse(
   body: Uint8Array,
   retryAfterMs: number | null = null,
 ): ClientError {
-  const serverMessages = serverMessagesOf(body);
+  const { messages: serverMessages, codes: serverCodes } = serverSaid(body);
   const said = serverMessages.length > 0 ? serverMessages.join('; ') : excerpt(body) || '(empty body)';
   return new ClientError(codeForStatus(status), `${what} answered ${status}: ${said}`, {
     status,
     serverMessages,
+    serverCodes,
     retryAfterMs,
   });
 }

@@ -5,7 +5,14 @@
 export { RideportClient, CLIENT_VERSION, DEFAULT_USER_AGENT } from './client.js';
 export type { ClientOptions } from './client.js';
 export type { Credentials } from './credentials.js';
-export { ClientError, ClientErrorCode, isClientError, isRetryable, serverMessagesOf } from './errors.js';
+export {
+  ClientError,
+  ClientErrorCode,
+  isClientError,
+  isRetryable,
+  serverCodesOf,
+  serverMessagesOf,
+} from './errors.js';
 export type { ClientErrorDetails } from './errors.js';
 export type { CallOptions } from './http.js';
 export { LEGACY_VERSION, LegacyApi } from './legacy.js';

@@ -469,7 +469,10 @@ describe('the sync buttons', () => {
       headers: { authorization: basic, 'content-type': 'application/json' },
       payload: JSON.stringify({ path: `/home/${'r'.repeat(5000)}` }),
     });
-    expect([v1.statusCode, v1.json()]).toEqual([422, { errors: ['path must be at most 4,096 characters'] }]);
+    expect([v1.statusCode, v1.json()]).toEqual([
+      422,
+      { errors: ['path must be at most 4,096 characters'], error_codes: ['SERVER_TEXT_TOO_LONG'] },
+    ]);
     const badDays = await browser.post('/dashboard/sync/import', {
       _csrf: token,
       source_id: 'device:garmin',

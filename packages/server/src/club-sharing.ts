@@ -3,7 +3,7 @@
  * the dashboard all do it: the store's change, and when it is refused, the same error in words and
  * status everywhere. The rules themselves are the store's (store/clubs.ts).
  */
-import { forbidden, notFound, type ApiError } from './errors.js';
+import { forbidden, notFound, type ServerError } from './errors.js';
 import type { ShareOutcome, Store } from './store/index.js';
 
 /**
@@ -31,7 +31,7 @@ function shareRefusal(
   outcome: Exclude<ShareOutcome, 'shared' | 'already_shared'>,
   clubId: number,
   routeId: number,
-): ApiError {
+): ServerError {
   switch (outcome) {
     case 'no_such_club':
       return notFound(`club ${clubId} not found`);

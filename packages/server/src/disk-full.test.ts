@@ -169,14 +169,20 @@ describe.skipIf(skipReason !== null)('a full disk, on a real server over a real 
       headers: userHeaders(account),
     });
     expect(deleting.status).toBe(507);
-    expect(await deleting.json()).toEqual({ errors: [DISK_FULL_PROBLEM] });
+    expect(await deleting.json()).toEqual({
+      errors: [DISK_FULL_PROBLEM],
+      error_codes: ['SERVER_INSUFFICIENT_STORAGE'],
+    });
     const signIn = await fetch(`${url}/api/v1/auth_tokens.json`, {
       method: 'POST',
       headers: { 'x-service-api-key': account.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ user: { email: 'anna@example.com', password: 'correct horse 1' } }),
     });
     expect(signIn.status).toBe(507);
-    expect(await signIn.json()).toEqual({ errors: [DISK_FULL_PROBLEM] });
+    expect(await signIn.json()).toEqual({
+      errors: [DISK_FULL_PROBLEM],
+      error_codes: ['SERVER_INSUFFICIENT_STORAGE'],
+    });
     // OAuth: revoking a token.
     const revoking = await fetch(`${url}/oauth/revoke.json`, {
       method: 'POST',

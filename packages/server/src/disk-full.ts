@@ -6,7 +6,7 @@
  * the request"), the upload queue waits for space instead of failing tasks (queue/queue.ts), and
  * nothing is marked failed for good because of it.
  */
-import { ApiError, ApiErrorCode, someCause } from './errors.js';
+import { ServerError, ServerErrorCode, someCause } from './errors.js';
 
 /** What a request that could not be stored is told (v1, legacy, OAuth and the pages alike). */
 export const DISK_FULL_PROBLEM = "the server's disk is full; try again later";
@@ -22,6 +22,6 @@ export function isDiskFull(error: unknown): boolean {
 }
 
 /** The 507 answer for an error that says the disk is full; null for any other error. */
-export function diskFullError(error: unknown): ApiError | null {
-  return isDiskFull(error) ? new ApiError(ApiErrorCode.INSUFFICIENT_STORAGE, DISK_FULL_PROBLEM) : null;
+export function diskFullError(error: unknown): ServerError | null {
+  return isDiskFull(error) ? new ServerError(ServerErrorCode.INSUFFICIENT_STORAGE, DISK_FULL_PROBLEM) : null;
 }

@@ -4,11 +4,13 @@ export { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_RATE_LIMITS } from '
 export type { RateLimits, ServerLimits, ServerOptions } from './options.js';
 export type { ConnectionLimits } from './ports/connection-limits.js';
 export {
-  ApiError,
-  ApiErrorCode,
   ConflictError,
   DataDirectoryError,
   DataDirectoryErrorCode,
+  SERVER_ERROR_CODES,
+  SERVER_ERRORS,
+  ServerError,
+  ServerErrorCode,
   UploadErrorCode,
 } from './errors.js';
 export { claimDataDirectory } from './data-directory/claim.js';

@@ -7,6 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { HTTPMethods, InjectOptions, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_ERROR_CODES } from './errors.js';
 import type { LocalSync } from './ports/local-sync.js';
 import { createPerson, credentialsFor, testServer, type TestServer } from './test-support/server.js';
 
@@ -39,6 +40,7 @@ interface Operation {
   security?: Record<string, string[]>[];
   summary?: string;
   tags?: string[];
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
 interface Document {
   openapi: string;
@@ -158,6 +160,34 @@ describe('the OpenAPI document', () => {
       .map(({ method, path }) => `${method} ${path}`)
       .filter((key) => !served.has(key));
     expect(extra).toEqual([]);
+  });
+
+  it('describes every v1 error answer with `error_codes` beside `errors`, their enum the catalogue (issue 35)', () => {
+    const v1Errors = operations().flatMap(({ method, path, operation }) =>
+      path.startsWith('/api/v1/')
+        ? Object.entries(operation.responses ?? {})
+            .filter(([status]) => Number(status) >= 400)
+            .map(([status, response]) => ({
+              where: `${method} ${path} ${status}`,
+              schema: response.content?.['application/json']?.schema,
+            }))
+        : [],
+    );
+    expect(v1Errors.length).toBeGreaterThan(20);
+    for (const { where, schema } of v1Errors) {
+      expect(schema, where).toEqual({
+        type: 'object',
+        required: ['errors', 'error_codes'],
+        properties: {
+          errors: { type: 'array', items: { type: 'string' }, description: expect.any(String) as string },
+          error_codes: {
+            type: 'array',
+            items: { type: 'string', enum: [...HTTP_ERROR_CODES] },
+            description: expect.any(String) as string,
+          },
+        },
+      });
+    }
   });
 
   it('lists each legacy endpoint as JSON and as JSONP', () => {

@@ -7,7 +7,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { diskFullError, isDiskFull } from './disk-full.js';
-import { ApiError, ApiErrorCode, DatabaseUnreachableError, someCause } from './errors.js';
+import { ServerError, ServerErrorCode, DatabaseUnreachableError, someCause } from './errors.js';
 
 export const DATABASE_UNREACHABLE_PROBLEM =
   'the server cannot reach its database just now; try again in a few seconds';
@@ -21,9 +21,9 @@ export function isDatabaseUnreachable(error: unknown): boolean {
 }
 
 /** The answer for a storage fault (507 or 503); null for any other error. */
-export function storageFaultError(error: unknown): ApiError | null {
+export function storageFaultError(error: unknown): ServerError | null {
   if (isDatabaseUnreachable(error)) {
-    return new ApiError(ApiErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNREACHABLE_PROBLEM, {
+    return new ServerError(ServerErrorCode.DATABASE_UNREACHABLE, DATABASE_UNREACHABLE_PROBLEM, {
       retryAfterSeconds: DATABASE_UNREACHABLE_RETRY_SECONDS,
     });
   }

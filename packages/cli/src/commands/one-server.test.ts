@@ -36,7 +36,7 @@ function start(args: string[]): RideportChild {
 function inUse(command: 'serve' | 'up', directory: string, holder: RideportChild, url: string): RegExp {
   const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(
-    `^rideport: ${command}: DATA_DIRECTORY_IN_USE: ${escaped(directory)} is in use by process ${holder.process.pid!} \\(rideport serve, listening on ${escaped(url)}, since [\\dT:Z-]+\\): only one Rideport server runs on a data directory at a time\\. To stop that one, press Ctrl-C where it runs, or run \`kill ${holder.process.pid!}\`\\.\\n$`,
+    `^rideport: ${command}: SERVER_DATA_DIRECTORY_IN_USE: ${escaped(directory)} is in use by process ${holder.process.pid!} \\(rideport serve, listening on ${escaped(url)}, since [\\dT:Z-]+\\): only one Rideport server runs on a data directory at a time\\. To stop that one, press Ctrl-C where it runs, or run \`kill ${holder.process.pid!}\`\\.\\n$`,
   );
 }
 
@@ -148,7 +148,7 @@ describe('a database that is missing, empty or unreadable beside other state', (
     writeFileSync(database(), '');
     rmSync(`${database()}-wal`, { force: true });
     await refusedByEveryCommand(
-      'DATABASE_EMPTY',
+      'SERVER_DATABASE_EMPTY',
       `${database()} is empty (0 bytes), but ${data.path} holds master.key, local-account.json and sync/local. ${afresh}`,
     );
   });
@@ -156,7 +156,7 @@ describe('a database that is missing, empty or unreadable beside other state', (
   it('refuses a database file of garbage, even alone', async () => {
     writeFileSync(database(), Buffer.alloc(64 * 1024, 'garbage '));
     await refusedByEveryCommand(
-      'DATABASE_UNREADABLE',
+      'SERVER_DATABASE_UNREADABLE',
       `${database()} cannot be read as a Rideport database (it is not an SQLite database), so Rideport changed nothing: restore it from a backup, or move the folder away to start afresh.`,
     );
   });
@@ -169,7 +169,7 @@ describe('a database that is missing, empty or unreadable beside other state', (
     rmSync(join(data.path, 'local-account.json'));
     rmSync(join(data.path, 'sync'), { recursive: true });
     await refusedByEveryCommand(
-      'DATABASE_MISSING',
+      'SERVER_DATABASE_MISSING',
       `${data.path} holds master.key but no database (rideport.sqlite). ${afresh}`,
     );
   });

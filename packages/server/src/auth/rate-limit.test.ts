@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { ServerError } from '../errors.js';
 import { Browser } from '../test-support/browser.js';
 import { databaseOptions } from '../test-support/database-options.js';
 import {
@@ -99,7 +99,7 @@ describe('SignInThrottle', () => {
       await limiter.recordFailure(' rider@example.COM ', '192.0.2.1');
     }
     server.clock.advance(15_000);
-    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ServerError);
     expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toMatchObject({
       statusCode: 429,
       retryAfterSeconds: 45,
@@ -143,7 +143,7 @@ describe('SignInThrottle', () => {
     // Four failures so far from this address: one more refuses it, a success in between or not.
     await limiter.recordSuccess('rider@example.com', '192.0.2.1');
     await limiter.recordFailure('other@example.com', '192.0.2.1');
-    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ApiError);
+    expect(await refusal(limiter, 'rider@example.com', '192.0.2.1')).toBeInstanceOf(ServerError);
   });
 
   it('says a long wait in minutes', () => {
@@ -198,6 +198,7 @@ describe('rate limits on the endpoints', () => {
     expect(limited.headers['retry-after']).toBe('50');
     expect(limited.json()).toEqual({
       errors: ['too many requests from this address: try again in 50 seconds'],
+      error_codes: ['SERVER_TOO_MANY_REQUESTS'],
     });
     // Another address is not affected.
     const elsewhere = await server.app.inject({
@@ -229,6 +230,7 @@ describe('rate limits on the endpoints', () => {
     expect(limited.headers['retry-after']).toBe('60');
     expect(limited.json()).toEqual({
       errors: ['too many failed sign-ins for this account from this address: try again in 60 seconds'],
+      error_codes: ['SERVER_TOO_MANY_REQUESTS'],
     });
     expect((await post(rider.password, '192.0.2.3')).statusCode).toBe(201);
     server.clock.advance(60_000);
@@ -315,6 +317,7 @@ describe('rate limits with several servers on one database (issue 18)', () => {
       expect(refused.statusCode).toBe(429);
       expect(refused.json()).toEqual({
         errors: ['too many failed sign-ins for this account from this address: try again in 60 seconds'],
+        error_codes: ['SERVER_TOO_MANY_REQUESTS'],
       });
       // The per-IP budget of 3 requests was spent across both nodes: the fourth is refused.
       expect((await post(nodeB, rider.password, '192.0.2.1')).statusCode).toBe(429);

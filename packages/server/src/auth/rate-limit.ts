@@ -16,7 +16,7 @@
  *
  * Both count in fixed windows that start at the first hit, kept in the database (store/rate-windows.ts),
  * so that every server on one database counts the same attempts (issue 18), on the server's injected
- * clock (options.clock), never Date.now, so tests move time instead of waiting. A limited request is an ApiError
+ * clock (options.clock), never Date.now, so tests move time instead of waiting. A limited request is an ServerError
  * 429 with `retryAfterSeconds` whose message says when to try again in words; each interface's error
  * handler formats it (v1 `{"errors": [...]}`, legacy `{"error"}`, OAuth RFC 6749 style, pages as HTML)
  * and sends `Retry-After`.
@@ -25,7 +25,7 @@ import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { clientAddress } from '../client-address.js';
 import type { ServerContext } from '../context.js';
-import { ApiError, ApiErrorCode } from '../errors.js';
+import { ServerError, ServerErrorCode } from '../errors.js';
 import type { RateLimits } from '../options.js';
 import type { RateWindows, WindowCount } from '../store/index.js';
 
@@ -45,10 +45,10 @@ export function waitInWords(seconds: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-function tooManyRequests(remainingMs: number, what: string): ApiError {
+function tooManyRequests(remainingMs: number, what: string): ServerError {
   const retryAfterSeconds = Math.max(1, Math.ceil(remainingMs / 1000));
-  return new ApiError(
-    ApiErrorCode.TOO_MANY_REQUESTS,
+  return new ServerError(
+    ServerErrorCode.TOO_MANY_REQUESTS,
     `${what}: try again in ${waitInWords(retryAfterSeconds)}`,
     { retryAfterSeconds },
   );
@@ -176,7 +176,7 @@ export async function registerRateLimiting(app: FastifyInstance, context: Server
     global: false,
     keyGenerator: (request) => clientAddress(request.ip),
     store: databaseStore(windows),
-    // The header is sent by each interface's error handler from the ApiError, with the rest of the 429.
+    // The header is sent by each interface's error handler from the ServerError, with the rest of the 429.
     addHeaders: { 'retry-after': false },
     errorResponseBuilder: (_request, limit) =>
       tooManyRequests(limit.ttl, 'too many requests from this address'),

@@ -132,7 +132,7 @@ describe.skipIf(ownCluster.skipped !== null)('a server on PostgreSQL whose datab
       const v1 = await trips();
       expect(v1.status).toBe(503);
       expect(v1.headers.get('retry-after')).toBe(String(DATABASE_UNREACHABLE_RETRY_SECONDS));
-      expect(await v1.json()).toEqual({ errors: [DATABASE_UNREACHABLE_PROBLEM] });
+      expect(await v1.json()).toMatchObject({ errors: [DATABASE_UNREACHABLE_PROBLEM] });
 
       const legacy = await upload(2);
       expect(legacy.status).toBe(503);

@@ -9,7 +9,13 @@ import type { FastifyInstance } from 'fastify';
 import { isoTime } from '../iso-time.js';
 import type { PluginOptions, ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from './records.js';
+import {
+  legacyAssetUrl,
+  legacyUrlPrefix,
+  parsedRecord,
+  QUEUED_TASK_SCHEMA,
+  type QueuedTaskRecord,
+} from './records.js';
 import { legacyRoute, type LegacyAnswer, type LegacyCall } from './route.js';
 import { recordWithUrl, type TaskStatusRow } from '../store/index.js';
 import { ID_RANGE, readWholeNumber } from '../whole-numbers.js';
@@ -17,29 +23,17 @@ import { ID_RANGE, readWholeNumber } from '../whole-numbers.js';
 /** ids in one request */
 export const MAX_TASK_IDS = 200;
 
-export interface QueuedTaskRecord {
-  id: number;
-  status: number;
-  /** in words for people (issue 16: never led by a code) */
-  message: string;
-  /** a failed task's stable code for programs (a RideFileErrorCode or UploadErrorCode); else null */
-  error_code: string | null;
-  response_code: string;
-  progress: number;
-  created_at: string;
-  updated_at: string;
-  user_id: number;
-  /** the upload's `external_id` (issue 20), as Strava's upload status echoes it; null without one */
-  external_id: string | null;
-  associated_objects: { type: 'trip' | 'route'; trip?: unknown; route?: unknown }[];
-}
-
 export function queuedTaskRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
   legacyRoute(app, context, {
     method: 'GET',
     path: '/queued_tasks/status',
     auth: 'user',
     summary: 'Status of queued upload tasks',
+    answer: {
+      type: 'object',
+      required: ['queued_tasks'],
+      properties: { queued_tasks: { type: 'array', items: QUEUED_TASK_SCHEMA } },
+    },
     handler: (_request, call) => taskStatuses(call, context),
   });
   return Promise.resolve();
@@ -58,7 +52,9 @@ async function taskStatuses(call: LegacyCall, context: ServerContext): Promise<L
         object.recordJson ?? (await context.store.assets.findRecordWithPoints(object.type, object.id))?.json;
       if (json === undefined) continue;
       const asset = parsedRecord(recordWithUrl(json, legacyAssetUrl(prefix, object.type)));
-      byId.get(object.taskId)?.associated_objects.push({ type: object.type, [object.type]: asset });
+      // The stored record, rendered by store/asset-records.ts in the shape of its schema.
+      const associated = { type: object.type, [object.type]: asset };
+      byId.get(object.taskId)?.associated_objects.push(associated as AssociatedObject);
     }
   }
   const tasks = ids.flatMap((id) => byId.get(id) ?? []);
@@ -83,6 +79,8 @@ function taskIds(value: unknown): number[] {
   if (ids.length > MAX_TASK_IDS) throw badRequest(`ids may name at most ${MAX_TASK_IDS} tasks`);
   return ids;
 }
+
+type AssociatedObject = QueuedTaskRecord['associated_objects'][number];
 
 function record(row: TaskStatusRow): QueuedTaskRecord {
   return {

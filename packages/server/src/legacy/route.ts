@@ -7,9 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { storageFaultError } from '../storage-fault.js';
-import { ApiError, badRequest, notAuthorized } from '../errors.js';
+import { answerableError, badRequest, notAuthorized, ServerError, TextTooLongError } from '../errors.js';
 import { LEGACY_OPTIONAL_USER_SECURITY, LEGACY_USER_SECURITY } from '../openapi.js';
-import { TextTooLongError, type ApiClient } from '../store/index.js';
+import type { ApiClient } from '../store/index.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
 import { legacyCaller, type LegacyUser } from './credentials.js';
 import { LegacyParams } from './params.js';
@@ -82,6 +82,11 @@ export interface LegacyRouteOptions {
   auth: 'user' | 'optional';
   /** what the endpoint does, in a few words, for the OpenAPI document (issue 20) */
   summary: string;
+  /**
+   * the JSON schema of a 200 answer, for the OpenAPI document's `.json` form (issue 35: it names the
+   * client's types). The answer is sent as JSON text already (respond.ts), so it only describes it.
+   */
+  answer?: object;
   schema?: FastifySchema;
   /** Fastify route options passed through (e.g. bodyLimit), for endpoints that need them */
   bodyLimit?: number;
@@ -112,18 +117,19 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, er
 }
 
 function describe(thrown: unknown): { status: number; message: string; retryAfterSeconds: number | null } {
-  const error = storageFaultError(thrown) ?? thrown;
-  if (error instanceof ApiError) {
+  // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17):
+  // 400, as the legacy interface has no 422.
+  if (thrown instanceof TextTooLongError)
+    return { status: 400, message: thrown.message, retryAfterSeconds: null };
+  const answerable = answerableError(storageFaultError(thrown) ?? thrown);
+  if (answerable !== null) {
     return {
-      status: error.statusCode,
-      message: error.problems.join('; '),
-      retryAfterSeconds: error.retryAfterSeconds,
+      status: answerable.statusCode,
+      message: answerable.problems.join('; '),
+      retryAfterSeconds: answerable.retryAfterSeconds,
     };
   }
-  // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
-  if (error instanceof TextTooLongError)
-    return { status: 400, message: error.message, retryAfterSeconds: null };
-  const fastifyError = error as { statusCode?: number; message?: string; validation?: unknown };
+  const fastifyError = thrown as { statusCode?: number; message?: string; validation?: unknown };
   const status = fastifyError.statusCode ?? 500;
   if (status >= 500) return { status: 500, message: 'internal server error', retryAfterSeconds: null };
   return { status, message: fastifyError.message ?? 'bad request', retryAfterSeconds: null };
@@ -144,7 +150,7 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
         );
       }
     } catch (error) {
-      const refused = error instanceof ApiError && error.statusCode === 401;
+      const refused = error instanceof ServerError && error.statusCode === 401;
       if (refused && multipart !== undefined && request.isMultipart()) {
         await lateCredentials(request, multipart, error);
       }
@@ -166,7 +172,11 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
     app.route({
       method: options.method,
       url: `${options.path}${extension}`,
-      schema: { ...options.schema, ...legacyDocumentation(options.summary, extension), security },
+      schema: {
+        ...options.schema,
+        ...legacyDocumentation(options.summary, extension, options.answer),
+        security,
+      },
       ...(form === undefined
         ? {}
         : {
@@ -207,8 +217,10 @@ export function legacyRoute(app: FastifyInstance, context: ServerContext, option
  * How the OpenAPI document describes one form of a legacy endpoint: `.js` is JSONP, the answer
  * wrapped in a call of the `callback` parameter (respond.ts), so it says so and answers JavaScript.
  */
-function legacyDocumentation(summary: string, extension: string): FastifySchema {
-  if (extension === '.json') return { tags: ['legacy'], summary };
+function legacyDocumentation(summary: string, extension: string, answer: object | undefined): FastifySchema {
+  if (extension === '.json') {
+    return { tags: ['legacy'], summary, ...(answer === undefined ? {} : { response: { 200: answer } }) };
+  }
   return {
     tags: ['legacy'],
     summary: `${summary} (JSONP)`,

@@ -20,7 +20,7 @@ import type { MultipartFile, Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { Visibility } from '../db/schema.js';
-import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
+import { ServerError, ServerErrorCode, badRequest } from '../errors.js';
 import { LegacyParams } from './params.js';
 import type { LegacyAnswer, LegacyCall, MultipartIntake } from './route.js';
 import {
@@ -192,7 +192,7 @@ async function readRestOfForm(upload: PendingUpload): Promise<void> {
  */
 function asBadForm(error: unknown): never {
   const status = (error as { statusCode?: unknown }).statusCode;
-  if (error instanceof ApiError || (typeof status === 'number' && status < 500)) throw error;
+  if (error instanceof ServerError || (typeof status === 'number' && status < 500)) throw error;
   const message = error instanceof Error ? error.message : String(error);
   throw badRequest(`the multipart form could not be read: ${message}`);
 }
@@ -386,7 +386,7 @@ function streamFile(
   });
 }
 
-function tooLarge(context: ServerContext): ApiError {
+function tooLarge(context: ServerContext): ServerError {
   const limit = context.options.limits.uploadBytes;
   const size =
     limit >= 1024 * 1024
@@ -394,7 +394,10 @@ function tooLarge(context: ServerContext): ApiError {
       : limit >= 1024
         ? `${Math.round(limit / 1024)} KB`
         : `${limit} bytes`;
-  return new ApiError(ApiErrorCode.PAYLOAD_TOO_LARGE, `the file is larger than the upload limit of ${size}`);
+  return new ServerError(
+    ServerErrorCode.PAYLOAD_TOO_LARGE,
+    `the file is larger than the upload limit of ${size}`,
+  );
 }
 
 /**

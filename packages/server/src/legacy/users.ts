@@ -13,7 +13,7 @@ import type { PluginOptions } from '../context.js';
 import { notAuthorized, notFound } from '../errors.js';
 import { LOG_IN_AGAIN } from '../auth/credentials.js';
 import { pathId } from './inputs.js';
-import { legacyUserRecord } from './records.js';
+import { LEGACY_USER_SCHEMA, legacyUserRecord, type LegacySignedInUser } from './records.js';
 import { legacyRoute, type LegacyCall } from './route.js';
 import type { LegacyUser } from './credentials.js';
 
@@ -36,6 +36,7 @@ export function legacyUsers(app: FastifyInstance, { context }: PluginOptions): P
     path: '/users/current',
     auth: 'user',
     summary: 'The signed-in user (signs in with email and password, giving an auth token)',
+    answer: { type: 'object', required: ['user'], properties: { user: LEGACY_USER_SCHEMA } },
     handler: async (_request, call) => {
       const caller = signedIn(call);
       let authToken = caller.authToken;
@@ -44,7 +45,11 @@ export function legacyUsers(app: FastifyInstance, { context }: PluginOptions): P
       }
       // Every signed-in request has one or the other; this only keeps the types honest.
       if (authToken === null) throw notAuthorized(`no auth token: ${LOG_IN_AGAIN}`);
-      return { body: { user: { ...legacyUserRecord(caller.user, caller.user.id), auth_token: authToken } } };
+      const user: LegacySignedInUser = {
+        ...legacyUserRecord(caller.user, caller.user.id),
+        auth_token: authToken,
+      };
+      return { body: { user } };
     },
   });
 

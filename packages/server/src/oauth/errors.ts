@@ -7,7 +7,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { storageFaultError } from '../storage-fault.js';
-import { ApiError } from '../errors.js';
+import { answerableError, type ServerError } from '../errors.js';
 
 const BODY_TYPE_PROBLEM = 'Invalid request: the body must be application/x-www-form-urlencoded or JSON';
 
@@ -41,9 +41,9 @@ export function sendOAuthError(
 /** Statuses that say "not now" rather than "not this request": rate limiting and storage faults. */
 const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([429, 503, 507]);
 
-function sendStorageFault(reply: FastifyReply, fault: ApiError): FastifyReply {
+function sendStorageFault(reply: FastifyReply, fault: ServerError): FastifyReply {
   if (fault.retryAfterSeconds !== null) void reply.header('retry-after', String(fault.retryAfterSeconds));
-  return sendOAuthError(reply, fault.statusCode, 'temporarily_unavailable', fault.problems.join('; '));
+  return sendOAuthError(reply, fault.statusCode ?? 503, 'temporarily_unavailable', fault.problems.join('; '));
 }
 
 /**
@@ -81,15 +81,20 @@ export function sendLibraryError(request: FastifyRequest, reply: FastifyReply, e
 }
 
 export function installOAuthErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-    const error = storageFaultError(thrown) ?? thrown;
-    if (error instanceof ApiError) {
-      if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
+  app.setErrorHandler((thrown: FastifyError | ServerError, request, reply) => {
+    const answerable = answerableError(storageFaultError(thrown) ?? thrown);
+    if (answerable !== null) {
+      if (answerable.retryAfterSeconds !== null) {
+        void reply.header('retry-after', String(answerable.retryAfterSeconds));
+      }
       // RFC 6749 has no code for rate limiting or a storage fault; temporarily_unavailable (§4.1.2.1,
       // "temporary overloading or maintenance") is its nearest, and the 429, 503 or 507 status says the rest.
-      const code = UNAVAILABLE_STATUSES.has(error.statusCode) ? 'temporarily_unavailable' : 'invalid_request';
-      return sendOAuthError(reply, error.statusCode, code, error.problems.join('; '));
+      const code = UNAVAILABLE_STATUSES.has(answerable.statusCode)
+        ? 'temporarily_unavailable'
+        : 'invalid_request';
+      return sendOAuthError(reply, answerable.statusCode, code, answerable.problems.join('; '));
     }
+    const error = thrown as FastifyError;
     if (error.validation !== undefined) {
       const problems = error.validation.map((problem) => {
         const field = problem.instancePath.replace(/^\//, '');

@@ -7,8 +7,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { storageFaultError } from '../storage-fault.js';
-import { ApiError } from '../errors.js';
-import { TextTooLongError } from '../store/index.js';
+import { answerableError, TextTooLongError, type ServerError } from '../errors.js';
 import { html } from './html.js';
 import { sendPage } from './layout.js';
 
@@ -41,14 +40,18 @@ export function sendErrorPage(
 }
 
 export function installPageErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-    const error = storageFaultError(thrown) ?? thrown;
-    if (error instanceof ApiError) {
-      if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
-      return sendErrorPage(reply, error.statusCode, error.problems);
+  app.setErrorHandler((thrown: FastifyError | ServerError, request, reply) => {
+    // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17):
+    // 400 here, as the pages check texts themselves (the 422 is v1's).
+    if (thrown instanceof TextTooLongError) return sendErrorPage(reply, 400, [thrown.message]);
+    const answerable = answerableError(storageFaultError(thrown) ?? thrown);
+    if (answerable !== null) {
+      if (answerable.retryAfterSeconds !== null) {
+        void reply.header('retry-after', String(answerable.retryAfterSeconds));
+      }
+      return sendErrorPage(reply, answerable.statusCode, answerable.problems);
     }
-    // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
-    if (error instanceof TextTooLongError) return sendErrorPage(reply, 400, [error.message]);
+    const error = thrown as FastifyError;
     if (CSRF_ERRORS.has(error.code)) {
       return sendErrorPage(reply, 403, [
         'This form has expired or was not sent from this site. Go back, reload the page and try again.',

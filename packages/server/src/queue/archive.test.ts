@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { ServerError } from '../errors.js';
 import { bulkArchiveOf } from './archive.js';
 
 const RIDE = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
@@ -41,9 +41,9 @@ describe('bulkArchiveOf (property)', () => {
           result = bulkArchiveOf(archive, 1024 * 1024);
         } catch (error) {
           // Only an archive without a ride is refused, as a 400 that says so.
-          expect(error).toBeInstanceOf(ApiError);
+          expect(error).toBeInstanceOf(ServerError);
           expect(rides).toEqual([]);
-          expect((error as ApiError).message).toMatch(/holds no ride file that can be read/);
+          expect((error as ServerError).message).toMatch(/holds no ride file that can be read/);
           return;
         }
         if (onlyKml) {

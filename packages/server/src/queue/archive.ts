@@ -29,7 +29,7 @@ import {
   unzipEntry,
   type ZipEntry,
 } from '@rideport/ridefile';
-import { ApiError, ApiErrorCode, badRequest } from '../errors.js';
+import { ServerError, ServerErrorCode, badRequest } from '../errors.js';
 
 /** Compressed bytes of a gzip upload inflated to see whether a ZIP is inside. */
 const GZIP_PEEK_BYTES = 16 * 1024;
@@ -61,7 +61,7 @@ export interface BulkArchive {
 
 /**
  * The rides of an upload that is an archive of ride files; null when the upload is one ride (not a
- * ZIP, or a KMZ). Throws a 400 ApiError for a corrupt archive and for one without a ride file, and 413
+ * ZIP, or a KMZ). Throws a 400 ServerError for a corrupt archive and for one without a ride file, and 413
  * when it holds too many files or too many bytes once decompressed.
  */
 export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | null {
@@ -76,8 +76,8 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
   }
   const files = entries.filter((entry) => !entry.directory);
   if (files.length > MAX_ARCHIVE_FILES) {
-    throw new ApiError(
-      ApiErrorCode.PAYLOAD_TOO_LARGE,
+    throw new ServerError(
+      ServerErrorCode.PAYLOAD_TOO_LARGE,
       `the ZIP archive holds ${files.length} files, more than the ${MAX_ARCHIVE_FILES} one upload may hold: split it into smaller archives`,
     );
   }
@@ -86,8 +86,8 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
 
   const declared = rideFiles.reduce((sum, entry) => sum + entry.size, 0);
   if (declared > maxBytes) {
-    throw new ApiError(
-      ApiErrorCode.PAYLOAD_TOO_LARGE,
+    throw new ServerError(
+      ServerErrorCode.PAYLOAD_TOO_LARGE,
       `the ride files in the ZIP archive come to ${megabytes(declared)} once decompressed, more than the limit of ${megabytes(maxBytes)}: split it into smaller archives`,
     );
   }
@@ -156,8 +156,8 @@ function zipOf(upload: Buffer, maxBytes: number): Buffer | null {
     return gunzipSync(upload, { maxOutputLength: maxBytes });
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new ApiError(
-        ApiErrorCode.PAYLOAD_TOO_LARGE,
+      throw new ServerError(
+        ServerErrorCode.PAYLOAD_TOO_LARGE,
         `the gzipped ZIP archive is larger than the limit of ${megabytes(maxBytes)} once decompressed: split it into smaller archives`,
       );
     }

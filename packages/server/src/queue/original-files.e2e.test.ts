@@ -83,6 +83,7 @@ describe('original files', () => {
     expect(theirs.status).toBe(403);
     expect(JSON.parse(Buffer.from(theirs.bytes).toString())).toEqual({
       errors: [`only its owner can download the original of trip ${tripId}`],
+      error_codes: ['SERVER_FORBIDDEN'],
     });
     expect((await original('alice', 999_999)).status).toBe(404);
     // A file, not JSON: there is no .json form of this path, and the API's description says so.

@@ -27,7 +27,7 @@ import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { faultWords, passingStorageFault, StorageFaultNotice, type StorageFault } from '../storage-fault.js';
-import { ApiError, UploadErrorCode } from '../errors.js';
+import { ServerError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
 import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
@@ -160,7 +160,7 @@ export class UploadQueue {
 
   /**
    * An upload's rides when it is an archive of ride files, or the upload itself when it is one ride
-   * (archive.ts), worked out in a thread of the parse pool (issue 20). Throws the ApiError the archive
+   * (archive.ts), worked out in a thread of the parse pool (issue 20). Throws the ServerError the archive
    * earns. A file that is neither a ZIP nor gzip-compressed is one ride without asking a thread, so an
    * upload's answer never waits behind the rides the workers are reading.
    */
@@ -172,7 +172,7 @@ export class UploadQueue {
     const own = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
     switch (outcome.kind) {
       case 'refused':
-        throw new ApiError(outcome.code, outcome.problems);
+        throw new ServerError(outcome.code, outcome.problems);
       case 'single':
         return { single: own(outcome.bytes) };
       case 'archive':

@@ -6,7 +6,7 @@
  */
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { ApiError, type ApiErrorCode } from '../errors.js';
+import { ServerError, type ServerErrorCode } from '../errors.js';
 import { bulkArchiveOf, type SkippedEntry } from './archive.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
@@ -28,8 +28,8 @@ export type SplitOutcome =
       /** the thread that unzipped it (never the main thread's 0) */
       threadId: number;
     }
-  /** an ApiError's parts: the class does not cross threads */
-  | { kind: 'refused'; code: ApiErrorCode; problems: string[] };
+  /** an ServerError's parts: the class does not cross threads */
+  | { kind: 'refused'; code: ServerErrorCode; problems: string[] };
 
 export function splitUpload(request: SplitRequest): SplitOutcome {
   const upload = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
@@ -37,7 +37,7 @@ export function splitUpload(request: SplitRequest): SplitOutcome {
   try {
     archive = bulkArchiveOf(upload, request.maxBytes);
   } catch (error) {
-    if (error instanceof ApiError) return { kind: 'refused', code: error.code, problems: error.problems };
+    if (error instanceof ServerError) return { kind: 'refused', code: error.code, problems: error.problems };
     throw error;
   }
   if (archive === null) {

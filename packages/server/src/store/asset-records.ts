@@ -11,7 +11,9 @@
  * columns when read (Assets.listRecords), so no stale shape is ever served.
  */
 import { saidWarnings, type WarnedTrack, type Warning } from '@rideport/ridefile';
-import type { AssetType, RoutesTable, TripsTable, Visibility } from '../db/schema.js';
+// Types only: the record shapes are the v1 schemas' (issue 35); nothing of the API runs here.
+import type { RecordWarning, RouteRecord, Terrain, TrackType, TripRecord } from '../wire/records.js';
+import type { AssetType, RoutesTable, TripsTable } from '../db/schema.js';
 import { isoTime } from '../iso-time.js';
 
 /**
@@ -24,65 +26,16 @@ export const RECORD_FORMAT = 3;
 export type RouteRecordSource = Omit<RoutesTable, 'id' | 'record_json' | 'record_format'>;
 export type TripRecordSource = Omit<TripsTable, 'id' | 'record_json' | 'record_format'>;
 
-/** Route record fields (docs/contributors/decisions.md §2) but `id` and `url`: every field, null when unknown. */
-export interface RouteRecordFields {
-  name: string;
-  description: string | null;
-  user_id: number;
-  visibility: Visibility;
-  created_at: string;
-  updated_at: string;
-  distance: number | null;
-  elevation_gain: number | null;
-  elevation_loss: number | null;
-  first_lat: number | null;
-  first_lng: number | null;
-  last_lat: number | null;
-  last_lng: number | null;
-  sw_lat: number | null;
-  sw_lng: number | null;
-  ne_lat: number | null;
-  ne_lng: number | null;
-  track_type: string;
-  terrain: string;
-  /**
-   * What was wrong with the file it was read from (issue 16): the library's code, and the words for
-   * people (warning-words.ts); empty for a sound file and for rows stored before migration 7.
-   */
-  warnings: RecordWarning[];
-}
+/**
+ * A route's record but `id` and `url`: every field, null when unknown. The shapes are the v1 record
+ * schemas' (wire/records.ts, issue 35), so what is rendered here and what is sent are one type.
+ * `warnings`: what was wrong with the file it was read from (issue 16), the library's code and the
+ * words for people (warning-words.ts); empty for a sound file and for rows stored before migration 7.
+ */
+export type RouteRecordFields = Omit<RouteRecord, 'id' | 'url'>;
 
-export interface RecordWarning {
-  /** @rideport/ridefile's warning code, e.g. RIDEFILE_TRUNCATED */
-  code: string;
-  /** plain words: "This file ends early: the ride was read up to 14:32." */
-  message: string;
-}
-
-/** What docs/contributors/decisions.md §2 adds for trips. */
-export interface TripRecordFields extends RouteRecordFields {
-  departed_at: string | null;
-  time_zone: string | null;
-  activity_type: string | null;
-  is_stationary: boolean;
-  duration: number | null;
-  moving_time: number | null;
-  avg_speed: number | null;
-  max_speed: number | null;
-  avg_cad: number | null;
-  min_cad: number | null;
-  max_cad: number | null;
-  avg_hr: number | null;
-  min_hr: number | null;
-  max_hr: number | null;
-  avg_watts: number | null;
-  min_watts: number | null;
-  max_watts: number | null;
-  calories: number | null;
-  device: string | null;
-  /** the uploader's own id of the upload it came from (Strava's external_id; issue 20), else null */
-  external_id: string | null;
-}
+/** A trip's record but `id` and `url`: a route's fields and the ride's. */
+export type TripRecordFields = Omit<TripRecord, 'id' | 'url'>;
 
 export function routeRecordFields(row: RouteRecordSource): RouteRecordFields {
   return { ...sharedFields(row), warnings: recordWarnings('route', row) };
@@ -108,8 +61,9 @@ function sharedFields(row: RouteRecordSource): Omit<RouteRecordFields, 'warnings
     sw_lng: row.sw_lng,
     ne_lat: row.ne_lat,
     ne_lng: row.ne_lng,
-    track_type: row.track_type,
-    terrain: row.terrain,
+    // The columns hold only the words the parser gives (ridefile's TrackType and Terrain).
+    track_type: row.track_type as TrackType,
+    terrain: row.terrain as Terrain,
   };
 }
 

@@ -2,22 +2,15 @@
  * Events (docs/contributors/decisions.md §2: `name` and `start_date` required; the v1 layer checks them and answers 422).
  * Dates are calendar dates, YYYY-MM-DD, as the client sent them; ids are never reused (migration 002).
  */
-import type { EventRow, Visibility } from '../db/schema.js';
+// Types only: an event's fields are the v1 record schema's (issue 35); nothing of the API runs here.
+import type { EventRecord } from '../wire/records.js';
+import type { EventRow } from '../db/schema.js';
 import type { StoreContext } from './context.js';
 import type { Page } from './assets.js';
 import { assertFits, TEXT_MAX_CHARS } from './text-limits.js';
 
-export interface EventFields {
-  name: string;
-  description: string | null;
-  location: string | null;
-  url: string | null;
-  /** YYYY-MM-DD */
-  start_date: string;
-  /** YYYY-MM-DD */
-  end_date: string | null;
-  visibility: Visibility;
-}
+/** What an event is stored with: its record's fields but those the store sets (dates YYYY-MM-DD). */
+export type EventFields = Omit<EventRecord, 'id' | 'user_id' | 'created_at' | 'updated_at'>;
 
 export class Events {
   readonly #context: StoreContext;

@@ -44,7 +44,7 @@ async function refusal(run: () => Promise<unknown>): Promise<string> {
     await run();
   } catch (error) {
     expect(error).toBeInstanceOf(TextTooLongError);
-    expect((error as TextTooLongError).code).toBe('TEXT_TOO_LONG');
+    expect((error as TextTooLongError).code).toBe('SERVER_TEXT_TOO_LONG');
     return (error as Error).message;
   }
   throw new Error('expected the store to refuse the text');
@@ -163,6 +163,7 @@ describe('the API says it first, naming the field and its maximum', () => {
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({
       errors: ['name must be at most 255 characters', 'description must be at most 10,000 characters'],
+      error_codes: ['SERVER_TEXT_TOO_LONG', 'SERVER_TEXT_TOO_LONG'],
     });
   });
 
@@ -217,7 +218,10 @@ describe('the API says it first, naming the field and its maximum', () => {
         refuse,
       );
       const v1 = await app.inject('/v1');
-      expect([v1.statusCode, v1.json()]).toEqual([422, { errors: ['name must be at most 255 characters'] }]);
+      expect([v1.statusCode, v1.json()]).toEqual([
+        422,
+        { errors: ['name must be at most 255 characters'], error_codes: ['SERVER_TEXT_TOO_LONG'] },
+      ]);
       const legacy = await app.inject('/legacy.json');
       expect([legacy.statusCode, legacy.json()]).toEqual([
         400,

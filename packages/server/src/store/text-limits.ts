@@ -17,6 +17,7 @@ import {
   MAX_WARNINGS_PER_CODE,
   MESSAGE_MAX_CHARS,
 } from '@rideport/ridefile';
+import { TextTooLongError } from '../errors.js';
 
 export const TEXT_MAX_CHARS = {
   /** route and trip `name`: `trip[name]`, or the file's (the parser keeps this many) */
@@ -65,27 +66,8 @@ export const MAX_REDIRECT_URIS = 20;
  */
 export const MAX_STORED_WARNINGS = 16 * MAX_WARNINGS_PER_CODE;
 
-/**
- * A text longer than its maximum (or a list longer than its own) reached the store. `code` for
- * programs, the message for people.
- */
-export class TextTooLongError extends Error {
-  override readonly name = 'TextTooLongError';
-  readonly code = 'TEXT_TOO_LONG';
-
-  constructor(
-    readonly field: string,
-    readonly maxChars: number,
-    message = tooLongWords(field, maxChars),
-  ) {
-    super(message);
-  }
-}
-
-/** "trip[name] must be at most 255 characters" */
-export function tooLongWords(field: string, maxChars: number): string {
-  return `${field} must be at most ${maxChars.toLocaleString('en-US')} characters`;
-}
+// The error and its words are the server's error catalogue's (errors.ts, issue 35).
+export { TextTooLongError, tooLongWords } from '../errors.js';
 
 /** Whether `text` has more than `maxChars` characters; counts only when the length leaves a doubt. */
 export function isTooLong(text: string, maxChars: number): boolean {

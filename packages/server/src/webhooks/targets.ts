@@ -25,6 +25,7 @@
 import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, type IPVersion, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { ServerError, ServerErrorCode } from '../errors.js';
 
 export interface TargetPolicy {
   /** loopback, private networks and this host's own addresses are allowed (the local desktop setup) */
@@ -36,12 +37,14 @@ export interface TargetPolicy {
 /** Resolves a name to every address (dns.lookup with `all: true`, by default). */
 export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 
-/** Error code of a refused target (the dispatcher logs the message as the attempt's error). */
-export const TARGET_REFUSED = 'WEBHOOK_TARGET_REFUSED';
+/**
+ * Error code of a refused target (the dispatcher logs the message as the attempt's error): a
+ * ServerError of the catalogue (errors.ts, issue 35), which Node's lookup passes on as it is.
+ */
+export const TARGET_REFUSED = ServerErrorCode.WEBHOOK_TARGET_REFUSED;
 
-export class TargetRefusedError extends Error {
-  override readonly name = 'TargetRefusedError';
-  readonly code = TARGET_REFUSED;
+function targetRefused(message: string): ServerError {
+  return new ServerError(TARGET_REFUSED, message);
 }
 
 /** Host names of cloud metadata services (compared without a trailing dot, case-insensitively). */
@@ -162,9 +165,9 @@ export function refusalOfUrl(url: URL, policy: TargetPolicy): string | null {
 }
 
 /**
- * A `lookup` for net.connect/tls.connect that resolves with `resolve` and refuses (with a
- * TargetRefusedError) a name any of whose addresses is refused. It answers in both shapes Node asks
- * for: every address (`all: true`, as connections with autoSelectFamily do) or the first one.
+ * A `lookup` for net.connect/tls.connect that resolves with `resolve` and refuses (with a ServerError,
+ * SERVER_WEBHOOK_TARGET_REFUSED) a name any of whose addresses is refused. It answers in both shapes
+ * Node asks for: every address (`all: true`, as connections with autoSelectFamily do) or the first one.
  */
 export function guardedLookup(
   policy: TargetPolicy,
@@ -173,7 +176,7 @@ export function guardedLookup(
   return (hostname: string, options: LookupOptions, callback) => {
     const name = hostname.toLowerCase().replace(/\.$/, '');
     if (METADATA_NAMES.has(name)) {
-      callback(new TargetRefusedError(`${hostname} is a cloud metadata host`), '', 0);
+      callback(targetRefused(`${hostname} is a cloud metadata host`), '', 0);
       return;
     }
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
@@ -187,7 +190,7 @@ export function guardedLookup(
         const addresses = wanted.length > 0 ? wanted : found;
         const first = addresses[0];
         if (refusal !== undefined) {
-          callback(new TargetRefusedError(`${hostname}: ${refusal}`), '', 0);
+          callback(targetRefused(`${hostname}: ${refusal}`), '', 0);
         } else if (first === undefined) {
           const error: NodeJS.ErrnoException = new Error(`${hostname} has no address`);
           error.code = 'ENOTFOUND';

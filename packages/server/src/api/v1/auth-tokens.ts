@@ -31,6 +31,8 @@ const AUTH_TOKEN_SCHEMA = {
   properties: {
     auth_token: {
       type: 'object',
+      title: 'AuthTokenRecord',
+      description: 'An auth token, the API key it goes with, and the user it signs in.',
       required: ['auth_token', 'api_key', 'created_at', 'updated_at', 'user'],
       properties: {
         auth_token: { type: 'string' },

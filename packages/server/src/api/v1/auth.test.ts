@@ -87,7 +87,7 @@ describe('POST /api/v1/auth_tokens.json', () => {
       payload: body,
     });
     expect(unknown.statusCode).toBe(401);
-    expect(unknown.json()).toEqual({ errors: ['unknown API key'] });
+    expect(unknown.json()).toEqual({ errors: ['unknown API key'], error_codes: ['SERVER_NOT_AUTHORIZED'] });
     const { apiKey } = await credentialsFor(server, rider);
     const missing = await server.app.inject({
       method: 'POST',
@@ -96,7 +96,10 @@ describe('POST /api/v1/auth_tokens.json', () => {
       payload: { user: { email: rider.email } },
     });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ errors: ['password is required'] });
+    expect(missing.json()).toEqual({
+      errors: ['password is required'],
+      error_codes: ['SERVER_MISSING_FIELD'],
+    });
   });
 });
 
@@ -125,14 +128,20 @@ describe('GET /api/v1/users/current.json', () => {
       headers: { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': 'not-a-token' },
     });
     expect(bad.statusCode).toBe(401);
-    expect(bad.json()).toEqual({ errors: ['the auth token is invalid: log in again to get a new one'] });
+    expect(bad.json()).toEqual({
+      errors: ['the auth token is invalid: log in again to get a new one'],
+      error_codes: ['SERVER_NOT_AUTHORIZED'],
+    });
     server.clock.advance(31 * 24 * 60 * 60 * 1000);
     const expired = await server.app.inject({
       url: '/api/v1/users/current.json',
       headers: { authorization: credentials.basic },
     });
     expect(expired.statusCode).toBe(401);
-    expect(expired.json()).toEqual({ errors: ['the auth token has expired: log in again to get a new one'] });
+    expect(expired.json()).toEqual({
+      errors: ['the auth token has expired: log in again to get a new one'],
+      error_codes: ['SERVER_NOT_AUTHORIZED'],
+    });
   });
 
   it('keeps a token in use alive past the lifetime counted from its creation', async () => {

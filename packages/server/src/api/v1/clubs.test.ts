@@ -165,6 +165,7 @@ describe('GET /api/v1/clubs/{id}.json', () => {
   it("answers 404 for an unknown id and a person's id, 400 for a bad id, 401 without credentials", async () => {
     expect((await call('bob', 'GET', '/api/v1/clubs/999999.json')).json()).toEqual({
       errors: ['club 999999 not found'],
+      error_codes: ['SERVER_NOT_FOUND'],
     });
     expect((await call('bob', 'GET', `/api/v1/clubs/${people.alice.id}.json`)).statusCode).toBe(404);
     expect((await call('bob', 'GET', '/api/v1/clubs/abc.json')).statusCode).toBe(400);
@@ -240,6 +241,7 @@ describe('sharing routes with a club on v1', () => {
       errors: [
         `only the member who shared route ${routes.alicePublic} or an administrator of club ${clubId} can remove it`,
       ],
+      error_codes: ['SERVER_FORBIDDEN'],
     });
     expect((await unshare('carol', routes.bobPublic)).statusCode).toBe(403);
     // Alice administers the club: she may take out Bob's route; Bob his own.
@@ -248,6 +250,7 @@ describe('sharing routes with a club on v1', () => {
     expect(removed.body).toBe('');
     expect((await unshare('bob', routes.bobPublic)).json()).toEqual({
       errors: [`route ${routes.bobPublic} is not shared with club ${clubId}`],
+      error_codes: ['SERVER_NOT_FOUND'],
     });
     expect((await unshare('alice', routes.alicePublic)).statusCode).toBe(204);
     expect((await unshare('alice', routes.alicePublic, 999999)).statusCode).toBe(404);

@@ -1,36 +1,85 @@
 /**
- * v1 error bodies (docs/integrators/api.md, Errors; docs/contributors/decisions.md §2): `{"errors": [...]}`, one string per
- * problem. Schema validation failures name the parameter or field; a full disk (507) or a database out of reach
- * (503) says so (storage-fault.ts); anything else unexpected is a 500 that says nothing about the inside.
+ * v1 error bodies (docs/integrators/api.md, Errors): `{"errors": [...], "error_codes": [...]}`, one
+ * string per problem and, under `error_codes` (issue 35), the server's code of each problem at the
+ * same index (errors.ts: SERVER_MISSING_FIELD, SERVER_NOT_FOUND, …). Schema validation failures name
+ * the parameter or field; a full disk (507) or a database out of reach (503) says so
+ * (storage-fault.ts); anything else unexpected is a 500 that says nothing about the inside. Every
+ * answer, Fastify's own 4xx and unknown endpoints included, has both lists.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors.js';
+import {
+  answerableError,
+  codeForStatus,
+  invalidField,
+  missingField,
+  ServerErrorCode,
+  type Problem,
+  type ServerError,
+} from '../../errors.js';
 import { storageFaultError } from '../../storage-fault.js';
 import { wholeNumberProblem } from '../../whole-numbers.js';
-import { TextTooLongError } from '../../store/index.js';
+
+/** A v1 error body: `errors` as the specification has it, `error_codes` beside it (issue 35). */
+export interface V1ErrorBody {
+  errors: string[];
+  error_codes: ServerErrorCode[];
+}
+
+/** The body for these problems. */
+export function v1ErrorBody(problems: readonly Problem[]): V1ErrorBody {
+  return {
+    errors: problems.map((problem) => problem.words),
+    error_codes: problems.map((problem) => problem.code),
+  };
+}
+
+/** Fastify's own errors whose code says more than their status (its content-type parser's). */
+const FASTIFY_CODES: Readonly<Record<string, ServerErrorCode>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ServerErrorCode.MALFORMED_BODY,
+  FST_ERR_CTP_EMPTY_JSON_BODY: ServerErrorCode.MALFORMED_BODY,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ServerErrorCode.MALFORMED_BODY,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ServerErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_CTP_BODY_TOO_LARGE: ServerErrorCode.PAYLOAD_TOO_LARGE,
+};
 
 export function installV1ErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((thrown: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((thrown: FastifyError | ServerError, request: FastifyRequest, reply: FastifyReply) => {
     const error = storageFaultError(thrown) ?? thrown;
-    if (error instanceof ApiError) {
-      if (error.retryAfterSeconds !== null) void reply.header('retry-after', String(error.retryAfterSeconds));
-      return reply.code(error.statusCode).send({ errors: error.problems });
+    const answerable = answerableError(error);
+    if (answerable !== null) {
+      if (answerable.retryAfterSeconds !== null) {
+        void reply.header('retry-after', String(answerable.retryAfterSeconds));
+      }
+      const problems = answerable.problems.map((words, index) => ({
+        words,
+        code: answerable.problemCodes[index]!,
+      }));
+      return reply.code(answerable.statusCode).send(v1ErrorBody(problems));
     }
-    // A text over its maximum that no check before the store caught (store/text-limits.ts, issue 17).
-    if (error instanceof TextTooLongError) return reply.code(422).send({ errors: [error.message] });
-    if (error.validation !== undefined) {
-      return reply.code(400).send({ errors: validationProblems(error) });
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation !== undefined) {
+      return reply.code(400).send(v1ErrorBody(validationProblems(fastifyError)));
     }
-    const status = error.statusCode ?? 500;
+    const status = fastifyError.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'v1 request failed');
-      return reply.code(500).send({ errors: ['internal server error'] });
+      return reply
+        .code(500)
+        .send(v1ErrorBody([{ code: ServerErrorCode.INTERNAL, words: 'internal server error' }]));
     }
     // Fastify's own 4xx (malformed JSON, unsupported media type, body too large): its message is safe.
-    return reply.code(status).send({ errors: [error.message] });
+    const code = FASTIFY_CODES[fastifyError.code] ?? codeForStatus(status);
+    return reply.code(status).send(v1ErrorBody([{ code, words: fastifyError.message }]));
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ errors: [`no such endpoint: ${request.method} ${request.url.split('?')[0]!}`] }),
+    reply.code(404).send(
+      v1ErrorBody([
+        {
+          code: ServerErrorCode.NO_SUCH_ENDPOINT,
+          words: `no such endpoint: ${request.method} ${request.url.split('?')[0]!}`,
+        },
+      ]),
+    ),
   );
 }
 
@@ -43,12 +92,12 @@ export function installV1ErrorHandling(app: FastifyInstance): void {
 export function validationProblems(error: {
   validation?: FastifyError['validation'];
   validationContext?: string;
-}): string[] {
-  const problems = (error.validation ?? []).map((problem) => {
+}): Problem[] {
+  const problems = (error.validation ?? []).map((problem): Problem => {
     const missing = (problem.params as { missingProperty?: string }).missingProperty;
     const path = problem.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const field = missing ?? (path === '' ? (error.validationContext ?? 'request') : path);
-    if (missing !== undefined) return `${field} is required`;
+    if (missing !== undefined) return missingField(field);
     const schema = (problem as { parentSchema?: { type?: unknown; minimum?: unknown; maximum?: unknown } })
       .parentSchema;
     if (
@@ -56,9 +105,12 @@ export function validationProblems(error: {
       typeof schema.minimum === 'number' &&
       typeof schema.maximum === 'number'
     ) {
-      return wholeNumberProblem(field, { min: schema.minimum, max: schema.maximum });
+      return invalidField(wholeNumberProblem(field, { min: schema.minimum, max: schema.maximum }));
     }
-    return `${field} ${problem.message ?? 'is invalid'}`;
+    return invalidField(`${field} ${problem.message ?? 'is invalid'}`);
   });
-  return [...new Set(problems)];
+  // The same words once (a whole number that breaks both its minimum and its type, say).
+  const unique = new Map<string, Problem>();
+  for (const problem of problems) if (!unique.has(problem.words)) unique.set(problem.words, problem);
+  return [...unique.values()];
 }

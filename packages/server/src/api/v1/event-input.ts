@@ -5,7 +5,8 @@
  * root key) or at the top level of the body, as clients of Rails-style APIs send either.
  */
 import type { Visibility } from '../../db/schema.js';
-import { isTooLong, TEXT_MAX_CHARS, tooLongWords, type EventFields } from '../../store/index.js';
+import { invalidField, missingField, textTooLong, type Problem } from '../../errors.js';
+import { isTooLong, TEXT_MAX_CHARS, type EventFields } from '../../store/index.js';
 
 const VISIBILITIES: readonly Visibility[] = ['public', 'friends_only', 'private'];
 const MAX_NAME_LENGTH = TEXT_MAX_CHARS.eventName;
@@ -17,6 +18,10 @@ export const EVENT_BODY_SCHEMA = {
   properties: {
     event: {
       type: 'object',
+      title: 'EventFields',
+      description:
+        'What an event is created or changed with: `name` and `start_date` are required when creating, ' +
+        'and a 422 lists every missing or invalid field.',
       properties: {
         name: { type: 'string', maxLength: MAX_NAME_LENGTH, description: 'required when creating' },
         start_date: { type: 'string', format: 'date', description: 'YYYY-MM-DD; required when creating' },
@@ -36,7 +41,7 @@ export const EVENT_BODY_SCHEMA = {
   description: 'the fields inside `event`, or at the top level of the body',
 } as const;
 
-export type EventInput = { ok: true; fields: Partial<EventFields> } | { ok: false; problems: string[] };
+export type EventInput = { ok: true; fields: Partial<EventFields> } | { ok: false; problems: Problem[] };
 
 /**
  * Reads the event fields of a request body. `existing`: the event being updated (its fields are then
@@ -48,28 +53,29 @@ export function readEventInput(
 ): EventInput {
   const wrapped = body['event'];
   if (wrapped !== undefined && !isObject(wrapped))
-    return { ok: false, problems: ['event must be an object'] };
+    return { ok: false, problems: [invalidField('event must be an object')] };
   const input = wrapped ?? body;
   const creating = existing === undefined;
-  const problems: string[] = [];
+  // Each problem with its code (issue 35): a missing field, a too long text, any other invalid one.
+  const problems: Problem[] = [];
   const fields: Partial<EventFields> = {};
 
   const name = input['name'];
   if (name === undefined || name === null || (typeof name === 'string' && name.trim() === '')) {
-    if (creating || name !== undefined) problems.push('name is required');
+    if (creating || name !== undefined) problems.push(missingField('name'));
   } else if (typeof name !== 'string') {
-    problems.push('name must be a string');
+    problems.push(invalidField('name must be a string'));
   } else if (isTooLong(name.trim(), MAX_NAME_LENGTH)) {
-    problems.push(tooLongWords('name', MAX_NAME_LENGTH));
+    problems.push(textTooLong('name', MAX_NAME_LENGTH));
   } else {
     fields.name = name.trim();
   }
 
   const startDate = input['start_date'];
   if (startDate === undefined || startDate === null || startDate === '') {
-    if (creating || startDate !== undefined) problems.push('start_date is required');
+    if (creating || startDate !== undefined) problems.push(missingField('start_date'));
   } else if (typeof startDate !== 'string' || !isCalendarDate(startDate)) {
-    problems.push('start_date must be a date (YYYY-MM-DD)');
+    problems.push(invalidField('start_date must be a date (YYYY-MM-DD)'));
   } else {
     fields.start_date = startDate;
   }
@@ -79,12 +85,13 @@ export function readEventInput(
     fields.end_date = null;
   } else if (endDate !== undefined) {
     if (typeof endDate !== 'string' || !isCalendarDate(endDate)) {
-      problems.push('end_date must be a date (YYYY-MM-DD)');
+      problems.push(invalidField('end_date must be a date (YYYY-MM-DD)'));
     } else {
       // Against the new start date, or the one kept; not against one that was sent and is wrong.
       const start = startDate === undefined ? existing?.start_date : fields.start_date;
       // YYYY-MM-DD strings compare as the dates they name.
-      if (start !== undefined && endDate < start) problems.push('end_date must not be before start_date');
+      if (start !== undefined && endDate < start)
+        problems.push(invalidField('end_date must not be before start_date'));
       else fields.end_date = endDate;
     }
   }
@@ -93,8 +100,8 @@ export function readEventInput(
     const value = input[key];
     if (value === undefined) continue;
     if (value === null) fields[key] = null;
-    else if (typeof value !== 'string') problems.push(`${key} must be a string`);
-    else if (isTooLong(value, MAX_TEXT_LENGTH)) problems.push(tooLongWords(key, MAX_TEXT_LENGTH));
+    else if (typeof value !== 'string') problems.push(invalidField(`${key} must be a string`));
+    else if (isTooLong(value, MAX_TEXT_LENGTH)) problems.push(textTooLong(key, MAX_TEXT_LENGTH));
     else fields[key] = value.trim() === '' ? null : value.trim();
   }
 
@@ -103,9 +110,9 @@ export function readEventInput(
     fields.url = null;
   } else if (url !== undefined) {
     if (typeof url === 'string' && isTooLong(url, MAX_URL_LENGTH)) {
-      problems.push(tooLongWords('url', MAX_URL_LENGTH));
+      problems.push(textTooLong('url', MAX_URL_LENGTH));
     } else if (typeof url !== 'string' || !isWebUrl(url.trim())) {
-      problems.push('url must be an http or https URL');
+      problems.push(invalidField('url must be an http or https URL'));
     } else {
       fields.url = url.trim();
     }
@@ -114,7 +121,7 @@ export function readEventInput(
   const visibility = input['visibility'];
   if (visibility !== undefined) {
     if (typeof visibility !== 'string' || !(VISIBILITIES as readonly string[]).includes(visibility)) {
-      problems.push(`visibility must be one of ${VISIBILITIES.join(', ')}`);
+      problems.push(invalidField(`visibility must be one of ${VISIBILITIES.join(', ')}`));
     } else {
       fields.visibility = visibility as Visibility;
     }

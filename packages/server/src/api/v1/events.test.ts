@@ -92,12 +92,15 @@ describe('POST /api/v1/events.json', () => {
     for (const payload of [{}, { event: {} }, undefined]) {
       const response = await request('POST', '/api/v1/events.json', payload);
       expect(response.statusCode).toBe(422);
-      expect(response.json()).toEqual({ errors: ['name is required', 'start_date is required'] });
+      expect(response.json()).toEqual({
+        errors: ['name is required', 'start_date is required'],
+        error_codes: ['SERVER_MISSING_FIELD', 'SERVER_MISSING_FIELD'],
+      });
     }
     const blank = await request('POST', '/api/v1/events.json', {
       event: { name: '   ', start_date: '2026-05-01' },
     });
-    expect(blank.json()).toEqual({ errors: ['name is required'] });
+    expect(blank.json()).toEqual({ errors: ['name is required'], error_codes: ['SERVER_MISSING_FIELD'] });
   });
 
   it('answers 422 naming every invalid field, all in one answer', async () => {
@@ -121,17 +124,31 @@ describe('POST /api/v1/events.json', () => {
         'url must be an http or https URL',
         'visibility must be one of public, friends_only, private',
       ],
+      error_codes: [
+        'SERVER_INVALID_FIELD',
+        'SERVER_INVALID_FIELD',
+        'SERVER_INVALID_FIELD',
+        'SERVER_INVALID_FIELD',
+        'SERVER_INVALID_FIELD',
+        'SERVER_INVALID_FIELD',
+      ],
     });
     const backwards = await request('POST', '/api/v1/events.json', {
       event: { name: 'Backwards', start_date: '2026-05-02', end_date: '2026-05-01' },
     });
-    expect(backwards.json()).toEqual({ errors: ['end_date must not be before start_date'] });
+    expect(backwards.json()).toEqual({
+      errors: ['end_date must not be before start_date'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
   });
 
   it('answers 400 for a body that is not a JSON object, 401 without credentials', async () => {
     const array = await request('POST', '/api/v1/events.json', [{ name: 'x' }]);
     expect(array.statusCode).toBe(400);
-    expect(array.json()).toEqual({ errors: ['the body must be a JSON object'] });
+    expect(array.json()).toEqual({
+      errors: ['the body must be a JSON object'],
+      error_codes: ['SERVER_BAD_REQUEST'],
+    });
     const anonymous = await server.app.inject({
       method: 'POST',
       url: '/api/v1/events.json',
@@ -168,7 +185,10 @@ describe('GET /api/v1/events.json and /api/v1/events/{id}.json', () => {
     );
     const bad = await request('GET', '/api/v1/events.json?page_size=10');
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['page_size must be a whole number from 20 to 200'] });
+    expect(bad.json()).toEqual({
+      errors: ['page_size must be a whole number from 20 to 200'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
   });
 
   it("shows one's own events and others' public ones; others' private ones are 403, unknown ids 404", async () => {
@@ -192,10 +212,11 @@ describe('GET /api/v1/events.json and /api/v1/events/{id}.json', () => {
     expect(hidden.statusCode).toBe(403);
     expect(hidden.json()).toEqual({
       errors: [`event ${closed.id} belongs to another user and is not public`],
+      error_codes: ['SERVER_FORBIDDEN'],
     });
     const unknown = await request('GET', '/api/v1/events/999.json');
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ errors: ['event 999 not found'] });
+    expect(unknown.json()).toEqual({ errors: ['event 999 not found'], error_codes: ['SERVER_NOT_FOUND'] });
     expect((await request('GET', '/api/v1/events/nope.json')).statusCode).toBe(400);
     expect((await server.app.inject({ url: `/api/v1/events/${mine.id}.json` })).statusCode).toBe(401);
   });
@@ -234,12 +255,18 @@ describe('PATCH /api/v1/events/{id}.json', () => {
       event: { name: '', start_date: null, end_date: '2026-04-01' },
     });
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({ errors: ['name is required', 'start_date is required'] });
+    expect(response.json()).toEqual({
+      errors: ['name is required', 'start_date is required'],
+      error_codes: ['SERVER_MISSING_FIELD', 'SERVER_MISSING_FIELD'],
+    });
     const before = await request('PATCH', `/api/v1/events/${event.id}.json`, {
       event: { end_date: '2026-04-09' },
     });
     expect(before.statusCode).toBe(422);
-    expect(before.json()).toEqual({ errors: ['end_date must not be before start_date'] });
+    expect(before.json()).toEqual({
+      errors: ['end_date must not be before start_date'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
     expect((await request('GET', `/api/v1/events/${event.id}.json`)).json()).toEqual({ event });
   });
 
@@ -254,13 +281,19 @@ describe('PATCH /api/v1/events/{id}.json', () => {
       event: { name: 'Mine now' },
     });
     expect(forbidden.statusCode).toBe(403);
-    expect(forbidden.json()).toEqual({ errors: [`only its organiser can change event ${theirs.id}`] });
+    expect(forbidden.json()).toEqual({
+      errors: [`only its organiser can change event ${theirs.id}`],
+      error_codes: ['SERVER_FORBIDDEN'],
+    });
     expect((await request('PATCH', '/api/v1/events/999.json', { event: { name: 'x' } })).statusCode).toBe(
       404,
     );
     const bad = await request('PATCH', '/api/v1/events/x.json', { event: { name: 'x' } });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['id must be a whole number from 1 to 9007199254740991'] });
+    expect(bad.json()).toEqual({
+      errors: ['id must be a whole number from 1 to 9007199254740991'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
   });
 });
 

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
-import { badRequest, forbidden, notFound, unprocessable } from '../../errors.js';
-import { isTooLong, TEXT_MAX_CHARS, tooLongWords } from '../../store/index.js';
+import { badRequest, forbidden, notFound, textTooLong, unprocessable } from '../../errors.js';
+import { isTooLong, TEXT_MAX_CHARS } from '../../store/index.js';
 import { ERRORS_SCHEMA } from './records.js';
 import { callerOf, v1Route } from './route.js';
 import type { LocalSync } from '../../ports/local-sync.js';
@@ -101,7 +101,7 @@ export function localSyncRoutes(app: FastifyInstance, { context }: PluginOptions
     },
     (input) => {
       if (isTooLong(input['path']!, TEXT_MAX_CHARS.folderPath)) {
-        throw unprocessable([tooLongWords('path', TEXT_MAX_CHARS.folderPath)]);
+        throw unprocessable([textTooLong('path', TEXT_MAX_CHARS.folderPath)]);
       }
       if (!input['path']!.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(input['path']!)) {
         throw badRequest('path must be absolute');

@@ -1,23 +1,14 @@
 /**
- * v1 record shapes (docs/contributors/decisions.md §2). Times are ISO 8601 UTC with offset; a value the data does not
- * give is null; `email` only when the caller is that user.
+ * v1 records built from the server's rows (docs/contributors/decisions.md §2), in the shapes of
+ * wire/records.ts, which this module passes on to the v1 handlers with the functions that build them.
  */
-import type { AssetType, EventRow, UserRow, Visibility } from '../../db/schema.js';
+import type { AssetType, EventRow, UserRow } from '../../db/schema.js';
 import type { ClubRow } from '../../store/index.js';
 import { isoTime } from '../../iso-time.js';
-import { ID_RANGE, wholeNumberSchema } from '../../whole-numbers.js';
 import { recordWithUrl, type RecordUrl } from '../../store/index.js';
+import { ERRORS_SCHEMA, type ClubRecord, type EventRecord, type UserRecord } from '../../wire/records.js';
 
-export interface UserRecord {
-  id: number;
-  name: string;
-  display_name: string;
-  first_name: string | null;
-  last_name: string | null;
-  email?: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export * from '../../wire/records.js';
 
 export function userRecord(user: UserRow, viewerId: number | null): UserRecord {
   return {
@@ -32,28 +23,6 @@ export function userRecord(user: UserRow, viewerId: number | null): UserRecord {
   };
 }
 
-/** JSON schema of a user record, for response serialization and the OpenAPI document. */
-export const USER_SCHEMA = {
-  type: 'object',
-  required: ['id', 'name', 'display_name', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    display_name: { type: 'string' },
-    first_name: { type: ['string', 'null'] },
-    last_name: { type: ['string', 'null'] },
-    email: { type: ['string', 'null'], description: 'only when the caller is this user' },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-} as const;
-
-export const ERRORS_SCHEMA = {
-  type: 'object',
-  required: ['errors'],
-  properties: { errors: { type: 'array', items: { type: 'string' } } },
-} as const;
-
 /** The error body under each of these statuses, for a route's response schemas. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ERRORS_SCHEMA> {
   return Object.fromEntries(statuses.map((status) => [status, ERRORS_SCHEMA]));
@@ -67,21 +36,6 @@ export function assetRecordUrl(prefix: string, type: AssetType): RecordUrl {
 /** One route or trip record as JSON, from the stored record (store/asset-records.ts) and its URL. */
 export function assetRecordJson(prefix: string, type: AssetType, recordJson: string): string {
   return recordWithUrl(recordJson, assetRecordUrl(prefix, type));
-}
-
-export interface EventRecord {
-  id: number;
-  name: string;
-  description: string | null;
-  location: string | null;
-  /** the event's own web page, as its organiser gave it */
-  url: string | null;
-  start_date: string;
-  end_date: string | null;
-  visibility: Visibility;
-  user_id: number;
-  created_at: string;
-  updated_at: string;
 }
 
 export function eventRecord(row: EventRow): EventRecord {
@@ -100,204 +54,10 @@ export function eventRecord(row: EventRow): EventRecord {
   };
 }
 
-const NUMBER_OR_NULL = { type: ['number', 'null'] } as const;
-const VISIBILITY_SCHEMA = { type: 'string', enum: ['public', 'friends_only', 'private'] } as const;
-
-const ROUTE_PROPERTIES = {
-  id: { type: 'integer' },
-  url: { type: 'string', format: 'uri', description: 'this record in the v1 API' },
-  name: { type: 'string' },
-  description: { type: ['string', 'null'] },
-  user_id: { type: 'integer', description: 'the owner' },
-  visibility: VISIBILITY_SCHEMA,
-  created_at: { type: 'string', format: 'date-time' },
-  updated_at: { type: 'string', format: 'date-time' },
-  distance: { ...NUMBER_OR_NULL, description: 'metres' },
-  elevation_gain: { ...NUMBER_OR_NULL, description: 'metres' },
-  elevation_loss: { ...NUMBER_OR_NULL, description: 'metres' },
-  first_lat: NUMBER_OR_NULL,
-  first_lng: NUMBER_OR_NULL,
-  last_lat: NUMBER_OR_NULL,
-  last_lng: NUMBER_OR_NULL,
-  sw_lat: { ...NUMBER_OR_NULL, description: 'south-west corner of the bounds' },
-  sw_lng: NUMBER_OR_NULL,
-  ne_lat: { ...NUMBER_OR_NULL, description: 'north-east corner of the bounds' },
-  ne_lng: NUMBER_OR_NULL,
-  track_type: { type: 'string', enum: ['loop', 'out_and_back', 'point_to_point', 'unknown'] },
-  terrain: { type: 'string', enum: ['flat', 'rolling', 'climbing'] },
-  warnings: {
-    type: 'array',
-    description:
-      'what was wrong with the file it was read from (cut off, damaged, …); empty for a sound file (issue 16)',
-    items: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', description: 'stable, for programs, e.g. RIDEFILE_TRUNCATED' },
-        message: {
-          type: 'string',
-          description: 'plain words for people, e.g. "This file ends early: the ride was read up to 14:32."',
-        },
-      },
-    },
-  },
-} as const;
-
-const TRIP_PROPERTIES = {
-  ...ROUTE_PROPERTIES,
-  departed_at: { type: ['string', 'null'], format: 'date-time' },
-  time_zone: { type: ['string', 'null'], description: 'IANA time zone at the first position' },
-  activity_type: {
-    type: ['string', 'null'],
-    description: 'e.g. cycling:road, cycling:virtual, running:generic',
-  },
-  is_stationary: { type: 'boolean', description: 'no positions, or an indoor or virtual activity' },
-  duration: { ...NUMBER_OR_NULL, description: 'elapsed seconds' },
-  moving_time: { ...NUMBER_OR_NULL, description: 'seconds' },
-  avg_speed: { ...NUMBER_OR_NULL, description: 'km/h' },
-  max_speed: { ...NUMBER_OR_NULL, description: 'km/h' },
-  avg_cad: { ...NUMBER_OR_NULL, description: 'rpm' },
-  min_cad: NUMBER_OR_NULL,
-  max_cad: NUMBER_OR_NULL,
-  avg_hr: { ...NUMBER_OR_NULL, description: 'bpm' },
-  min_hr: NUMBER_OR_NULL,
-  max_hr: NUMBER_OR_NULL,
-  avg_watts: { ...NUMBER_OR_NULL, description: 'W' },
-  min_watts: NUMBER_OR_NULL,
-  max_watts: NUMBER_OR_NULL,
-  calories: { ...NUMBER_OR_NULL, description: 'kcal' },
-  device: { type: ['string', 'null'], description: 'e.g. Garmin Edge 530' },
-  external_id: {
-    type: ['string', 'null'],
-    description:
-      "the uploader's own id of the upload the trip came from (Strava's external_id); null without one",
-  },
-} as const;
-
-/** A legacy track point (docs/integrators/api.md, "Track point"): every key optional. */
-export const TRACK_POINT_SCHEMA = {
-  type: 'object',
-  properties: {
-    x: { type: 'number', description: 'longitude' },
-    y: { type: 'number', description: 'latitude' },
-    e: { type: 'number', description: 'elevation, m' },
-    t: { type: 'integer', description: 'time, Unix seconds (not milliseconds)' },
-    c: { type: 'number', description: 'cadence, rpm' },
-    h: { type: 'number', description: 'heart rate, bpm' },
-    p: { type: 'number', description: 'power, W' },
-    s: { type: 'number', description: 'speed, m/s (wheel sensor only)' },
-    d: { type: 'number', description: 'distance from start, m (wheel sensor only)' },
-    T: { type: 'number', description: 'temperature, °C' },
-  },
-} as const;
-
-const TRACK_POINTS_PROPERTY = {
-  track_points: { type: 'array', items: TRACK_POINT_SCHEMA, description: 'single-record responses only' },
-} as const;
-
-export const ROUTE_SCHEMA = {
-  type: 'object',
-  required: Object.keys(ROUTE_PROPERTIES),
-  properties: ROUTE_PROPERTIES,
-} as const;
-
-export const ROUTE_WITH_POINTS_SCHEMA = {
-  type: 'object',
-  required: [...Object.keys(ROUTE_PROPERTIES), 'track_points'],
-  properties: { ...ROUTE_PROPERTIES, ...TRACK_POINTS_PROPERTY },
-} as const;
-
-export const TRIP_SCHEMA = {
-  type: 'object',
-  required: Object.keys(TRIP_PROPERTIES),
-  properties: TRIP_PROPERTIES,
-} as const;
-
-export const TRIP_WITH_POINTS_SCHEMA = {
-  type: 'object',
-  required: [...Object.keys(TRIP_PROPERTIES), 'track_points'],
-  properties: { ...TRIP_PROPERTIES, ...TRACK_POINTS_PROPERTY },
-} as const;
-
-export const EVENT_SCHEMA = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'description',
-    'location',
-    'url',
-    'start_date',
-    'end_date',
-    'visibility',
-    'user_id',
-    'created_at',
-    'updated_at',
-  ],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    location: { type: ['string', 'null'] },
-    url: { type: ['string', 'null'], description: "the event's own web page" },
-    start_date: { type: 'string', format: 'date' },
-    end_date: { type: ['string', 'null'], format: 'date' },
-    visibility: VISIBILITY_SCHEMA,
-    user_id: { type: 'integer', description: 'the organiser' },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-} as const;
-
-/** `meta.pagination` (docs/integrators/api.md, "Pagination metadata"). */
-export const PAGINATION_META_SCHEMA = {
-  type: 'object',
-  required: ['pagination'],
-  properties: {
-    pagination: {
-      type: 'object',
-      required: ['record_count', 'page_count', 'page_size', 'next_page_url'],
-      properties: {
-        record_count: { type: 'integer' },
-        page_count: { type: 'integer' },
-        page_size: { type: 'integer' },
-        next_page_url: { type: ['string', 'null'], format: 'uri', description: 'null on the last page' },
-      },
-    },
-  },
-} as const;
-
-/** A v1 list's answer (docs/contributors/decisions.md §2): the records under their plural root key, and `meta.pagination`. */
-export function listResponseSchema(root: string, items: object): object {
-  return {
-    type: 'object',
-    required: [root, 'meta'],
-    properties: { [root]: { type: 'array', items }, meta: PAGINATION_META_SCHEMA },
-  };
-}
-
-/** Path parameter `{id}` of the single-record endpoints. */
-export const ID_PARAMS_SCHEMA = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: wholeNumberSchema(ID_RANGE) },
-} as const;
-
 /**
  * A club (docs/contributors/decisions.md §5: "name, description, member count"), the same on v1 and the legacy interface
  * but for `url`, which names it on the interface that answers (`prefix`: v1's or the legacy site root).
  */
-export interface ClubRecord {
-  id: number;
-  url: string;
-  name: string;
-  description: string | null;
-  /** administrators and members */
-  member_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
 export function clubRecord(club: ClubRow, prefix: string): ClubRecord {
   return {
     id: club.id,
@@ -309,19 +69,3 @@ export function clubRecord(club: ClubRow, prefix: string): ClubRecord {
     updated_at: isoTime(club.updated_at),
   };
 }
-
-export const CLUB_SCHEMA = {
-  type: 'object',
-  required: ['id', 'url', 'name', 'description', 'member_count', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'integer' },
-    url: { type: 'string', format: 'uri' },
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    member_count: { type: 'integer', description: 'administrators and members' },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-} as const;
-
-export const NO_CONTENT_SCHEMA = { type: 'null', description: 'deleted; the body is empty' } as const;

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { callingClient, v1Caller, type Caller } from '../../auth/credentials.js';
 import type { ServerContext } from '../../context.js';
 import { V1_CLIENT_SECURITY, V1_USER_SECURITY } from '../../openapi.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, invalidField } from '../../errors.js';
 import type { ApiClient } from '../../store/index.js';
 import { readWholeNumber, wholeNumberProblem, type WholeNumberRange } from '../../whole-numbers.js';
 
@@ -95,7 +95,7 @@ function wholeNumberPathIds(params: unknown): Pick<RouteOptions, 'preValidation'
       const sent = request.params as Record<string, unknown>;
       for (const [name, range] of ranges) {
         if (readWholeNumber(sent[name], range) === undefined) {
-          return Promise.reject(badRequest(wholeNumberProblem(name, range)));
+          return Promise.reject(badRequest([invalidField(wholeNumberProblem(name, range))]));
         }
       }
       return Promise.resolve();

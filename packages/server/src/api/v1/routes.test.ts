@@ -138,7 +138,7 @@ describe('GET /api/v1/routes.json', () => {
   ])('answers %s with 400 naming the parameter', async (query, problem) => {
     const { status, body } = await list(query);
     expect(status).toBe(400);
-    expect(body).toEqual({ errors: [problem] });
+    expect(body).toEqual({ errors: [problem], error_codes: ['SERVER_INVALID_FIELD'] });
   });
 
   it('orders by updated_at, then id, both descending: a route changed later moves to the top', async () => {
@@ -247,23 +247,30 @@ describe('GET /api/v1/routes/{id}.json', () => {
       const id = await create(visibility);
       const hidden = await server.app.inject({ url: `/api/v1/routes/${id}.json`, headers: auth });
       expect(hidden.statusCode, visibility).toBe(403);
-      expect(hidden.json()).toEqual({ errors: [`route ${id} belongs to another user and is not public`] });
+      expect(hidden.json()).toEqual({
+        errors: [`route ${id} belongs to another user and is not public`],
+        error_codes: ['SERVER_FORBIDDEN'],
+      });
     }
     const unknown = await server.app.inject({ url: '/api/v1/routes/999.json', headers: auth });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ errors: ['route 999 not found'] });
+    expect(unknown.json()).toEqual({ errors: ['route 999 not found'], error_codes: ['SERVER_NOT_FOUND'] });
   });
 
   it('answers 400 for an id that is not a positive integer and 401 without credentials', async () => {
     const bad = await server.app.inject({ url: '/api/v1/routes/abc.json', headers: auth });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['id must be a whole number from 1 to 9007199254740991'] });
+    expect(bad.json()).toEqual({
+      errors: ['id must be a whole number from 1 to 9007199254740991'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
     expect((await server.app.inject({ url: '/api/v1/routes/0.json', headers: auth })).statusCode).toBe(400);
     // Decimal digits only: Ajv alone would read 0x1 and +1 as route 1 (api/v1/route.ts).
     for (const spelled of ['0x1', '+1', '1e0', '0b1']) {
       const odd = await server.app.inject({ url: `/api/v1/routes/${spelled}.json`, headers: auth });
       expect(odd.json(), spelled).toEqual({
         errors: ['id must be a whole number from 1 to 9007199254740991'],
+        error_codes: ['SERVER_INVALID_FIELD'],
       });
     }
     expect((await server.app.inject({ url: '/api/v1/routes/1.json' })).statusCode).toBe(401);
@@ -303,7 +310,10 @@ describe('DELETE /api/v1/routes/{id}.json', () => {
       headers: auth,
     });
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ errors: [`only its owner can delete route ${theirs!}`] });
+    expect(response.json()).toEqual({
+      errors: [`only its owner can delete route ${theirs!}`],
+      error_codes: ['SERVER_FORBIDDEN'],
+    });
     expect(
       (await server.app.inject({ method: 'DELETE', url: `/api/v1/routes/${theirs!}.json` })).statusCode,
     ).toBe(401);

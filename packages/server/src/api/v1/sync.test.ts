@@ -207,7 +207,11 @@ describe('GET /api/v1/sync.json', () => {
   ])('answers ?%s with 400 naming every bad parameter', async (query, errors) => {
     const answer = await sync(query);
     expect(answer.status).toBe(400);
-    expect(answer.json()).toEqual({ errors });
+    // Each problem's code beside it (issue 35): a missing parameter, or one that breaks its rule.
+    const codes = errors.map((error) =>
+      error.endsWith('is required') ? 'SERVER_MISSING_FIELD' : 'SERVER_INVALID_FIELD',
+    );
+    expect(answer.json()).toEqual({ errors, error_codes: codes });
   });
 
   it('answers 401 without credentials', async () => {

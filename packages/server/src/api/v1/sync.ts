@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PluginOptions } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, invalidField, type Problem } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
 import { ERRORS_SCHEMA } from './records.js';
 import { assetUrl, v1UrlPrefix } from '../../v1-urls.js';
@@ -31,12 +31,16 @@ const SYNC_QUERY_SCHEMA = {
 
 const SYNC_SCHEMA = {
   type: 'object',
+  title: 'SyncResult',
+  description: 'The changes since the time asked, and where to ask next time.',
   required: ['items', 'meta'],
   properties: {
     items: {
       type: 'array',
       items: {
         type: 'object',
+        title: 'SyncItem',
+        description: 'One change: the asset, what happened to it, and when.',
         required: ['item_type', 'item_id', 'item_user_id', 'item_url', 'action', 'datetime', 'collection'],
         properties: {
           item_type: { type: 'string', enum: ['route', 'trip'] },
@@ -54,7 +58,11 @@ const SYNC_SCHEMA = {
       required: ['service_datetime', 'next_sync_url'],
       properties: {
         service_datetime: { type: 'string', format: 'date-time' },
-        next_sync_url: { type: 'string', format: 'uri' },
+        next_sync_url: {
+          type: 'string',
+          format: 'uri',
+          description: 'the same query with `since` set to `service_datetime`',
+        },
       },
     },
   },
@@ -89,13 +97,14 @@ export function syncRoutes(app: FastifyInstance, { context }: PluginOptions): Pr
     handler: async (request) => {
       const { user, client } = callerOf(request);
       const query = request.query as SyncQuery;
-      const problems: string[] = [];
+      const problems: Problem[] = [];
       const sinceMs = parseIsoTime(query.since);
       if (sinceMs === null)
-        problems.push('since must be an ISO 8601 date or time, e.g. 2026-03-01T12:00:00Z');
+        problems.push(invalidField('since must be an ISO 8601 date or time, e.g. 2026-03-01T12:00:00Z'));
       const kinds =
         query.assets === undefined ? defaultKinds(client.webhookAssets) : parseAssets(query.assets);
-      if (kinds === null) problems.push('assets must be a comma-separated list of routes, trips');
+      if (kinds === null)
+        problems.push(invalidField('assets must be a comma-separated list of routes, trips'));
       if (sinceMs === null || kinds === null) throw badRequest(problems);
       // Read before the query: a change stamped after this instant is in the next window (the window is
       // inclusive and next_sync_url starts at this time cut to whole seconds, so nothing falls between),

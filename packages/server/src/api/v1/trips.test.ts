@@ -144,7 +144,10 @@ describe('trips from our own fixtures', () => {
     expect((await index('?page=2')).trips.map((trip) => trip.id)).toEqual([ids[1], ids[0]]);
     const bad = await server.app.inject({ url: '/api/v1/trips.json?page_size=500', headers: auth });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: ['page_size must be a whole number from 20 to 200'] });
+    expect(bad.json()).toEqual({
+      errors: ['page_size must be a whole number from 20 to 200'],
+      error_codes: ['SERVER_INVALID_FIELD'],
+    });
   });
 
   it("visibility: another user's public trip 200, private 403; only the owner deletes; unknown 404", async () => {
@@ -169,7 +172,7 @@ describe('trips from our own fixtures', () => {
       headers: auth,
     });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ errors: ['trip 12345 not found'] });
+    expect(unknown.json()).toEqual({ errors: ['trip 12345 not found'], error_codes: ['SERVER_NOT_FOUND'] });
     expect((await server.app.inject({ url: `/api/v1/trips/${open!.row.id}.json` })).statusCode).toBe(401);
     expect((await server.app.inject({ url: '/api/v1/trips/x.json', headers: auth })).statusCode).toBe(400);
   });
