@@ -11,7 +11,11 @@
  *   versions left them.
  * - `sqlite-data.json`: the rows of a database that old versions filled step by step (rows written
  *   after 001, 003, 004 and 007, as servers of those versions wrote them), once every later migration
- *   has run: the backfills of 002, 004, 008, 009 and 012 included.
+ *   has run: the backfills of 002, 004, 008, 009 and 012 included. PostgreSQL must move them alike.
+ *
+ * PostgreSQL databases of those versions recorded `009-baseline` and `010-…` to `015-…`; they are made
+ * here by replaying postgres-migrations.json, and must open under this tree with the same schema and
+ * rows, their history adopted (migrations/postgres-dialect.ts, `adoptHistory`).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -28,9 +32,14 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownPostgresCluster, type PostgresCluster } from '../test-support/postgres-cluster.js';
-import { postgresShape, sqliteShape, type SchemaShape } from '../test-support/schema-shape.js';
-import { migrationProvider } from './migrations/index.js';
-import { postgresMigrationProvider } from './migrations/postgres/index.js';
+import { postgresShape, sqliteShape } from '../test-support/schema-shape.js';
+import { MIGRATIONS, migrationProvider } from './migrations/index.js';
+import { BASELINE_NOW, postgresMigrationDialect } from './migrations/postgres-dialect.js';
+import { openPostgres } from './postgres.js';
+import { sqliteMigrationDialect } from './migrations/sqlite-dialect.js';
+
+const sqliteMigrations = migrationProvider(sqliteMigrationDialect);
+const postgresMigrations = migrationProvider(postgresMigrationDialect);
 
 const before = (name: string): URL => new URL(`./before-issue-35/${name}`, import.meta.url);
 
@@ -521,26 +530,72 @@ async function contents(db: Db, tables: string[]): Promise<Record<string, unknow
   const all: Record<string, unknown[]> = {};
   for (const table of [...tables].sort()) {
     const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(db);
-    all[table] = rows
-      .map((row) =>
+    all[table] = sortedRows(
+      rows.map((row) =>
         Object.fromEntries(
           Object.keys(row)
             .sort()
             .map((column) => [column, summarised(row[column])]),
         ),
-      )
-      .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+      ),
+    );
   }
   return all;
 }
 
+function sortedRows(rows: unknown[]): unknown[] {
+  return rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+}
+
+/** Every table's rows of a PostgreSQL database, as `contents` gives them. */
+async function postgresRows(db: Db): Promise<Record<string, unknown[]>> {
+  return contents(db, Object.keys(await postgresShape(db)));
+}
+
+/** The rows of kysely_migration, by name. */
+async function history(db: Db): Promise<Record<string, string>> {
+  const { rows } = await sql<{ name: string; timestamp: string }>`
+    SELECT name, timestamp FROM kysely_migration ORDER BY name`.execute(db);
+  return Object.fromEntries(rows.map((row) => [row.name, row.timestamp]));
+}
+
+/** Rows of every kind the versions since 001 wrote, written at once into a newer schema. */
+async function rowsOfEveryVersion(db: Db): Promise<void> {
+  await rowsAfter001(db);
+  await rowsAfter003(db);
+  await rowsAfter004(db);
+  await rowsAfter007(db);
+}
+
 // ---------------------------------------------------------------------------------------------------
+
+it('keep the names SQLite databases since 001 have recorded, and PostgreSQL adopts the first nine', () => {
+  const names = Object.keys(MIGRATIONS);
+  expect(names).toEqual([
+    '001-platform',
+    '002-asset-records',
+    '003-queue-clubs-webhooks',
+    '004-packed-track-points',
+    '005-laps',
+    '006-sign-in-links',
+    '007-asset-warnings',
+    '008-recordings',
+    '009-bounded-text',
+    '010-original-files',
+    '011-preferences',
+    '012-task-object-order',
+    '013-rate-windows',
+    '014-change-signals',
+    '015-blob-storage',
+  ]);
+  expect(BASELINE_NOW).toEqual(names.slice(0, 9));
+});
 
 describe('the migrations on SQLite', () => {
   it('make the schema the migrations before issue 35 made', async () => {
     const db = sqliteDb();
     try {
-      await migrateTo(db, migrationProvider);
+      await migrateTo(db, sqliteMigrations);
       expectFixture('sqlite-shape.json', await sqliteShape(db));
       expectFixture('sqlite-details.json', await sqliteDetails(db));
     } finally {
@@ -551,7 +606,7 @@ describe('the migrations on SQLite', () => {
   it('move the rows of older versions as the migrations before issue 35 moved them', async () => {
     const db = sqliteDb();
     try {
-      await filledStepByStep(db, migrationProvider);
+      await filledStepByStep(db, sqliteMigrations);
       expectFixture('sqlite-data.json', await contents(db, Object.keys(await sqliteShape(db))));
     } finally {
       await db.destroy();
@@ -573,7 +628,7 @@ async function newPostgresUrl(): Promise<string> {
   return cluster!.url(name);
 }
 
-describe.skipIf(ownCluster.skipped !== null)('the migrations on PostgreSQL', () => {
+describe.skipIf(ownCluster.skipped !== null)('on PostgreSQL', () => {
   beforeAll(async () => {
     cluster = await ownCluster.start();
     admin = postgresDb(cluster.url('postgres'));
@@ -583,26 +638,111 @@ describe.skipIf(ownCluster.skipped !== null)('the migrations on PostgreSQL', () 
     cluster?.stop();
   });
 
-  it('make the schema the migrations before issue 35 made', async () => {
-    const db = postgresDb(await newPostgresUrl());
-    try {
-      await migrateTo(db, postgresMigrationProvider);
-      const shape: SchemaShape = await postgresShape(db);
-      expectFixture('postgres-shape.json', shape);
-      expectFixture('postgres-details.json', await postgresDetails(db));
-    } finally {
-      await db.destroy();
-    }
+  describe('the migrations', () => {
+    it('make the schema the migrations before issue 35 made', async () => {
+      const db = postgresDb(await newPostgresUrl());
+      try {
+        await migrateTo(db, postgresMigrations);
+        expectFixture('postgres-shape.json', await postgresShape(db));
+        expectFixture('postgres-details.json', await postgresDetails(db));
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('are what before-issue-35/postgres-migrations.json replays', async () => {
+      const db = postgresDb(await newPostgresUrl());
+      try {
+        await migrateTo(db, postgresMigrationsBefore35());
+        expect(await postgresShape(db)).toEqual(fixture('postgres-shape.json'));
+        expect(await postgresDetails(db)).toEqual(fixture('postgres-details.json'));
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it("move the rows of older versions as SQLite's moved them", async () => {
+      const db = postgresDb(await newPostgresUrl());
+      try {
+        await filledStepByStep(db, postgresMigrations);
+        const expected = fixture('sqlite-data.json') as Record<string, Record<string, unknown>[]>;
+        // SQLite draws ids from a table of its own (migration 002), PostgreSQL from its sequences; and
+        // PostgreSQL keeps no order of insertion for migration 012 to keep (databases made before it
+        // were SQLite's).
+        delete expected.id_sequences;
+        expected.task_objects = sortedRows(
+          expected.task_objects!.map((row) => ({ ...row, position: 0 })),
+        ) as Record<string, unknown>[];
+        expect(await postgresRows(db)).toEqual(expected);
+      } finally {
+        await db.destroy();
+      }
+    });
   });
 
-  it('are what before-issue-35/postgres-migrations.json replays', async () => {
-    const db = postgresDb(await newPostgresUrl());
-    try {
-      await migrateTo(db, postgresMigrationsBefore35());
-      expect(await postgresShape(db)).toEqual(fixture('postgres-shape.json'));
-      expect(await postgresDetails(db)).toEqual(fixture('postgres-details.json'));
-    } finally {
-      await db.destroy();
+  describe('databases of versions before issue 35', () => {
+    /** A database as a version before issue 35 left it (migrated up to `last`), holding rows of every kind. */
+    async function oldDatabase(last?: string): Promise<{ url: string; db: Db }> {
+      const url = await newPostgresUrl();
+      const db = postgresDb(url);
+      await migrateTo(db, postgresMigrationsBefore35(), last);
+      await rowsOfEveryVersion(db);
+      return { url, db };
     }
+
+    it('open with the same schema and rows, their history under the names of the migrations that made it', async () => {
+      const { url, db } = await oldDatabase();
+      try {
+        const rows = await postgresRows(db);
+        const before = await history(db);
+        expect(Object.keys(before)).toEqual(Object.keys(await postgresMigrationsBefore35().getMigrations()));
+        expect(Object.keys(before)[0]).toBe('009-baseline');
+        const opened = await openPostgres(url);
+        await opened.close();
+        expect(await postgresRows(db)).toEqual(rows);
+        expect(await postgresShape(db)).toEqual(fixture('postgres-shape.json'));
+        expect(await postgresDetails(db)).toEqual(fixture('postgres-details.json'));
+        const after = await history(db);
+        expect(Object.keys(after)).toEqual(Object.keys(MIGRATIONS));
+        // The nine were made when the baseline was; the later ones keep their own times.
+        for (const name of BASELINE_NOW) expect(after[name]).toBe(before['009-baseline']);
+        for (const name of Object.keys(before).slice(1)) expect(after[name]).toBe(before[name]);
+
+        // Opened again, there is nothing left to adopt or to run.
+        await (await openPostgres(url)).close();
+        expect(await history(db)).toEqual(after);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('adopt their history once when several servers start on one at the same moment', async () => {
+      const { url, db } = await oldDatabase();
+      try {
+        const rows = await postgresRows(db);
+        const nodes = await Promise.all([openPostgres(url), openPostgres(url), openPostgres(url)]);
+        await Promise.all(nodes.map((node) => node.close()));
+        expect(Object.keys(await history(db))).toEqual(Object.keys(MIGRATIONS));
+        expect(await postgresRows(db)).toEqual(rows);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('run the migrations after those an older version had, and end as a database it migrated fully', async () => {
+      const first = await oldDatabase('009-baseline');
+      const full = await oldDatabase();
+      try {
+        expect(Object.keys(await history(first.db))).toEqual(['009-baseline']);
+        await (await openPostgres(first.url)).close();
+        expect(Object.keys(await history(first.db))).toEqual(Object.keys(MIGRATIONS));
+        expect(await postgresShape(first.db)).toEqual(fixture('postgres-shape.json'));
+        expect(await postgresDetails(first.db)).toEqual(fixture('postgres-details.json'));
+        expect(await postgresRows(first.db)).toEqual(await postgresRows(full.db));
+      } finally {
+        await first.db.destroy();
+        await full.db.destroy();
+      }
+    });
   });
 });

@@ -17,7 +17,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import type { Engine } from './engine.js';
 import { DatabaseGeneration } from './generation.js';
 import { migrate } from './migrate.js';
-import { migrationProvider } from './migrations/index.js';
+import { sqliteMigrationDialect } from './migrations/sqlite-dialect.js';
 import type { OpenDatabase } from './open.js';
 import type { Database } from './schema.js';
 
@@ -59,7 +59,7 @@ export async function openSqlite(path: string, options: OpenOptions = {}): Promi
   });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   try {
-    await migrate(db, migrationProvider);
+    await migrate(db, sqliteMigrationDialect);
   } catch (error) {
     await db.destroy();
     throw error;
