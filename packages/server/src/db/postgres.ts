@@ -13,7 +13,7 @@ import { ChangeListener } from './change-listener.js';
 import { migrate } from './migrate.js';
 import { shownDatabaseUrl } from './target.js';
 import { postgresMigrationDialect } from './migrations/postgres-dialect.js';
-import type { OpenDatabase } from './open.js';
+import type { OpenDatabase } from './open-types.js';
 import type { Database } from './schema.js';
 
 /** Connections per process: requests, upload workers and the webhook dispatcher share them. */

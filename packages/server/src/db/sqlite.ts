@@ -18,20 +18,12 @@ import type { Engine } from './engine.js';
 import { DatabaseGeneration } from './generation.js';
 import { migrate } from './migrate.js';
 import { sqliteMigrationDialect } from './migrations/sqlite-dialect.js';
-import type { OpenDatabase } from './open.js';
+import type { OpenDatabase, OpenOptions } from './open-types.js';
 import type { Database } from './schema.js';
 
 export interface OpenSqliteDatabase extends OpenDatabase {
   /** the raw connection, for the few things Kysely does not do (backups, checkpoints) */
   sqlite: SqliteDatabase.Database;
-}
-
-export interface OpenOptions {
-  /**
-   * Checkpoint the write-ahead log in a thread of its own (db/checkpointer.ts): for the server, whose
-   * requests should not wait for checkpoints; short-lived users (`rideport admin`) leave it to SQLite.
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /**
