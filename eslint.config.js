@@ -14,6 +14,21 @@ const noElectron = { name: 'electron', message: 'Only the desktop app (app/) imp
 // installs (issue 20, scripts/desktop-toolchain.js); without them they are left out, and it says so.
 const electronEntryPoints = ['app/src/main.ts', 'app/src/electron-real.ts', 'app/src/preload.cts'];
 const withElectron = electronInstalled();
+
+/**
+ * Issue 35: a migration never changes after it ships, so it imports nothing that does: only Kysely,
+ * Node's built-ins and the migration tree itself (its dialects and frozen/ modules), never the store,
+ * the parser or the rest of the server. `tree`: the relative specifiers that stay inside the tree.
+ */
+function migrationImports(tree) {
+  const message = 'A migration imports only kysely, node:* and the migration tree (issue 35).';
+  return {
+    'no-restricted-imports': [
+      'error',
+      { paths: [noElectron], patterns: [{ regex: `^(?!kysely$|node:|${tree})`, message }] },
+    ],
+  };
+}
 if (!withElectron) {
   console.warn("Skipped: linting the desktop app's Electron entry points (Electron is not installed).");
 }
@@ -184,6 +199,17 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['packages/server/src/db/migrations/*.ts'],
+    ignores: ['packages/server/src/db/migrations/**/*.test.ts'],
+    rules: migrationImports('\\./'),
+  },
+  {
+    // One folder down (frozen/): `../` is still the tree, `../../` is not.
+    files: ['packages/server/src/db/migrations/*/**/*.ts'],
+    ignores: ['packages/server/src/db/migrations/**/*.test.ts'],
+    rules: migrationImports('\\./|\\.\\./(?!\\.\\./)'),
   },
   {
     files: ['packages/sync/src/**/*.ts'],

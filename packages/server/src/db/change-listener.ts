@@ -41,7 +41,7 @@
 import pg from 'pg';
 import type { Generation } from './generation.js';
 
-/** The channel of migration 014's triggers (migrations/postgres/014-change-signals.ts). */
+/** The channel of migration 014's triggers (migrations/014-change-signals.ts). */
 const CHANNEL = 'rideport_changes';
 
 /** How the listening connection shows in pg_stat_activity, for operators (and tests that end it). */

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL engine (issue 18): several server processes on one database, for clubs and teams that
- * outgrow one machine. Kysely's PostgresDialect over a `pg` pool; its migrations are in
- * migrations/postgres, in parity with SQLite's (migrations/schema-parity.test.ts).
+ * outgrow one machine. Kysely's PostgresDialect over a `pg` pool; one migration tree serves both engines,
+ * with PostgreSQL's answers where they differ (migrations/postgres-dialect.ts; issue 35).
  *
  * Loaded only when a `postgres://` URL is given (db/open.ts), so SQLite users never load `pg`.
  */
@@ -12,8 +12,8 @@ import type { Engine, ExclusiveRole, ExclusiveRoleName } from './engine.js';
 import { ChangeListener } from './change-listener.js';
 import { migrate } from './migrate.js';
 import { shownDatabaseUrl } from './target.js';
-import { postgresMigrationProvider } from './migrations/postgres/index.js';
-import type { OpenDatabase } from './open.js';
+import { postgresMigrationDialect } from './migrations/postgres-dialect.js';
+import type { OpenDatabase } from './open-types.js';
 import type { Database } from './schema.js';
 
 /** Connections per process: requests, upload workers and the webhook dispatcher share them. */
@@ -81,7 +81,7 @@ export async function openPostgres(
   });
   try {
     (await connectOrSay(pool, target)).release();
-    await migrate(db, postgresMigrationProvider);
+    await migrate(db, postgresMigrationDialect);
   } catch (error) {
     await db.destroy();
     throw error;

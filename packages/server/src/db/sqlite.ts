@@ -17,21 +17,13 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import type { Engine } from './engine.js';
 import { DatabaseGeneration } from './generation.js';
 import { migrate } from './migrate.js';
-import { migrationProvider } from './migrations/index.js';
-import type { OpenDatabase } from './open.js';
+import { sqliteMigrationDialect } from './migrations/sqlite-dialect.js';
+import type { OpenDatabase, OpenOptions } from './open-types.js';
 import type { Database } from './schema.js';
 
 export interface OpenSqliteDatabase extends OpenDatabase {
   /** the raw connection, for the few things Kysely does not do (backups, checkpoints) */
   sqlite: SqliteDatabase.Database;
-}
-
-export interface OpenOptions {
-  /**
-   * Checkpoint the write-ahead log in a thread of its own (db/checkpointer.ts): for the server, whose
-   * requests should not wait for checkpoints; short-lived users (`rideport admin`) leave it to SQLite.
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -59,7 +51,7 @@ export async function openSqlite(path: string, options: OpenOptions = {}): Promi
   });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   try {
-    await migrate(db, migrationProvider);
+    await migrate(db, sqliteMigrationDialect);
   } catch (error) {
     await db.destroy();
     throw error;

@@ -42,7 +42,7 @@ export async function sqliteShape<DB>(db: Kysely<DB>): Promise<SchemaShape> {
       SELECT name, type, "notnull", pk FROM pragma_table_info(${table.name})`.execute(db);
     const shaped: TableShape = { columns: {}, primaryKey: [], uniqueKeys: [], indexes: [], foreignKeys: [] };
     for (const column of columns.rows) {
-      const caseInsensitive = new RegExp(`\\b${column.name}\\s+TEXT\\s+COLLATE\\s+NOCASE`, 'i').test(
+      const caseInsensitive = new RegExp(`\\b${column.name}"?\\s+TEXT\\s+COLLATE\\s+NOCASE`, 'i').test(
         table.sql,
       );
       shaped.columns[column.name] = {

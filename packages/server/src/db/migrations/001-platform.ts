@@ -1,191 +1,233 @@
 /**
  * Migration 1: accounts, API clients, every credential, routes, trips, events and the change log
- * (issue 4; docs/contributors/decisions.md §1–4). Later issues add their own numbered migrations (the upload queue and
- * the webhook outbox come with issue 5).
+ * (issue 4). Later issues add their own numbered migrations (the upload queue and the webhook outbox
+ * come with issue 5).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnBuilderCallback } from 'kysely';
+import type { MigrationDb, MigrationDialect, TableBuilder } from './dialect.js';
+
+const VISIBILITY = sql`visibility IN ('public', 'friends_only', 'private')`;
+const notNull: ColumnBuilderCallback = (column) => column.notNull();
+const userId: ColumnBuilderCallback = (column) => column.notNull().references('users.id').onDelete('cascade');
+const clientId: ColumnBuilderCallback = (column) =>
+  column.notNull().references('api_clients.id').onDelete('cascade');
 
 /** Columns routes and trips share; see AssetColumns in ../schema.ts. */
-const ASSET_COLUMNS = sql`
-  id INTEGER PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  name TEXT NOT NULL,
-  description TEXT,
-  visibility TEXT NOT NULL CHECK (visibility IN ('public', 'friends_only', 'private')),
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  distance REAL,
-  elevation_gain REAL,
-  elevation_loss REAL,
-  first_lat REAL,
-  first_lng REAL,
-  last_lat REAL,
-  last_lng REAL,
-  sw_lat REAL,
-  sw_lng REAL,
-  ne_lat REAL,
-  ne_lng REAL,
-  track_type TEXT NOT NULL,
-  terrain TEXT NOT NULL,
-  point_count INTEGER NOT NULL
-`;
-
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE users (
-      id INTEGER PRIMARY KEY,
-      kind TEXT NOT NULL CHECK (kind IN ('person', 'organization')),
-      email TEXT COLLATE NOCASE UNIQUE,
-      name TEXT NOT NULL,
-      first_name TEXT,
-      last_name TEXT,
-      description TEXT,
-      password_hash TEXT,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL,
-      CHECK ((kind = 'person') = (email IS NOT NULL))
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE memberships (
-      organization_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
-      created_at INTEGER NOT NULL,
-      PRIMARY KEY (organization_id, user_id)
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX memberships_by_user ON memberships (user_id)`.execute(db);
-  await sql`
-    CREATE TABLE api_clients (
-      id INTEGER PRIMARY KEY,
-      owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      name TEXT NOT NULL,
-      api_key TEXT NOT NULL UNIQUE,
-      secret_hash TEXT NOT NULL,
-      secret_generation INTEGER NOT NULL,
-      redirect_uris TEXT NOT NULL,
-      webhook_url TEXT,
-      webhook_assets TEXT NOT NULL,
-      legacy_version INTEGER NOT NULL,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX api_clients_by_owner ON api_clients (owner_id)`.execute(db);
-  await sql`
-    CREATE TABLE auth_tokens (
-      id INTEGER PRIMARY KEY,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      api_client_id INTEGER NOT NULL REFERENCES api_clients(id) ON DELETE CASCADE,
-      token_hash TEXT NOT NULL UNIQUE,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL,
-      last_used_at INTEGER NOT NULL,
-      revoked_at INTEGER
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX auth_tokens_by_user ON auth_tokens (user_id, api_client_id)`.execute(db);
-  await sql`
-    CREATE TABLE oauth_grants (
-      id INTEGER PRIMARY KEY,
-      code_hash TEXT NOT NULL UNIQUE,
-      api_client_id INTEGER NOT NULL REFERENCES api_clients(id) ON DELETE CASCADE,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      redirect_uri TEXT NOT NULL,
-      scope TEXT NOT NULL,
-      code_challenge TEXT,
-      code_challenge_method TEXT,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      used_at INTEGER
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE oauth_tokens (
-      id INTEGER PRIMARY KEY,
-      token_hash TEXT NOT NULL UNIQUE,
-      api_client_id INTEGER NOT NULL REFERENCES api_clients(id) ON DELETE CASCADE,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      grant_id INTEGER REFERENCES oauth_grants(id) ON DELETE SET NULL,
-      scope TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      revoked_at INTEGER
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX oauth_tokens_by_grant ON oauth_tokens (grant_id)`.execute(db);
-  await sql`CREATE INDEX oauth_tokens_by_user ON oauth_tokens (user_id, api_client_id)`.execute(db);
-  await sql`
-    CREATE TABLE sessions (
-      id INTEGER PRIMARY KEY,
-      session_hash TEXT NOT NULL UNIQUE,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      created_at INTEGER NOT NULL,
-      last_seen_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE TABLE routes (${ASSET_COLUMNS}) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE trips (
-      ${ASSET_COLUMNS},
-      departed_at INTEGER,
-      time_zone TEXT,
-      activity_type TEXT,
-      is_stationary INTEGER NOT NULL,
-      duration REAL,
-      moving_time REAL,
-      avg_speed REAL,
-      max_speed REAL,
-      avg_cad REAL,
-      min_cad REAL,
-      max_cad REAL,
-      avg_hr REAL,
-      min_hr REAL,
-      max_hr REAL,
-      avg_watts REAL,
-      min_watts REAL,
-      max_watts REAL,
-      calories REAL,
-      device TEXT
-    ) STRICT`.execute(db);
-  // Lists are ordered by updated_at, then id, both descending (docs/contributors/decisions.md §2).
-  for (const table of ['routes', 'trips']) {
-    await sql`CREATE INDEX ${sql.raw(`${table}_by_user`)} ON ${sql.table(table)} (user_id, updated_at DESC, id DESC)`.execute(
-      db,
-    );
-    await sql`CREATE INDEX ${sql.raw(`${table}_by_update`)} ON ${sql.table(table)} (updated_at DESC, id DESC)`.execute(
-      db,
-    );
+function assetColumns(table: TableBuilder, { integer, real, text, id }: MigrationDialect): TableBuilder {
+  let columns = table
+    .addColumn('id', integer, id)
+    .addColumn('user_id', integer, userId)
+    .addColumn('name', text, notNull)
+    .addColumn('description', text)
+    .addColumn('visibility', text, (column) => column.notNull().check(VISIBILITY))
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull);
+  for (const name of [
+    'distance',
+    'elevation_gain',
+    'elevation_loss',
+    'first_lat',
+    'first_lng',
+    'last_lat',
+    'last_lng',
+    'sw_lat',
+    'sw_lng',
+    'ne_lat',
+    'ne_lng',
+  ]) {
+    columns = columns.addColumn(name, real);
   }
-  await sql`
-    CREATE TABLE route_track_points (
-      asset_id INTEGER PRIMARY KEY REFERENCES routes(id) ON DELETE CASCADE,
-      points TEXT NOT NULL
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE trip_track_points (
-      asset_id INTEGER PRIMARY KEY REFERENCES trips(id) ON DELETE CASCADE,
-      points TEXT NOT NULL
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE events (
-      id INTEGER PRIMARY KEY,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      name TEXT NOT NULL,
-      description TEXT,
-      location TEXT,
-      url TEXT,
-      start_date TEXT NOT NULL,
-      end_date TEXT,
-      visibility TEXT NOT NULL CHECK (visibility IN ('public', 'friends_only', 'private')),
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX events_by_user ON events (user_id, updated_at DESC, id DESC)`.execute(db);
+  return columns
+    .addColumn('track_type', text, notNull)
+    .addColumn('terrain', text, notNull)
+    .addColumn('point_count', integer, notNull);
+}
+
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  const { integer, real, text, id } = dialect;
+
+  await dialect.enableCaseInsensitiveText(db);
+  await dialect
+    .createTable(db, 'users')
+    .addColumn('id', integer, id)
+    .addColumn('kind', text, (column) => column.notNull().check(sql`kind IN ('person', 'organization')`))
+    .addColumn('email', dialect.caseInsensitiveText, (column) => column.unique())
+    .addColumn('name', text, notNull)
+    .addColumn('first_name', text)
+    .addColumn('last_name', text)
+    .addColumn('description', text)
+    .addColumn('password_hash', text)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull)
+    // Named as PostgreSQL names a CHECK on more than one column that has no name of its own.
+    .addCheckConstraint('users_check', sql`(kind = 'person') = (email IS NOT NULL)`)
+    .execute();
+  await dialect
+    .createTable(db, 'memberships')
+    .addColumn('organization_id', integer, userId)
+    .addColumn('user_id', integer, userId)
+    .addColumn('role', text, (column) => column.notNull().check(sql`role IN ('admin', 'member')`))
+    .addColumn('created_at', integer, notNull)
+    .addPrimaryKeyConstraint('memberships_pkey', ['organization_id', 'user_id'])
+    .execute();
+  await db.schema.createIndex('memberships_by_user').on('memberships').column('user_id').execute();
+  await dialect
+    .createTable(db, 'api_clients')
+    .addColumn('id', integer, id)
+    .addColumn('owner_id', integer, userId)
+    .addColumn('name', text, notNull)
+    .addColumn('api_key', text, (column) => column.notNull().unique())
+    .addColumn('secret_hash', text, notNull)
+    .addColumn('secret_generation', integer, notNull)
+    .addColumn('redirect_uris', text, notNull)
+    .addColumn('webhook_url', text)
+    .addColumn('webhook_assets', text, notNull)
+    .addColumn('legacy_version', integer, notNull)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull)
+    .execute();
+  await db.schema.createIndex('api_clients_by_owner').on('api_clients').column('owner_id').execute();
+  await dialect
+    .createTable(db, 'auth_tokens')
+    .addColumn('id', integer, id)
+    .addColumn('user_id', integer, userId)
+    .addColumn('api_client_id', integer, clientId)
+    .addColumn('token_hash', text, (column) => column.notNull().unique())
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull)
+    .addColumn('last_used_at', integer, notNull)
+    .addColumn('revoked_at', integer)
+    .execute();
+  await db.schema
+    .createIndex('auth_tokens_by_user')
+    .on('auth_tokens')
+    .columns(['user_id', 'api_client_id'])
+    .execute();
+  await dialect
+    .createTable(db, 'oauth_grants')
+    .addColumn('id', integer, id)
+    .addColumn('code_hash', text, (column) => column.notNull().unique())
+    .addColumn('api_client_id', integer, clientId)
+    .addColumn('user_id', integer, userId)
+    .addColumn('redirect_uri', text, notNull)
+    .addColumn('scope', text, notNull)
+    .addColumn('code_challenge', text)
+    .addColumn('code_challenge_method', text)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('expires_at', integer, notNull)
+    .addColumn('used_at', integer)
+    .execute();
+  await dialect
+    .createTable(db, 'oauth_tokens')
+    .addColumn('id', integer, id)
+    .addColumn('token_hash', text, (column) => column.notNull().unique())
+    .addColumn('api_client_id', integer, clientId)
+    .addColumn('user_id', integer, userId)
+    .addColumn('grant_id', integer, (column) => column.references('oauth_grants.id').onDelete('set null'))
+    .addColumn('scope', text, notNull)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('revoked_at', integer)
+    .execute();
+  await db.schema.createIndex('oauth_tokens_by_grant').on('oauth_tokens').column('grant_id').execute();
+  await db.schema
+    .createIndex('oauth_tokens_by_user')
+    .on('oauth_tokens')
+    .columns(['user_id', 'api_client_id'])
+    .execute();
+  await dialect
+    .createTable(db, 'sessions')
+    .addColumn('id', integer, id)
+    .addColumn('session_hash', text, (column) => column.notNull().unique())
+    .addColumn('user_id', integer, userId)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('last_seen_at', integer, notNull)
+    .addColumn('expires_at', integer, notNull)
+    .execute();
+  await assetColumns(dialect.createTable(db, 'routes'), dialect).execute();
+  let trips = assetColumns(dialect.createTable(db, 'trips'), dialect)
+    .addColumn('departed_at', integer)
+    .addColumn('time_zone', text)
+    .addColumn('activity_type', text)
+    .addColumn('is_stationary', integer, notNull);
+  for (const name of [
+    'duration',
+    'moving_time',
+    'avg_speed',
+    'max_speed',
+    'avg_cad',
+    'min_cad',
+    'max_cad',
+    'avg_hr',
+    'min_hr',
+    'max_hr',
+    'avg_watts',
+    'min_watts',
+    'max_watts',
+    'calories',
+  ]) {
+    trips = trips.addColumn(name, real);
+  }
+  await trips.addColumn('device', text).execute();
+  // Lists are ordered by updated_at, then id, both descending.
+  for (const table of ['routes', 'trips']) {
+    await db.schema
+      .createIndex(`${table}_by_user`)
+      .on(table)
+      .columns(['user_id', 'updated_at desc', 'id desc'])
+      .execute();
+    await db.schema
+      .createIndex(`${table}_by_update`)
+      .on(table)
+      .columns(['updated_at desc', 'id desc'])
+      .execute();
+  }
+  for (const [table, assets] of [
+    ['route_track_points', 'routes'],
+    ['trip_track_points', 'trips'],
+  ] as const) {
+    await dialect
+      .createTable(db, table)
+      .addColumn('asset_id', integer, (column) =>
+        column.primaryKey().references(`${assets}.id`).onDelete('cascade'),
+      )
+      .addColumn('points', text, notNull)
+      .execute();
+  }
+  await dialect
+    .createTable(db, 'events')
+    .addColumn('id', integer, id)
+    .addColumn('user_id', integer, userId)
+    .addColumn('name', text, notNull)
+    .addColumn('description', text)
+    .addColumn('location', text)
+    .addColumn('url', text)
+    .addColumn('start_date', text, notNull)
+    .addColumn('end_date', text)
+    .addColumn('visibility', text, (column) => column.notNull().check(VISIBILITY))
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull)
+    .execute();
+  await db.schema
+    .createIndex('events_by_user')
+    .on('events')
+    .columns(['user_id', 'updated_at desc', 'id desc'])
+    .execute();
   // No foreign key to the asset: a deletion is logged after its row is gone.
-  await sql`
-    CREATE TABLE asset_changes (
-      id INTEGER PRIMARY KEY,
-      item_type TEXT NOT NULL CHECK (item_type IN ('route', 'trip')),
-      item_id INTEGER NOT NULL,
-      item_user_id INTEGER NOT NULL,
-      user_id INTEGER NOT NULL,
-      action TEXT NOT NULL CHECK (action IN ('created', 'updated', 'deleted')),
-      at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX asset_changes_by_owner ON asset_changes (item_user_id, at, id)`.execute(db);
+  await dialect
+    .createTable(db, 'asset_changes')
+    .addColumn('id', integer, id)
+    .addColumn('item_type', text, (column) => column.notNull().check(sql`item_type IN ('route', 'trip')`))
+    .addColumn('item_id', integer, notNull)
+    .addColumn('item_user_id', integer, notNull)
+    .addColumn('user_id', integer, notNull)
+    .addColumn('action', text, (column) =>
+      column.notNull().check(sql`action IN ('created', 'updated', 'deleted')`),
+    )
+    .addColumn('at', integer, notNull)
+    .execute();
+  await db.schema
+    .createIndex('asset_changes_by_owner')
+    .on('asset_changes')
+    .columns(['item_user_id', 'at', 'id'])
+    .execute();
 }

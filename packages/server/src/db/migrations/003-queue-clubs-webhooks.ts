@@ -1,6 +1,6 @@
 /**
- * Migration 3 (issue 5; docs/contributors/decisions.md §5–6): the file-upload queue, club routes, the origin of routes
- * and trips made from uploads, and the webhook outbox with its delivery log.
+ * Migration 3 (issue 5): the file-upload queue, club routes, the origin of routes and trips made from
+ * uploads, and the webhook outbox with its delivery log.
  *
  * - queued_tasks: one per upload; status -1/0/1 as the specification says, with the lease a worker
  *   holds while it processes the task (a crashed worker's lease runs out and the task is claimed
@@ -17,93 +17,121 @@
  *   receivers can drop repeats), signs and delivers them.
  * - webhook_deliveries: every delivery attempt, for the developer settings page.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnBuilderCallback } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE queued_tasks (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      api_client_id INTEGER REFERENCES api_clients(id) ON DELETE SET NULL,
-      status INTEGER NOT NULL CHECK (status IN (-1, 0, 1)),
-      response_code TEXT NOT NULL CHECK (response_code IN ('pending', 'success', 'duplicate', 'failed')),
-      message TEXT NOT NULL,
-      progress INTEGER NOT NULL,
-      sha256 TEXT NOT NULL,
-      filename TEXT,
-      byte_length INTEGER NOT NULL,
-      metadata TEXT NOT NULL,
-      attempts INTEGER NOT NULL,
-      lease_owner TEXT,
-      lease_expires_at INTEGER,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL,
-      finished_at INTEGER
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX queued_tasks_waiting ON queued_tasks (status, lease_expires_at, id)`.execute(db);
-  await sql`CREATE INDEX queued_tasks_by_user ON queued_tasks (user_id, id)`.execute(db);
-  await sql`CREATE INDEX queued_tasks_finished ON queued_tasks (status, finished_at)`.execute(db);
-  await sql`
-    CREATE TABLE task_uploads (
-      task_id INTEGER PRIMARY KEY REFERENCES queued_tasks(id) ON DELETE CASCADE,
-      bytes BLOB NOT NULL
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE task_objects (
-      task_id INTEGER NOT NULL REFERENCES queued_tasks(id) ON DELETE CASCADE,
-      asset_type TEXT NOT NULL CHECK (asset_type IN ('route', 'trip')),
-      asset_id INTEGER NOT NULL,
-      PRIMARY KEY (task_id, asset_type, asset_id)
-    ) STRICT`.execute(db);
-  for (const table of ['routes', 'trips']) {
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN source_sha256 TEXT`.execute(db);
-    await sql`CREATE INDEX ${sql.raw(`${table}_by_source`)} ON ${sql.table(table)} (user_id, source_sha256) WHERE source_sha256 IS NOT NULL`.execute(
-      db,
-    );
+const notNull: ColumnBuilderCallback = (column) => column.notNull();
+
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  const { integer, text } = dialect;
+  const clientId: ColumnBuilderCallback = (column) =>
+    column.notNull().references('api_clients.id').onDelete('cascade');
+  const taskId: ColumnBuilderCallback = (column) => column.references('queued_tasks.id').onDelete('cascade');
+  await dialect
+    .createTable(db, 'queued_tasks')
+    .addColumn('id', integer, dialect.idNeverReused)
+    .addColumn('user_id', integer, (column) => column.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('api_client_id', integer, (column) => column.references('api_clients.id').onDelete('set null'))
+    .addColumn('status', integer, (column) => column.notNull().check(sql`status IN (-1, 0, 1)`))
+    .addColumn('response_code', text, (column) =>
+      column.notNull().check(sql`response_code IN ('pending', 'success', 'duplicate', 'failed')`),
+    )
+    .addColumn('message', text, notNull)
+    .addColumn('progress', integer, notNull)
+    .addColumn('sha256', text, notNull)
+    .addColumn('filename', text)
+    .addColumn('byte_length', integer, notNull)
+    .addColumn('metadata', text, notNull)
+    .addColumn('attempts', integer, notNull)
+    .addColumn('lease_owner', text)
+    .addColumn('lease_expires_at', integer)
+    .addColumn('created_at', integer, notNull)
+    .addColumn('updated_at', integer, notNull)
+    .addColumn('finished_at', integer)
+    .execute();
+  for (const [name, columns] of [
+    ['queued_tasks_waiting', ['status', 'lease_expires_at', 'id']],
+    ['queued_tasks_by_user', ['user_id', 'id']],
+    ['queued_tasks_finished', ['status', 'finished_at']],
+  ] as const) {
+    await db.schema
+      .createIndex(name)
+      .on('queued_tasks')
+      .columns([...columns])
+      .execute();
   }
-  await sql`
-    CREATE TABLE club_routes (
-      organization_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      route_id INTEGER NOT NULL REFERENCES routes(id) ON DELETE CASCADE,
-      shared_by INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      created_at INTEGER NOT NULL,
-      PRIMARY KEY (organization_id, route_id)
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX club_routes_by_route ON club_routes (route_id)`.execute(db);
-  await sql`
-    CREATE TABLE webhook_outbox (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      api_client_id INTEGER NOT NULL REFERENCES api_clients(id) ON DELETE CASCADE,
-      user_id INTEGER NOT NULL,
-      item_type TEXT NOT NULL CHECK (item_type IN ('route', 'trip')),
-      item_id INTEGER NOT NULL,
-      item_user_id INTEGER NOT NULL,
-      action TEXT NOT NULL CHECK (action IN ('created', 'updated', 'deleted')),
-      created_at INTEGER NOT NULL,
-      delivery_id TEXT,
-      next_attempt_at INTEGER NOT NULL,
-      attempts INTEGER NOT NULL,
-      delivered_at INTEGER,
-      failed_at INTEGER,
-      last_error TEXT
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX webhook_outbox_due ON webhook_outbox (delivered_at, failed_at, next_attempt_at, api_client_id, id)`.execute(
-    db,
-  );
-  await sql`
-    CREATE TABLE webhook_deliveries (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      api_client_id INTEGER NOT NULL REFERENCES api_clients(id) ON DELETE CASCADE,
-      delivery_id TEXT NOT NULL,
-      url TEXT NOT NULL,
-      notification_count INTEGER NOT NULL,
-      attempt INTEGER NOT NULL,
-      status_code INTEGER,
-      error TEXT,
-      duration_ms INTEGER NOT NULL,
-      attempted_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX webhook_deliveries_by_client ON webhook_deliveries (api_client_id, id DESC)`.execute(
-    db,
-  );
+  await dialect
+    .createTable(db, 'task_uploads')
+    .addColumn('task_id', integer, (column) => taskId(column.primaryKey()))
+    .addColumn('bytes', dialect.bytes, notNull)
+    .execute();
+  await dialect
+    .createTable(db, 'task_objects')
+    .addColumn('task_id', integer, (column) => taskId(column.notNull()))
+    .addColumn('asset_type', text, (column) => column.notNull().check(sql`asset_type IN ('route', 'trip')`))
+    .addColumn('asset_id', integer, notNull)
+    .addPrimaryKeyConstraint('task_objects_pkey', ['task_id', 'asset_type', 'asset_id'])
+    .execute();
+  for (const table of ['routes', 'trips']) {
+    await db.schema.alterTable(table).addColumn('source_sha256', text).execute();
+    await db.schema
+      .createIndex(`${table}_by_source`)
+      .on(table)
+      .columns(['user_id', 'source_sha256'])
+      .where('source_sha256', 'is not', null)
+      .execute();
+  }
+  await dialect
+    .createTable(db, 'club_routes')
+    .addColumn('organization_id', integer, (column) =>
+      column.notNull().references('users.id').onDelete('cascade'),
+    )
+    .addColumn('route_id', integer, (column) => column.notNull().references('routes.id').onDelete('cascade'))
+    .addColumn('shared_by', integer, (column) => column.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('created_at', integer, notNull)
+    .addPrimaryKeyConstraint('club_routes_pkey', ['organization_id', 'route_id'])
+    .execute();
+  await db.schema.createIndex('club_routes_by_route').on('club_routes').column('route_id').execute();
+  await dialect
+    .createTable(db, 'webhook_outbox')
+    .addColumn('id', integer, dialect.idNeverReused)
+    .addColumn('api_client_id', integer, clientId)
+    .addColumn('user_id', integer, notNull)
+    .addColumn('item_type', text, (column) => column.notNull().check(sql`item_type IN ('route', 'trip')`))
+    .addColumn('item_id', integer, notNull)
+    .addColumn('item_user_id', integer, notNull)
+    .addColumn('action', text, (column) =>
+      column.notNull().check(sql`action IN ('created', 'updated', 'deleted')`),
+    )
+    .addColumn('created_at', integer, notNull)
+    .addColumn('delivery_id', text)
+    .addColumn('next_attempt_at', integer, notNull)
+    .addColumn('attempts', integer, notNull)
+    .addColumn('delivered_at', integer)
+    .addColumn('failed_at', integer)
+    .addColumn('last_error', text)
+    .execute();
+  await db.schema
+    .createIndex('webhook_outbox_due')
+    .on('webhook_outbox')
+    .columns(['delivered_at', 'failed_at', 'next_attempt_at', 'api_client_id', 'id'])
+    .execute();
+  await dialect
+    .createTable(db, 'webhook_deliveries')
+    .addColumn('id', integer, dialect.idNeverReused)
+    .addColumn('api_client_id', integer, clientId)
+    .addColumn('delivery_id', text, notNull)
+    .addColumn('url', text, notNull)
+    .addColumn('notification_count', integer, notNull)
+    .addColumn('attempt', integer, notNull)
+    .addColumn('status_code', integer)
+    .addColumn('error', text)
+    .addColumn('duration_ms', integer, notNull)
+    .addColumn('attempted_at', integer, notNull)
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_by_client')
+    .on('webhook_deliveries')
+    .columns(['api_client_id', 'id desc'])
+    .execute();
 }

@@ -6,28 +6,29 @@
  * for it before the task is done.
  *
  * SQLite cannot drop a NOT NULL constraint in place: the two points tables are built again (nothing
- * refers to them, so dropping the old ones cascades nowhere). A row holds its JSON, its packed points,
- * or both while the JSON is being kept.
+ * refers to them). A row holds its JSON, its packed points, or both while the JSON is being kept.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
   for (const [table, assets] of [
     ['route_track_points', 'routes'],
     ['trip_track_points', 'trips'],
   ] as const) {
-    const rebuilt = `${table}_rebuilt`;
-    await sql`
-      CREATE TABLE ${sql.table(rebuilt)} (
-        asset_id INTEGER PRIMARY KEY REFERENCES ${sql.table(assets)}(id) ON DELETE CASCADE,
-        points TEXT,
-        packed BLOB,
-        CHECK (points IS NOT NULL OR packed IS NOT NULL)
-      ) STRICT`.execute(db);
-    await sql`INSERT INTO ${sql.table(rebuilt)} (asset_id, points) SELECT asset_id, points FROM ${sql.table(table)}`.execute(
+    await dialect.rebuildTable(
       db,
+      table,
+      (rebuilt) =>
+        rebuilt
+          .addColumn('asset_id', dialect.integer, (column) =>
+            column.primaryKey().references(`${assets}.id`).onDelete('cascade'),
+          )
+          .addColumn('points', dialect.text)
+          .addColumn('packed', dialect.bytes)
+          // Named as PostgreSQL names a CHECK on more than one column that has no name of its own.
+          .addCheckConstraint(`${table}_check`, sql`points IS NOT NULL OR packed IS NOT NULL`),
+      ['asset_id', 'points'],
     );
-    await sql`DROP TABLE ${sql.table(table)}`.execute(db);
-    await sql`ALTER TABLE ${sql.table(rebuilt)} RENAME TO ${sql.table(table)}`.execute(db);
   }
 }

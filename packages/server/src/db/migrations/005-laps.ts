@@ -4,10 +4,14 @@
  * column costs nothing until it is filled). Null for rows written before it, which the ride page
  * shows as "no laps recorded". Also an index for the dashboard's rides list, newest departure first.
  */
-import { sql, type Kysely } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`ALTER TABLE trips ADD COLUMN laps TEXT`.execute(db);
-  await sql`ALTER TABLE routes ADD COLUMN laps TEXT`.execute(db);
-  await sql`CREATE INDEX trips_user_departed ON trips (user_id, departed_at DESC, id DESC)`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  await db.schema.alterTable('trips').addColumn('laps', dialect.text).execute();
+  await db.schema.alterTable('routes').addColumn('laps', dialect.text).execute();
+  await db.schema
+    .createIndex('trips_user_departed')
+    .on('trips')
+    .columns(['user_id', 'departed_at desc', 'id desc'])
+    .execute();
 }

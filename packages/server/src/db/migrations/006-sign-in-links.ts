@@ -3,17 +3,18 @@
  * open the dashboard signed in (store/sign-in-links.ts). Like sessions, only the SHA-256 of a link's
  * token is kept; a link is deleted when it is used, and is good for two minutes.
  */
-import { sql, type Kysely } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE sign_in_links (
-      id INTEGER PRIMARY KEY,
-      token_hash TEXT NOT NULL UNIQUE,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      next_path TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX sign_in_links_by_expiry ON sign_in_links (expires_at)`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  const { integer, text } = dialect;
+  await dialect
+    .createTable(db, 'sign_in_links')
+    .addColumn('id', integer, dialect.id)
+    .addColumn('token_hash', text, (column) => column.notNull().unique())
+    .addColumn('user_id', integer, (column) => column.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('next_path', text, (column) => column.notNull())
+    .addColumn('created_at', integer, (column) => column.notNull())
+    .addColumn('expires_at', integer, (column) => column.notNull())
+    .execute();
+  await db.schema.createIndex('sign_in_links_by_expiry').on('sign_in_links').column('expires_at').execute();
 }

@@ -11,12 +11,12 @@
  * - queued_tasks `error_code`: the stable code of a failed task (a RideFileErrorCode, or the queue's
  *   own, queue/queue.ts); the task's `message` says it in words. Null for every other task.
  */
-import { sql, type Kysely } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
   for (const table of ['routes', 'trips']) {
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN warnings TEXT`.execute(db);
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN last_point_at INTEGER`.execute(db);
+    await db.schema.alterTable(table).addColumn('warnings', dialect.text).execute();
+    await db.schema.alterTable(table).addColumn('last_point_at', dialect.integer).execute();
   }
-  await sql`ALTER TABLE queued_tasks ADD COLUMN error_code TEXT`.execute(db);
+  await db.schema.alterTable('queued_tasks').addColumn('error_code', dialect.text).execute();
 }

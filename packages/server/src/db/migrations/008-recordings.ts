@@ -14,13 +14,13 @@
  * started_at) between start − 48 h and end; trips longer than 48 h, rare, have a partial index of
  * their own (the expression must be written exactly so in queries for SQLite to use it).
  *
- * Trips stored before this migration get their range from their points here; their serial number and
- * creation time were never stored and stay unknown (their device name still identifies them).
+ * Trips stored before this migration get their range from their points here, read as the store read
+ * them then (frozen/track-times.ts); their serial number and creation time were never stored and stay
+ * unknown (their device name still identifies them).
  */
-import type { TrackPoint } from '@rideport/ridefile';
-import { sql, type Kysely } from 'kysely';
-import { timeRange } from '../../store/track-columns.js';
-import { unpackTrackPoints } from '../../codec/track-points.js';
+import { sql } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
+import { jsonTimeRange, packedTimeRange } from './frozen/track-times.js';
 
 /** Trips longer than this are found through trips_user_long (store/trip-recordings.ts). */
 export const LONG_TRIP_MS = 48 * 3600 * 1000;
@@ -28,22 +28,28 @@ export const LONG_TRIP_MS = 48 * 3600 * 1000;
 /** Trips whose range is read per query, so a large database never holds all their points at once. */
 const BACKFILL_BATCH = 50;
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`ALTER TABLE trips ADD COLUMN recording_serial TEXT`.execute(db);
-  await sql`ALTER TABLE trips ADD COLUMN recording_created_at INTEGER`.execute(db);
-  await sql`ALTER TABLE trips ADD COLUMN started_at INTEGER`.execute(db);
-  await sql`ALTER TABLE trips ADD COLUMN ended_at INTEGER`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  await db.schema.alterTable('trips').addColumn('recording_serial', dialect.text).execute();
+  for (const column of ['recording_created_at', 'started_at', 'ended_at']) {
+    await db.schema.alterTable('trips').addColumn(column, dialect.integer).execute();
+  }
   await backfillRanges(db);
-  await sql`CREATE INDEX trips_user_started ON trips (user_id, started_at) WHERE started_at IS NOT NULL`.execute(
-    db,
-  );
-  await sql`CREATE INDEX trips_user_long ON trips (user_id, started_at) WHERE ended_at - started_at > ${sql.lit(LONG_TRIP_MS)}`.execute(
-    db,
-  );
+  await db.schema
+    .createIndex('trips_user_started')
+    .on('trips')
+    .columns(['user_id', 'started_at'])
+    .where('started_at', 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('trips_user_long')
+    .on('trips')
+    .columns(['user_id', 'started_at'])
+    .where(sql<boolean>`ended_at - started_at > ${sql.lit(LONG_TRIP_MS)}`)
+    .execute();
 }
 
 /** started_at and ended_at of the trips already stored, from their points (packed or JSON). */
-async function backfillRanges(db: Kysely<unknown>): Promise<void> {
+async function backfillRanges(db: MigrationDb): Promise<void> {
   let after = 0;
   for (;;) {
     const { rows } = await sql<{ id: number; points: string | null; packed: Buffer | null }>`
@@ -52,11 +58,7 @@ async function backfillRanges(db: Kysely<unknown>): Promise<void> {
     if (rows.length === 0) return;
     for (const row of rows) {
       after = row.id;
-      const points =
-        row.packed !== null
-          ? unpackTrackPoints(row.packed)
-          : (JSON.parse(row.points ?? '[]') as TrackPoint[]);
-      const range = timeRange(points);
+      const range = row.packed !== null ? packedTimeRange(row.packed) : jsonTimeRange(row.points ?? '[]');
       if (range === null) continue;
       await sql`UPDATE trips SET started_at = ${range.first * 1000}, ended_at = ${range.last * 1000}
         WHERE id = ${row.id}`.execute(db);

@@ -13,6 +13,7 @@ import { storeFile } from '../../test-support/assets.js';
 import { Browser } from '../../test-support/browser.js';
 import { createPerson, credentialsFor, testServer } from '../../test-support/server.js';
 import { up as boundedText } from './009-bounded-text.js';
+import { sqliteMigrationDialect } from './sqlite-dialect.js';
 
 let directory: string;
 
@@ -58,7 +59,7 @@ describe('migration 009: text stored before the maxima', () => {
     // Migration 9 again over those rows, as an upgrade runs it (later migrations stay recorded, so the
     // migrator would refuse to run 9 after them: it is called directly).
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
-    await boundedText(db);
+    await boundedText(db, sqliteMigrationDialect);
     await db.destroy();
 
     const second = await testServer({ databasePath });

@@ -1,11 +1,12 @@
 /**
  * Migration 9 (issue 17, "Text from files is unbounded"): text stored before the store had maxima is
  * shortened to them, so no row stored earlier can break a list or a page for its owner (three trips with
- * 200 MB names made every trip list of their rider answer 500 for good). The maxima are the store's
- * (store/text-limits.ts); docs/operators/limits.md "Text from files and from the API" lists them.
+ * 200 MB names made every trip list of their rider answer 500 for good). The maxima are the store's as
+ * they were when it shipped, and so are the ways of shortening: both are frozen with it in
+ * frozen/bounded-text.ts (issue 35).
  *
  * - routes and trips: a name or a device over its maximum, which came from the file, is cleaned and
- *   shortened as the parser now does it (@rideport/ridefile), and the row's warnings say so with the
+ *   shortened as the parser (@rideport/ridefile) did it when this shipped, and the row's warnings say so with the
  *   length it had, as a new upload's would; a description is cut; the warnings themselves are bounded
  *   as the parser bounds them (each message, at most 3 of one code). The record JSON of a row changed
  *   is dropped, and rendered again from the columns when read (store/asset-records.ts).
@@ -15,19 +16,24 @@
  *
  * Only rows over a maximum are touched, one at a time, and a long text is never read whole: the
  * database gives its size in bytes, its first bytes, and its characters counted a megabyte at a time.
- * Bytes, not SQLite's text functions: those stop at a NUL character, which a file could put in a name.
+ * Bytes, not SQLite's text functions: those stop at a NUL character, which a file could put in a name
+ * (`MigrationDialect.textBytes`).
  * URLs (redirect URIs, webhook URLs, event URLs) and emails are left as they are: cut, they would name
  * something else, and every way in to them had a maximum already.
  */
-import { boundedFileText, boundedWarnings, codePointCount, type Warning } from '@rideport/ridefile';
-import { sql, type Kysely } from 'kysely';
-import { storedWarnings } from '../../store/asset-records.js';
+import { sql } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 import {
+  boundedFileText,
+  boundedWarnings,
+  codePointCount,
   cutToWholeChars,
   cutWithEllipsis,
+  MAX_CHARS,
   MAX_STORED_WARNINGS,
-  TEXT_MAX_CHARS,
-} from '../../store/text-limits.js';
+  storedWarnings,
+  type Warning,
+} from './frozen/bounded-text.js';
 
 /** Bytes of a long text read as its start: more than any maximum needs, and what the parser looks at. */
 const START_BYTES = 64 * 1024;
@@ -51,53 +57,53 @@ const COLUMNS: ReadonlyArray<{ table: Table; column: string; maxChars: number; s
   {
     table: 'routes',
     column: 'name',
-    maxChars: TEXT_MAX_CHARS.assetName,
+    maxChars: MAX_CHARS.assetName,
     shorten: { kind: 'file', field: 'name' },
   },
   {
     table: 'trips',
     column: 'name',
-    maxChars: TEXT_MAX_CHARS.assetName,
+    maxChars: MAX_CHARS.assetName,
     shorten: { kind: 'file', field: 'name' },
   },
   {
     table: 'trips',
     column: 'device',
-    maxChars: TEXT_MAX_CHARS.device,
+    maxChars: MAX_CHARS.device,
     shorten: { kind: 'file', field: 'device' },
   },
   {
     table: 'routes',
     column: 'description',
-    maxChars: TEXT_MAX_CHARS.assetDescription,
+    maxChars: MAX_CHARS.assetDescription,
     shorten: { kind: 'cut' },
   },
   {
     table: 'trips',
     column: 'description',
-    maxChars: TEXT_MAX_CHARS.assetDescription,
+    maxChars: MAX_CHARS.assetDescription,
     shorten: { kind: 'cut' },
   },
   {
     table: 'queued_tasks',
     column: 'message',
-    maxChars: TEXT_MAX_CHARS.taskMessage,
+    maxChars: MAX_CHARS.taskMessage,
     shorten: { kind: 'ellipsis' },
   },
-  { table: 'queued_tasks', column: 'filename', maxChars: TEXT_MAX_CHARS.filename, shorten: { kind: 'cut' } },
-  { table: 'users', column: 'name', maxChars: TEXT_MAX_CHARS.userName, shorten: { kind: 'cut' } },
-  { table: 'users', column: 'first_name', maxChars: TEXT_MAX_CHARS.userName, shorten: { kind: 'cut' } },
-  { table: 'users', column: 'last_name', maxChars: TEXT_MAX_CHARS.userName, shorten: { kind: 'cut' } },
+  { table: 'queued_tasks', column: 'filename', maxChars: MAX_CHARS.filename, shorten: { kind: 'cut' } },
+  { table: 'users', column: 'name', maxChars: MAX_CHARS.userName, shorten: { kind: 'cut' } },
+  { table: 'users', column: 'first_name', maxChars: MAX_CHARS.userName, shorten: { kind: 'cut' } },
+  { table: 'users', column: 'last_name', maxChars: MAX_CHARS.userName, shorten: { kind: 'cut' } },
   {
     table: 'users',
     column: 'description',
-    maxChars: TEXT_MAX_CHARS.userDescription,
+    maxChars: MAX_CHARS.userDescription,
     shorten: { kind: 'cut' },
   },
-  { table: 'api_clients', column: 'name', maxChars: TEXT_MAX_CHARS.clientName, shorten: { kind: 'cut' } },
+  { table: 'api_clients', column: 'name', maxChars: MAX_CHARS.clientName, shorten: { kind: 'cut' } },
 ];
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
   /** what was shortened of each route and trip, said as the parser says it, by table and id */
   const said = { routes: new Map<number, Warning[]>(), trips: new Map<number, Warning[]>() };
   for (const { table, column, maxChars, shorten } of COLUMNS) {
@@ -105,7 +111,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     const { rows } = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)}
       WHERE octet_length(${sql.ref(column)}) > ${maxChars} ORDER BY id`.execute(db);
     for (const { id } of rows) {
-      const text = await storedText(db, table, column, id);
+      const text = await storedText(db, dialect, table, column, id);
       if (text.chars <= maxChars) continue;
       let value: string | null;
       if (shorten.kind === 'file') {
@@ -144,14 +150,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  * without reading a long one whole.
  */
 async function storedText(
-  db: Kysely<unknown>,
+  db: MigrationDb,
+  dialect: MigrationDialect,
   table: Table,
   column: string,
   id: number,
 ): Promise<{ start: string; chars: number }> {
   const piece = async (from: number, bytes: number): Promise<Buffer> => {
     const { rows } = await sql<{ piece: Buffer | null }>`
-      SELECT substr(CAST(${sql.ref(column)} AS BLOB), ${from + 1}, ${bytes}) AS piece
+      SELECT ${dialect.textBytes(sql.ref(column), from, bytes)} AS piece
       FROM ${sql.table(table)} WHERE id = ${id}`.execute(db);
     return rows[0]?.piece ?? Buffer.alloc(0);
   };

@@ -12,37 +12,51 @@
  *   (external_client_id). A repeated external_id from the same user and client is a duplicate
  *   whatever the bytes (queue/queue.ts); the indexes find it.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE original_files (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-      filename TEXT,
-      format TEXT NOT NULL,
-      uploaded_gzip INTEGER NOT NULL CHECK (uploaded_gzip IN (0, 1)),
-      byte_length INTEGER NOT NULL,
-      bytes BLOB NOT NULL,
-      created_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  for (const table of ['trips', 'routes'] as const) {
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN original_file_id INTEGER
-      REFERENCES original_files(id) ON DELETE SET NULL`.execute(db);
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN external_id TEXT`.execute(db);
-    await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN external_client_id INTEGER`.execute(db);
-    await sql`CREATE INDEX ${sql.raw(`${table}_original_file`)} ON ${sql.table(table)} (original_file_id)
-      WHERE original_file_id IS NOT NULL`.execute(db);
-    await sql`CREATE INDEX ${sql.raw(`${table}_external_id`)} ON ${sql.table(table)} (user_id, external_id)
-      WHERE external_id IS NOT NULL`.execute(db);
-    await sql`
-      CREATE TRIGGER ${sql.raw(`${table}_original_file_gone`)} AFTER DELETE ON ${sql.table(table)}
-      WHEN OLD.original_file_id IS NOT NULL
-      BEGIN
-        DELETE FROM original_files WHERE id = OLD.original_file_id
-          AND NOT EXISTS (SELECT 1 FROM trips WHERE original_file_id = OLD.original_file_id)
-          AND NOT EXISTS (SELECT 1 FROM routes WHERE original_file_id = OLD.original_file_id);
-      END`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  const { integer, text } = dialect;
+  await dialect
+    .createTable(db, 'original_files')
+    .addColumn('id', integer, dialect.idNeverReused)
+    .addColumn('user_id', integer, (column) => column.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('filename', text)
+    .addColumn('format', text, (column) => column.notNull())
+    .addColumn('uploaded_gzip', integer, (column) => column.notNull().check(sql`uploaded_gzip IN (0, 1)`))
+    .addColumn('byte_length', integer, (column) => column.notNull())
+    .addColumn('bytes', dialect.bytes, (column) => column.notNull())
+    .addColumn('created_at', integer, (column) => column.notNull())
+    .execute();
+  for (const table of ['trips', 'routes']) {
+    await db.schema
+      .alterTable(table)
+      .addColumn('original_file_id', integer, (column) =>
+        column.references('original_files.id').onDelete('set null'),
+      )
+      .execute();
+    await db.schema.alterTable(table).addColumn('external_id', text).execute();
+    await db.schema.alterTable(table).addColumn('external_client_id', integer).execute();
+    await db.schema
+      .createIndex(`${table}_original_file`)
+      .on(table)
+      .column('original_file_id')
+      .where('original_file_id', 'is not', null)
+      .execute();
+    await db.schema
+      .createIndex(`${table}_external_id`)
+      .on(table)
+      .columns(['user_id', 'external_id'])
+      .where('external_id', 'is not', null)
+      .execute();
   }
-  await sql`ALTER TABLE queued_tasks ADD COLUMN external_id TEXT`.execute(db);
+  await dialect.createAfterDeleteTriggers(db, {
+    name: 'original_file_gone',
+    tables: ['trips', 'routes'],
+    when: sql`OLD.original_file_id IS NOT NULL`,
+    statement: sql`DELETE FROM original_files WHERE id = OLD.original_file_id
+      AND NOT EXISTS (SELECT 1 FROM trips WHERE original_file_id = OLD.original_file_id)
+      AND NOT EXISTS (SELECT 1 FROM routes WHERE original_file_id = OLD.original_file_id)`,
+  });
+  await db.schema.alterTable('queued_tasks').addColumn('external_id', text).execute();
 }

@@ -11,22 +11,29 @@
  * short row per ride instead of every point (store/power-curves.ts). Filled when the overview first
  * needs a ride's curve; a ride's row goes when its points are replaced or it is deleted.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE user_preferences (
-      user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-      units TEXT NOT NULL DEFAULT 'metric' CHECK (units IN ('metric', 'imperial')),
-      time_zone TEXT,
-      ftp_watts INTEGER CHECK (ftp_watts BETWEEN 1 AND 2000),
-      threshold_hr INTEGER CHECK (threshold_hr BETWEEN 1 AND 250),
-      max_hr INTEGER CHECK (max_hr BETWEEN 1 AND 250),
-      updated_at INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`
-    CREATE TABLE trip_power_curves (
-      trip_id INTEGER PRIMARY KEY REFERENCES trips(id) ON DELETE CASCADE,
-      curve TEXT NOT NULL
-    ) STRICT`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  const { integer, text } = dialect;
+  await dialect
+    .createTable(db, 'user_preferences')
+    .addColumn('user_id', integer, (column) => column.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('units', text, (column) =>
+      column
+        .notNull()
+        .defaultTo('metric')
+        .check(sql`units IN ('metric', 'imperial')`),
+    )
+    .addColumn('time_zone', text)
+    .addColumn('ftp_watts', integer, (column) => column.check(sql`ftp_watts BETWEEN 1 AND 2000`))
+    .addColumn('threshold_hr', integer, (column) => column.check(sql`threshold_hr BETWEEN 1 AND 250`))
+    .addColumn('max_hr', integer, (column) => column.check(sql`max_hr BETWEEN 1 AND 250`))
+    .addColumn('updated_at', integer, (column) => column.notNull())
+    .execute();
+  await dialect
+    .createTable(db, 'trip_power_curves')
+    .addColumn('trip_id', integer, (column) => column.primaryKey().references('trips.id').onDelete('cascade'))
+    .addColumn('curve', text, (column) => column.notNull())
+    .execute();
 }

@@ -6,14 +6,14 @@
  * typed into a failed sign-in are not kept), the hits so far and when the window ends. Rows whose window
  * has ended are swept (store/rate-windows.ts), so the table holds only live windows.
  */
-import { sql, type Kysely } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE rate_windows (
-      key TEXT PRIMARY KEY,
-      hits INTEGER NOT NULL,
-      ends_ms INTEGER NOT NULL
-    ) STRICT`.execute(db);
-  await sql`CREATE INDEX rate_windows_ends ON rate_windows (ends_ms)`.execute(db);
+export async function up(db: MigrationDb, dialect: MigrationDialect): Promise<void> {
+  await dialect
+    .createTable(db, 'rate_windows')
+    .addColumn('key', dialect.text, (column) => column.primaryKey())
+    .addColumn('hits', dialect.integer, (column) => column.notNull())
+    .addColumn('ends_ms', dialect.integer, (column) => column.notNull())
+    .execute();
+  await db.schema.createIndex('rate_windows_ends').on('rate_windows').column('ends_ms').execute();
 }

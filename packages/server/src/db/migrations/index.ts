@@ -1,8 +1,14 @@
 /**
- * The numbered migrations, in order. Each runs once, in its own transaction, and is recorded by
- * Kysely's migrator (table kysely_migration); never edit one that has shipped: add the next number.
+ * The numbered migrations, in order, one tree for both engines (issue 35): each migration is written
+ * once, and is handed its engine's answers to what the engines do differently (dialect.ts). Each runs
+ * once and is recorded by Kysely's migrator (table kysely_migration); never edit one that has shipped,
+ * nor anything it imports (frozen/, the dialects' members it calls): add the next number.
+ *
+ * A migration imports nothing from outside this folder but Kysely (eslint.config.js), so that a change
+ * to the store or the parser never changes what an old migration does.
  */
 import type { Migration, MigrationProvider } from 'kysely';
+import type { MigrationDb, MigrationDialect } from './dialect.js';
 import * as platform from './001-platform.js';
 import * as assetRecords from './002-asset-records.js';
 import * as queueClubsWebhooks from './003-queue-clubs-webhooks.js';
@@ -19,7 +25,13 @@ import * as rateWindows from './013-rate-windows.js';
 import * as changeSignals from './014-change-signals.js';
 import * as blobStorage from './015-blob-storage.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** A migration of this tree: it changes the schema of `db`, asking `dialect` where the engines differ. */
+export interface DialectMigration {
+  up(db: MigrationDb, dialect: MigrationDialect): Promise<void>;
+}
+
+/** By the names Kysely records; SQLite databases since 001 have them so. */
+export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
   '001-platform': platform,
   '002-asset-records': assetRecords,
   '003-queue-clubs-webhooks': queueClubsWebhooks,
@@ -37,6 +49,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-blob-storage': blobStorage,
 };
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(MIGRATIONS),
-};
+/** The tree as Kysely's migrator reads it, for the engine `dialect` answers for. */
+export function migrationProvider(dialect: MigrationDialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {};
+  for (const [name, migration] of Object.entries(MIGRATIONS)) {
+    migrations[name] = { up: (db) => migration.up(db as MigrationDb, dialect) };
+  }
+  return { getMigrations: () => Promise.resolve(migrations) };
+}
