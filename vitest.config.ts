@@ -17,6 +17,7 @@ const alias = {
   '@rideport/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
   '@rideport/dashboard': fileURLToPath(new URL('./packages/dashboard/src/index.ts', import.meta.url)),
   '@rideport/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+  '@rideport/files': fileURLToPath(new URL('./packages/files/src/index.ts', import.meta.url)),
   '@rideport/sync': fileURLToPath(new URL('./packages/sync/src/index.ts', import.meta.url)),
 };
 
@@ -91,6 +92,10 @@ export default defineConfig({
           include: ['src/**/*.test.ts'],
           testTimeout: 60_000,
         },
+      },
+      {
+        resolve: { alias },
+        test: { name: 'files', root: './packages/files', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
       },
       {
         resolve: { alias },

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { collectSource } from './collector.js';
 import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
-import { isDiskFull } from './disk-full.js';
+import { isDiskFull } from '@rideport/files';
 import { FolderWatch } from './folder-watch.js';
 import { Inbox } from './inbox.js';
 import { Ledger, type RideRow, type SourceRow } from './ledger.js';

@@ -1,4 +1,3 @@
-export { writeFileAtomically } from './atomic-write.js';
 export { SyncEngine, folderSourceId } from './engine.js';
 export type { SyncEngineOptions } from './engine.js';
 export { currentUser, defaultMountRoots, detectDevices } from './devices.js';

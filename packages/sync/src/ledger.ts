@@ -27,7 +27,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { isDiskFull } from './disk-full.js';
+import { isDiskFull } from '@rideport/files';
 
 /** Bytes per page of the ledger (see the top of this file). */
 export const LEDGER_PAGE_BYTES = 1024;

@@ -4,11 +4,11 @@
  * server needs to run; a running one sees the changes at once).
  */
 import { randomBytes } from 'node:crypto';
+import { ownerOnlyDirectory } from '@rideport/files';
 import {
   ConflictError,
   issueSignInLink,
   openPlatform,
-  ownerOnlyDirectory,
   type Platform,
   runningServerUrl,
   SIGN_IN_LINK_LIFETIME_MS,

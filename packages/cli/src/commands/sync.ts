@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ClientErrorCode, isClientError, RideportClient, type Credentials } from '@rideport/client';
-import { ownerOnlyDirectory } from '@rideport/server';
+import { ownerOnlyDirectory } from '@rideport/files';
 import {
   currentUser,
   defaultMountRoots,
