@@ -38,12 +38,14 @@ if (!withElectron) {
  * the database (db), the store, the services (upload queue, webhooks, authentication), the HTTP
  * interfaces (v1, legacy, OAuth, pages), and the app that assembles them. A migration imports nothing
  * of the live code: once shipped it never changes. Every block repeats the package rule (the server
- * depends only on @rideport/ridefile), because a later block for the same files replaces an earlier one.
+ * depends only on @rideport/ridefile, @rideport/client and @rideport/files), because a later block for
+ * the same files replaces an earlier one. The client, because the webhook dispatcher is an HTTP client
+ * of the integrators' receivers and retries on the client's schedule (backoffDelayMs, issue 35).
  */
 function serverLayers() {
   const packageRule = {
-    group: ['@rideport/*', '!@rideport/ridefile'],
-    message: '@rideport/server depends only on @rideport/ridefile.',
+    group: ['@rideport/*', '!@rideport/ridefile', '!@rideport/client', '!@rideport/files'],
+    message: '@rideport/server depends only on @rideport/ridefile, @rideport/client and @rideport/files.',
   };
   const rule = (patterns) => ({
     'no-restricted-imports': ['error', { paths: [noElectron], patterns: [packageRule, ...patterns] }],
@@ -148,8 +150,22 @@ export default tseslint.config(
     },
   },
   {
-    // docs/contributors/architecture.md: "`ridefile` and `client` depend on nothing of ours. `server` → `ridefile`.
-    // `sync` → `client`, `ridefile`."
+    // Issue 35: @rideport/files, the files every process keeps, is Node-only and depends on no sibling
+    // package, so that every other package may use it.
+    files: ['packages/files/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [{ group: ['@rideport/*'], message: '@rideport/files depends on no sibling package.' }],
+        },
+      ],
+    },
+  },
+  {
+    // docs/contributors/architecture.md: "`ridefile`, `client` and `files` depend on nothing of ours.
+    // `server` → `ridefile`, `client`, `files`. `sync` → `client`, `ridefile`, `files`."
     files: ['packages/client/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -220,8 +236,9 @@ export default tseslint.config(
           paths: [noElectron],
           patterns: [
             {
-              group: ['@rideport/*', '!@rideport/ridefile', '!@rideport/client'],
-              message: '@rideport/sync depends only on @rideport/client and @rideport/ridefile.',
+              group: ['@rideport/*', '!@rideport/ridefile', '!@rideport/client', '!@rideport/files'],
+              message:
+                '@rideport/sync depends only on @rideport/client, @rideport/ridefile and @rideport/files.',
             },
           ],
         },

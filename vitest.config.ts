@@ -23,6 +23,7 @@ const alias = {
   '@rideport/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
   '@rideport/dashboard': fileURLToPath(new URL('./packages/dashboard/src/index.ts', import.meta.url)),
   '@rideport/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+  '@rideport/files': fileURLToPath(new URL('./packages/files/src/index.ts', import.meta.url)),
   '@rideport/sync': fileURLToPath(new URL('./packages/sync/src/index.ts', import.meta.url)),
 };
 
@@ -97,6 +98,10 @@ export default defineConfig({
           include: ['src/**/*.test.ts'],
           testTimeout: 60_000,
         },
+      },
+      {
+        resolve: { alias },
+        test: { name: 'files', root: './packages/files', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
       },
       {
         resolve: { alias },

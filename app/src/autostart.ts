@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { AppLike } from './electron-api.js';
-import { writeFileAtomically } from '@rideport/sync';
+import { writeFileAtomically } from '@rideport/files';
 
 export const AUTOSTART_FILE_NAME = 'rideport.desktop';
 
@@ -72,5 +72,8 @@ export async function setStartAtLogin(
   }
   const appImage = environment.env['APPIMAGE'];
   const executable = appImage !== undefined && appImage !== '' ? appImage : environment.executable;
-  await writeFileAtomically(path, autostartDesktopEntry(executable), 0o644);
+  await writeFileAtomically(path, autostartDesktopEntry(executable), {
+    mode: 0o644,
+    folderMode: 0o700,
+  });
 }

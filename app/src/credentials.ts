@@ -11,7 +11,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SafeStorageLike } from './electron-api.js';
-import { writeFileAtomically } from '@rideport/sync';
+import { writeFileAtomically } from '@rideport/files';
 
 export interface RemoteToken {
   /** the server it was issued by: a token is never sent to another */
@@ -90,7 +90,7 @@ export class CredentialStore {
   async saveRemoteToken(token: RemoteToken): Promise<CredentialProtection> {
     const { data, storage } = await this.encrypt(JSON.stringify(token));
     const stored: StoredFile = { version: 1, storage, remote: data.toString('base64') };
-    await writeFileAtomically(this.path, `${JSON.stringify(stored)}\n`, 0o600);
+    await writeFileAtomically(this.path, `${JSON.stringify(stored)}\n`, { mode: 0o600, folderMode: 0o700 });
     return this.protection();
   }
 

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { ImportWindow } from '@rideport/sync';
-import { writeFileAtomically } from '@rideport/sync';
+import { writeFileAtomically } from '@rideport/files';
 
 export type ServerSetting =
   /** the server the app hosts on 127.0.0.1, with the local account */
@@ -188,7 +188,9 @@ export class SettingsFile {
   async save(settings: unknown): Promise<AppSettings> {
     const validated = validateSettings(settings);
     if (!validated.ok) throw new SettingsError(validated.errors);
-    await writeFileAtomically(this.path, `${JSON.stringify(validated.settings, null, 2)}\n`);
+    await writeFileAtomically(this.path, `${JSON.stringify(validated.settings, null, 2)}\n`, {
+      folderMode: 0o700,
+    });
     return validated.settings;
   }
 }

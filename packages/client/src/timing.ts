@@ -9,7 +9,7 @@ import { ClientError, ClientErrorCode } from './errors.js';
 /** Waits `ms`, or rejects when `signal` fires: `realSleep`, or a stand-in in tests. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** How `backoffDelayMs` grows the delay between attempts (exponential, capped, with full jitter). */
+/** How `backoffDelayMs` grows the delay between attempts (exponential, capped, with equal jitter). */
 export interface BackoffOptions {
   /** the delay before the first retry or poll, before jitter, ms */
   baseMs: number;

@@ -62,6 +62,8 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
 
   for (const type of ['trip', 'route'] as const satisfies readonly AssetType[]) {
     const { path } = WORDS[type];
+    const id = (request: FastifyRequest): number =>
+      idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`);
     app.get(
       path,
       hidden,
@@ -71,18 +73,11 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
       `${path}/:id`,
       hidden,
       page(async (request, reply, user) => {
-        const row = await ownAsset(
-          context,
-          user,
-          type,
-          idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`),
-        );
+        const row = await ownAsset(context, user, type, id(request));
         return assetPage(request, reply, context, user, type, row);
       }),
     );
     // Managing one's rides and routes (issue 19): manage.ts.
-    const id = (request: FastifyRequest): number =>
-      idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`);
     app.get(
       `${path}/:id/edit`,
       hidden,
@@ -119,12 +114,7 @@ export async function dashboardRoutes(app: FastifyInstance, { context }: PluginO
         `${path}/:id/download.${WRITE_FORMATS[format].extension}`,
         hidden,
         page(async (request, reply, user) => {
-          const row = await ownAsset(
-            context,
-            user,
-            type,
-            idParameter(request.params, 'id', `the ${WORDS[type].one} id in the address`),
-          );
+          const row = await ownAsset(context, user, type, id(request));
           return sendDownload(reply, context, type, row, format);
         }),
       );

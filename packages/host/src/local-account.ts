@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_ACCOUNT_FILE, machineTimeZone, type Store } from '@rideport/server';
-import { writeFileAtomically } from '@rideport/sync';
+import { writeFileAtomically } from '@rideport/files';
 
 export const LOCAL_ACCOUNT_EMAIL = 'rider@rideport.localhost';
 const CLIENT_NAME = 'Rideport desktop sync';
@@ -54,7 +54,10 @@ async function readSaved(dataDirectory: string): Promise<LocalAccount | null> {
 
 /** Written whole or not at all, readable by its owner only. */
 async function save(dataDirectory: string, account: LocalAccount): Promise<void> {
-  await writeFileAtomically(accountFile(dataDirectory), `${JSON.stringify(account, null, 2)}\n`, 0o600);
+  await writeFileAtomically(accountFile(dataDirectory), `${JSON.stringify(account, null, 2)}\n`, {
+    mode: 0o600,
+    folderMode: 0o700,
+  });
 }
 
 /** The local account, its API client and a working auth token, created or repaired as needed. */

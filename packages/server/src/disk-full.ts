@@ -6,20 +6,14 @@
  * the request"), the upload queue waits for space instead of failing tasks (queue/queue.ts), and
  * nothing is marked failed for good because of it.
  */
-import { ServerError, ServerErrorCode, someCause } from './errors.js';
+import { isDiskFull } from '@rideport/files';
+import { ServerError, ServerErrorCode } from './errors.js';
+
+// The predicate is the one every Rideport process uses (@rideport/files, issue 35).
+export { isDiskFull };
 
 /** What a request that could not be stored is told (v1, legacy, OAuth and the pages alike). */
 export const DISK_FULL_PROBLEM = "the server's disk is full; try again later";
-
-const DISK_FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
-
-/** Whether `error`, or an error it wraps (errors.ts, `someCause`), says the disk is full. */
-export function isDiskFull(error: unknown): boolean {
-  return someCause(error, (cause) => {
-    const { code } = cause as { code?: unknown };
-    return typeof code === 'string' && DISK_FULL_CODES.has(code);
-  });
-}
 
 /** The 507 answer for an error that says the disk is full; null for any other error. */
 export function diskFullError(error: unknown): ServerError | null {

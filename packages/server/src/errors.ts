@@ -302,17 +302,3 @@ export const forbidden = (problem: string): ServerError =>
 export const notFound = (problem: string): ServerError => new ServerError(ServerErrorCode.NOT_FOUND, problem);
 export const unprocessable = (problems: readonly (string | Problem)[]): ServerError =>
   new ServerError(ServerErrorCode.UNPROCESSABLE, problems);
-
-/**
- * Whether `error` or an error it wraps passes `test`: its `cause`, or the `inner` error of the OAuth
- * library's ServerError (oauth/token.ts), a few levels deep.
- */
-export function someCause(error: unknown, test: (error: object) => boolean): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    if (test(current)) return true;
-    const { cause, inner } = current as { cause?: unknown; inner?: unknown };
-    current = cause ?? inner;
-  }
-  return false;
-}

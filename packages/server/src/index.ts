@@ -14,7 +14,6 @@ export {
   UploadErrorCode,
 } from './errors.js';
 export { claimDataDirectory } from './data-directory/claim.js';
-export { ownerOnlyDirectory } from './data-directory/owner-only.js';
 export type { DataDirectoryHolder, DataDirectoryLock } from './data-directory/claim.js';
 export { databasePathIn, openPlatform } from './platform.js';
 export { startUploadWorker, type UploadWorker } from './queue/worker-process.js';

@@ -5,9 +5,10 @@
  * §15.6.4: "temporarily unable to handle the request"). The cause's details (host, port) stay in the
  * server's log: a client is told what it can act on, when to try again.
  */
+import { someCause } from '@rideport/files';
 import type { FastifyBaseLogger } from 'fastify';
 import { diskFullError, isDiskFull } from './disk-full.js';
-import { ServerError, ServerErrorCode, DatabaseUnreachableError, someCause } from './errors.js';
+import { ServerError, ServerErrorCode, DatabaseUnreachableError } from './errors.js';
 
 export const DATABASE_UNREACHABLE_PROBLEM =
   'the server cannot reach its database just now; try again in a few seconds';
@@ -15,7 +16,7 @@ export const DATABASE_UNREACHABLE_PROBLEM =
 /** Seconds a client is asked to wait while the database cannot be reached. */
 export const DATABASE_UNREACHABLE_RETRY_SECONDS = 5;
 
-/** Whether `error`, or an error it wraps (errors.ts, `someCause`), says the database is out of reach. */
+/** Whether `error`, or an error it wraps (`someCause`), says the database is out of reach. */
 export function isDatabaseUnreachable(error: unknown): boolean {
   return someCause(error, (cause) => cause instanceof DatabaseUnreachableError);
 }

@@ -7,9 +7,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { backoffDelayMs } from '@rideport/client';
 import { collectSource } from './collector.js';
 import { detectDevices, type DetectedDevice, type MountRoot } from './devices.js';
-import { isDiskFull } from './disk-full.js';
+import { isDiskFull } from '@rideport/files';
 import { FolderWatch } from './folder-watch.js';
 import { Inbox } from './inbox.js';
 import { Ledger, type RideRow, type SourceRow } from './ledger.js';
@@ -757,8 +758,7 @@ export class SyncEngine {
     const attempts = (this.#held?.attempts ?? 0) + 1;
     // Exponential backoff with jitter, 1 s doubling to 5 minutes, so a fleet of desktops does not
     // knock on a server that is coming back (or being given disk space) all at the same instant.
-    const ceilingMs = Math.min(1_000 * 2 ** (attempts - 1), HELD_BACKOFF_MAX_MS);
-    const delayMs = Math.round(ceilingMs / 2 + (Math.random() * ceilingMs) / 2);
+    const delayMs = Math.round(backoffDelayMs(attempts - 1, { baseMs: 1_000, capMs: HELD_BACKOFF_MAX_MS }));
     this.#held = {
       cause: verdict.cause,
       message: verdict.message,

@@ -2,7 +2,7 @@
  * What every host of the engine (`rideport up`, `rideport sync`, the desktop app) needs around it: where
  * its ledger and inbox live, and the engine seen through the server's LocalSync interface (served at
  * /api/v1/local/sync and on the dashboard's sync page). The object is built to that interface's shape
- * without importing the server (docs/contributors/architecture.md: `sync` → `client`, `ridefile` only).
+ * without importing the server (docs/contributors/architecture.md: `sync` → `client`, `ridefile`, `files`).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkRideFileComplete, RIDE_FILE_EXTENSION } from '@rideport/ridefile';
-import { writeFileAtomically } from './atomic-write.js';
+import { writeFileAtomically } from '@rideport/files';
 import { isGone } from './listing.js';
 
 export type Reading =
@@ -73,7 +73,8 @@ export class Inbox {
     const target = join(this.#folder, name);
     const existing = await stat(target).catch(() => null);
     if (existing?.size === bytes.length) return;
-    await writeFileAtomically(target, bytes);
+    // Owner-only whatever the umask (issue 20): the inbox holds every ride.
+    await writeFileAtomically(target, bytes, { folderMode: 0o700 });
   }
 
   /** The bytes of an inbox file, or null when it is missing. */

@@ -1,4 +1,3 @@
-export { writeFileAtomically } from './atomic-write.js';
 export { SyncEngine, folderSourceId } from './engine.js';
 export type { SyncEngineOptions } from './engine.js';
 export { currentUser, defaultMountRoots, detectDevices } from './devices.js';
@@ -15,6 +14,5 @@ export type {
   WaitingFile,
 } from './status.js';
 export type { RideUploader } from './upload.js';
-export { ownerOnlySyncDirectory } from './owner-only.js';
 export { engineControls, renewCredentialsWhenRefused, syncFolders } from './host.js';
 export type { EngineControls, SyncFolders } from './host.js';

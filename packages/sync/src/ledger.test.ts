@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,20 @@ describe('the ledger keeps the server code of a failed ride (issue 16)', () => {
 });
 
 describe('the ledger', () => {
+  it.runIf(process.platform !== 'win32')(
+    "is its owner's alone, in a folder of its owner's alone, and tightens one made looser (issue 20)",
+    () => {
+      const path = join(data.path, 'sync', 'local', 'ledger.sqlite');
+      new Ledger(path).close();
+      expect([statSync(join(data.path, 'sync', 'local')).mode & 0o777, statSync(path).mode & 0o777]).toEqual([
+        0o700, 0o600,
+      ]);
+      chmodSync(path, 0o644);
+      new Ledger(path).close();
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    },
+  );
+
   it('migrates a ledger from before issue 16: its synced rides are not duplicates', () => {
     const path = join(data.path, 'ledger.sqlite');
     const ledger = new Ledger(path);

@@ -24,10 +24,9 @@
  * rides in the ledger, where it wrote 56 KB. The log is checkpointed every 1,000 pages (about 1 MB) and
  * cut back to 1 MB afterwards, so it never stays at a peak.
  */
-import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { isDiskFull } from './disk-full.js';
+import { createOwnerOnlyFile, isDiskFull, makeOwnerOnlyFolder, tightenOwnerOnly } from '@rideport/files';
 
 /** Bytes per page of the ledger (see the top of this file). */
 export const LEDGER_PAGE_BYTES = 1024;
@@ -240,10 +239,15 @@ export class Ledger {
   /** Opens (creating and migrating) the ledger at `path`; ':memory:' for a throwaway one. */
   constructor(path: string) {
     // Issue 20: the ledger names every ride file; its folder is 0700 and the file 0600 whatever the
-    // umask, made so before the first write, as SQLite gives -wal and -shm the database file's mode.
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // umask, made so before SQLite opens it, as SQLite gives -wal and -shm the database file's mode
+    // (as the server's database is, with the same helpers of @rideport/files, issue 35). A ledger an
+    // older version made with looser modes is tightened.
+    if (path !== ':memory:') {
+      makeOwnerOnlyFolder(dirname(path));
+      createOwnerOnlyFile(path);
+      tightenOwnerOnly(path);
+    }
     this.#db = new Database(path);
-    if (path !== ':memory:' && process.platform !== 'win32') chmodSync(path, 0o600);
     this.#usePageSize();
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);

@@ -5,6 +5,7 @@
  * is full → every upload waits, with backoff, and no ride fails for it).
  */
 import {
+  backoffDelayMs,
   ClientError,
   ClientErrorCode,
   type RideUpload,
@@ -33,9 +34,13 @@ export type UploadVerdict =
       retryAfterMs: number | null;
     };
 
-/** Backoff of a ride whose upload failed in a retryable way: 2 s doubling to at most 10 minutes. */
-export function rideBackoffMs(attempts: number): number {
-  return Math.min(2_000 * 2 ** Math.max(0, attempts), 600_000);
+/**
+ * Backoff of a ride whose upload failed in a retryable way: 2 s doubling to at most 10 minutes, on the
+ * client's schedule (issue 35), whose jitter waits between half and all of that: the desktops that
+ * failed together when a server went away do not all come back to it at the same instant.
+ */
+export function rideBackoffMs(attempts: number, random: () => number = Math.random): number {
+  return Math.round(backoffDelayMs(attempts, { baseMs: 2_000, capMs: 600_000, random }));
 }
 
 export async function uploadRide(

@@ -4,12 +4,12 @@
  * server needs to run; a running one sees the changes at once).
  */
 import { randomBytes } from 'node:crypto';
+import { ownerOnlyDirectory } from '@rideport/files';
 import {
   ConflictError,
   databasePathIn,
   issueSignInLink,
   openPlatform,
-  ownerOnlyDirectory,
   type Platform,
   runningServerUrl,
   SIGN_IN_LINK_LIFETIME_MS,

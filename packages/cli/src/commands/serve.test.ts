@@ -40,6 +40,7 @@ describe('rideport serve, in a child process', () => {
       expect(response.headers['x-service-datetime']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(await response.body.json()).toEqual({
         errors: ['authentication required: send a Bearer access token or an API key with an auth token'],
+        error_codes: ['SERVER_NOT_AUTHORIZED'],
       });
       server.child.kill('SIGTERM');
       const [code] = (await once(server.child, 'exit')) as [number | null];

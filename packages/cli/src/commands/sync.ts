@@ -6,10 +6,10 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ClientErrorCode, isClientError, RideportClient, type Credentials } from '@rideport/client';
+import { ownerOnlyDirectory } from '@rideport/files';
 import {
   currentUser,
   defaultMountRoots,
-  ownerOnlySyncDirectory,
   renewCredentialsWhenRefused,
   SyncEngine,
   syncFolders,
@@ -46,7 +46,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (login !== null) await signIn(client, login);
     const directory = dataDirectory(values.data, io.cwd);
     // Issue 20: the ledger and inbox are the user's alone, whatever the umask and whatever came before.
-    ownerOnlySyncDirectory(directory);
+    ownerOnlyDirectory(directory);
     const folders = syncFolders(directory, server);
     const withDevices = positionals.length === 0 || values.devices === true;
     const engine = new SyncEngine({

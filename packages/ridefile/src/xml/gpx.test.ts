@@ -1,30 +1,26 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpusAvailable, corpusFiles, readCorpus, readFixture } from '../../../../test/support/corpus.js';
 import { DEFAULT_MAX_POINTS } from '../columns.js';
-import type { ReaderResult, TrackDraft } from '../draft.js';
-import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
+import type { ReaderResult } from '../draft.js';
+import { RideFileWarningCode } from '../errors.js';
 import type { Track } from '../model.js';
 import { finishTrack } from '../track.js';
+import {
+  assertNeverThrowsOnDamage,
+  assertReadsOrRefuses,
+  assertTooLarge,
+  column,
+  finish,
+  readAndFinish,
+  utcSeconds,
+} from '../test-support/xml-readers.js';
 import { readGpx } from './gpx.js';
 
 const OPTIONS = { maxPoints: DEFAULT_MAX_POINTS };
+const WHEEL = { wheelRows: false };
 
 function readGpxFixture(name: string): ReaderResult {
   return readGpx(readFixture('gpx', name), OPTIONS);
-}
-
-function finish(result: ReaderResult): Track[] {
-  return result.drafts.map((draft) => finishTrack(draft));
-}
-
-function utcSeconds(iso: string): number {
-  return Date.parse(iso) / 1000;
-}
-
-/** Values of one column over a draft's rows (NaN where absent). */
-function column(draft: TrackDraft, key: 's' | 'd'): number[] {
-  return Array.from(draft.columns[key].subarray(0, draft.columns.length));
 }
 
 describe('readGpx: extensions (issue 2: local names, never prefixes)', () => {
@@ -217,32 +213,14 @@ describe('readGpx: encodings and damaged files', () => {
 
   it('throws RideFileError TOO_LARGE past maxPoints', () => {
     const bytes = readFixture('gpx', 'sample-ride.gpx');
-    let thrown: unknown = null;
-    try {
-      readGpx(bytes, { maxPoints: 10 });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(RideFileError);
-    expect((thrown as RideFileError).code).toBe(RideFileErrorCode.TOO_LARGE);
+    assertTooLarge(() => readGpx(bytes, { maxPoints: 10 }));
   });
 
   it('never throws on cut or corrupted bytes (property)', () => {
-    const original = readFixture('gpx', 'extensions.gpx');
-    fc.assert(
-      fc.property(
-        fc.nat({ max: original.length }),
-        fc.array(fc.tuple(fc.nat({ max: original.length - 1 }), fc.integer({ min: 0, max: 255 })), {
-          maxLength: 8,
-        }),
-        (cut, changes) => {
-          const bytes = original.slice(0, cut);
-          for (const [at, value] of changes) if (at < bytes.length) bytes[at] = value;
-          const result = readGpx(bytes, OPTIONS);
-          for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
-        },
-      ),
-      { numRuns: 300 },
+    assertNeverThrowsOnDamage(
+      (bytes) => readGpx(bytes, OPTIONS),
+      readFixture('gpx', 'extensions.gpx'),
+      WHEEL,
     );
   });
 });
@@ -259,44 +237,17 @@ describe('readGpx: the sample ride that `npm start` inspects', () => {
   });
 });
 
-/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`); GPX never has s/d. */
-function assertInvariants(draft: TrackDraft, track: Track): void {
-  // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
-  expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);
-  const problems = track.points.flatMap((point, index) => {
-    const found: string[] = [];
-    if (Object.keys(point).length === 0) found.push('empty');
-    if (point.t !== undefined && !Number.isInteger(point.t)) found.push('t not whole seconds');
-    if ((point.x === undefined) !== (point.y === undefined)) found.push('half a position');
-    if (point.x !== undefined && !(Math.abs(point.x) <= 180)) found.push('x out of range');
-    if (point.y !== undefined && !(Math.abs(point.y) <= 90)) found.push('y out of range');
-    if (point.s !== undefined || point.d !== undefined) found.push('s/d without a wheel sensor');
-    return found.map((problem) => `point ${index}: ${problem}`);
-  });
-  expect(problems).toEqual([]);
-}
-
 // Skipped, with CORPUS_SKIP_REASON printed by test/support/corpus.ts, when ../shared/corpus is absent.
 describe.skipIf(!corpusAvailable)('readGpx on the real-world corpus', () => {
   it.each(corpusFiles('gpx').map((file) => file.name))(
     '%s: reads without throwing anything but RideFileError',
     (name) => {
-      let result: ReaderResult;
-      try {
-        result = readGpx(readCorpus(name), OPTIONS);
-      } catch (error) {
-        expect(error).toBeInstanceOf(RideFileError);
-        return;
-      }
-      for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
+      assertReadsOrRefuses((bytes) => readGpx(bytes, OPTIONS), readCorpus(name), WHEEL);
     },
   );
 
-  const read = (name: string): { result: ReaderResult; tracks: Track[] } => {
-    const result = readGpx(readCorpus(name), OPTIONS);
-    // Finishing a draft makes its rows the output's (finishRows): the tracks come from a read of their own.
-    return { result, tracks: finish(readGpx(readCorpus(name), OPTIONS)) };
-  };
+  const read = (name: string): { result: ReaderResult; tracks: Track[] } =>
+    readAndFinish((bytes) => readGpx(bytes, OPTIONS), readCorpus(name));
 
   it('gpsbabel__mtk_logger_m241_multiple_tracks.gpx: 6 rides, 14263 points, GPX 1.0 speed in the columns only', () => {
     const { result, tracks } = read('gpsbabel__mtk_logger_m241_multiple_tracks.gpx');

@@ -1,30 +1,25 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpusAvailable, corpusFiles, readCorpus, readFixture } from '../../../../test/support/corpus.js';
 import { DEFAULT_MAX_POINTS } from '../columns.js';
-import type { ReaderResult, TrackDraft } from '../draft.js';
-import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
+import type { ReaderResult } from '../draft.js';
+import { RideFileWarningCode } from '../errors.js';
 import type { Track } from '../model.js';
-import { finishTrack } from '../track.js';
+import {
+  assertNeverThrowsOnDamage,
+  assertReadsOrRefuses,
+  assertTooLarge,
+  column,
+  finish,
+  readAndFinish,
+  utcSeconds,
+} from '../test-support/xml-readers.js';
 import { readKml } from './kml.js';
 
 const OPTIONS = { maxPoints: DEFAULT_MAX_POINTS };
+const WHEEL = { wheelRows: false };
 
 function readKmlFixture(name: string): ReaderResult {
   return readKml(readFixture('kml', name), OPTIONS);
-}
-
-function finish(result: ReaderResult): Track[] {
-  return result.drafts.map((draft) => finishTrack(draft));
-}
-
-function utcSeconds(iso: string): number {
-  return Date.parse(iso) / 1000;
-}
-
-function column(draft: TrackDraft | undefined, key: 's' | 'd'): number[] {
-  if (draft === undefined) return [];
-  return Array.from(draft.columns[key].subarray(0, draft.columns.length));
 }
 
 describe('readKml: tracks', () => {
@@ -204,74 +199,25 @@ describe('readKml: damaged and unusual files', () => {
   });
 
   it('throws RideFileError TOO_LARGE past maxPoints', () => {
-    let thrown: unknown = null;
-    try {
-      readKml(readFixture('kml', 'tracks.kml'), { maxPoints: 2 });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(RideFileError);
-    expect((thrown as RideFileError).code).toBe(RideFileErrorCode.TOO_LARGE);
+    assertTooLarge(() => readKml(readFixture('kml', 'tracks.kml'), { maxPoints: 2 }));
   });
 
   it('never throws on cut or corrupted bytes (property)', () => {
-    const original = readFixture('kml', 'tracks.kml');
-    fc.assert(
-      fc.property(
-        fc.nat({ max: original.length }),
-        fc.array(fc.tuple(fc.nat({ max: original.length - 1 }), fc.integer({ min: 0, max: 255 })), {
-          maxLength: 8,
-        }),
-        (cut, changes) => {
-          const bytes = original.slice(0, cut);
-          for (const [at, value] of changes) if (at < bytes.length) bytes[at] = value;
-          const result = readKml(bytes, OPTIONS);
-          for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
-        },
-      ),
-      { numRuns: 300 },
-    );
+    assertNeverThrowsOnDamage((bytes) => readKml(bytes, OPTIONS), readFixture('kml', 'tracks.kml'), WHEEL);
   });
 });
-
-/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`); KML never has s/d. */
-function assertInvariants(draft: TrackDraft, track: Track): void {
-  // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
-  expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);
-  const problems = track.points.flatMap((point, index) => {
-    const found: string[] = [];
-    if (Object.keys(point).length === 0) found.push('empty');
-    if (point.t !== undefined && !Number.isInteger(point.t)) found.push('t not whole seconds');
-    if ((point.x === undefined) !== (point.y === undefined)) found.push('half a position');
-    if (point.x !== undefined && !(Math.abs(point.x) <= 180)) found.push('x out of range');
-    if (point.y !== undefined && !(Math.abs(point.y) <= 90)) found.push('y out of range');
-    if (point.s !== undefined || point.d !== undefined) found.push('s/d without a wheel sensor');
-    return found.map((problem) => `point ${index}: ${problem}`);
-  });
-  expect(problems).toEqual([]);
-}
 
 // Skipped, with CORPUS_SKIP_REASON printed by test/support/corpus.ts, when ../shared/corpus is absent.
 describe.skipIf(!corpusAvailable)('readKml on the real-world corpus', () => {
   it.each(corpusFiles('kml').map((file) => file.name))(
     '%s: reads without throwing anything but RideFileError',
     (name) => {
-      let result: ReaderResult;
-      try {
-        result = readKml(readCorpus(name), OPTIONS);
-      } catch (error) {
-        expect(error).toBeInstanceOf(RideFileError);
-        return;
-      }
-      for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
+      assertReadsOrRefuses((bytes) => readKml(bytes, OPTIONS), readCorpus(name), WHEEL);
     },
   );
 
-  const read = (name: string): { result: ReaderResult; tracks: Track[] } => {
-    const result = readKml(readCorpus(name), OPTIONS);
-    // Finishing a draft makes its rows the output's (finishRows): the tracks come from a read of their own.
-    return { result, tracks: finish(readKml(readCorpus(name), OPTIONS)) };
-  };
+  const read = (name: string): { result: ReaderResult; tracks: Track[] } =>
+    readAndFinish((bytes) => readKml(bytes, OPTIONS), readCorpus(name));
 
   it('gpsbabel__realtime.kml: SimpleArrayData heartrate, cadence, power and temperature on the points', () => {
     const { tracks } = read('gpsbabel__realtime.kml');

@@ -1,30 +1,25 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpusAvailable, corpusFiles, readCorpus, readFixture } from '../../../../test/support/corpus.js';
 import { DEFAULT_MAX_POINTS } from '../columns.js';
-import { emptyLap, type ReaderResult, type TrackDraft } from '../draft.js';
-import { RideFileError, RideFileErrorCode, RideFileWarningCode } from '../errors.js';
+import { emptyLap, type ReaderResult } from '../draft.js';
+import { RideFileWarningCode } from '../errors.js';
 import type { Track } from '../model.js';
-import { finishTrack } from '../track.js';
+import {
+  assertNeverThrowsOnDamage,
+  assertReadsOrRefuses,
+  assertTooLarge,
+  finish,
+  readAndFinish,
+  utcSeconds,
+  wheelRows,
+} from '../test-support/xml-readers.js';
 import { readTcx } from './tcx.js';
 
 const OPTIONS = { maxPoints: DEFAULT_MAX_POINTS };
+const WHEEL = { wheelRows: true };
 
 function readTcxFixture(name: string): ReaderResult {
   return readTcx(readFixture('tcx', name), OPTIONS);
-}
-
-function finish(result: ReaderResult): Track[] {
-  return result.drafts.map((draft) => finishTrack(draft));
-}
-
-function utcSeconds(iso: string): number {
-  return Date.parse(iso) / 1000;
-}
-
-function wheelRows(draft: TrackDraft | undefined): number {
-  if (draft === undefined) return 0;
-  return draft.columns.wheel.subarray(0, draft.columns.length).reduce((sum, flag) => sum + flag, 0);
 }
 
 describe('readTcx: a Biking activity', () => {
@@ -260,77 +255,25 @@ describe('readTcx: encodings and damaged files', () => {
   });
 
   it('throws RideFileError TOO_LARGE past maxPoints', () => {
-    let thrown: unknown = null;
-    try {
-      readTcx(readFixture('tcx', 'activity.tcx'), { maxPoints: 3 });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(RideFileError);
-    expect((thrown as RideFileError).code).toBe(RideFileErrorCode.TOO_LARGE);
+    assertTooLarge(() => readTcx(readFixture('tcx', 'activity.tcx'), { maxPoints: 3 }));
   });
 
   it('never throws on cut or corrupted bytes (property)', () => {
-    const original = readFixture('tcx', 'activity.tcx');
-    fc.assert(
-      fc.property(
-        fc.nat({ max: original.length }),
-        fc.array(fc.tuple(fc.nat({ max: original.length - 1 }), fc.integer({ min: 0, max: 255 })), {
-          maxLength: 8,
-        }),
-        (cut, changes) => {
-          const bytes = original.slice(0, cut);
-          for (const [at, value] of changes) if (at < bytes.length) bytes[at] = value;
-          const result = readTcx(bytes, OPTIONS);
-          for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
-        },
-      ),
-      { numRuns: 300 },
-    );
+    assertNeverThrowsOnDamage((bytes) => readTcx(bytes, OPTIONS), readFixture('tcx', 'activity.tcx'), WHEEL);
   });
 });
-
-/** Invariants on every output point (docs/contributors/architecture.md, `TrackPoint`): s/d only on wheel rows. */
-function assertInvariants(draft: TrackDraft, track: Track): void {
-  // A row whose only values are a recorded speed or distance (no wheel sensor) makes no point.
-  expect(track.points.length).toBeLessThanOrEqual(draft.columns.length);
-  const problems = track.points.flatMap((point, index) => {
-    const found: string[] = [];
-    if (Object.keys(point).length === 0) found.push('empty');
-    if (point.t !== undefined && !Number.isInteger(point.t)) found.push('t not whole seconds');
-    if ((point.x === undefined) !== (point.y === undefined)) found.push('half a position');
-    if (point.x !== undefined && !(Math.abs(point.x) <= 180)) found.push('x out of range');
-    if (point.y !== undefined && !(Math.abs(point.y) <= 90)) found.push('y out of range');
-    if ((point.s !== undefined || point.d !== undefined) && draft.columns.wheel[index] !== 1) {
-      found.push('s/d on a row without a wheel sensor');
-    }
-    return found.map((problem) => `point ${index}: ${problem}`);
-  });
-  expect(problems).toEqual([]);
-  expect(track.sensors.wheelSensor).toBe(wheelRows(draft) > 0);
-}
 
 // Skipped, with CORPUS_SKIP_REASON printed by test/support/corpus.ts, when ../shared/corpus is absent.
 describe.skipIf(!corpusAvailable)('readTcx on the real-world corpus', () => {
   it.each(corpusFiles('tcx').map((file) => file.name))(
     '%s: reads without throwing anything but RideFileError',
     (name) => {
-      let result: ReaderResult;
-      try {
-        result = readTcx(readCorpus(name), OPTIONS);
-      } catch (error) {
-        expect(error).toBeInstanceOf(RideFileError);
-        return;
-      }
-      for (const draft of result.drafts) assertInvariants(draft, finishTrack(draft));
+      assertReadsOrRefuses((bytes) => readTcx(bytes, OPTIONS), readCorpus(name), WHEEL);
     },
   );
 
-  const read = (name: string): { result: ReaderResult; tracks: Track[] } => {
-    const result = readTcx(readCorpus(name), OPTIONS);
-    // Finishing a draft makes its rows the output's (finishRows): the tracks come from a read of their own.
-    return { result, tracks: finish(readTcx(readCorpus(name), OPTIONS)) };
-  };
+  const read = (name: string): { result: ReaderResult; tracks: Track[] } =>
+    readAndFinish((bytes) => readTcx(bytes, OPTIONS), readCorpus(name));
 
   it('gpsbabel__gtrnctr_power.tcx: 5109 trackpoints, ns3 Speed/Watts in the columns', () => {
     const { result, tracks } = read('gpsbabel__gtrnctr_power.tcx');

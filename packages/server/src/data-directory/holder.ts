@@ -8,7 +8,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../atomic-file.js';
+import { writeFileAtomically } from '@rideport/files';
 import { HOLDER_FILE } from './layout.js';
 
 export interface Holder {
@@ -28,7 +28,9 @@ const HOLDER_WAIT_MS = 2_000;
 const HOLDER_POLL_MS = 50;
 
 export async function writeHolder(directory: string, holder: Holder): Promise<void> {
-  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, 0o600);
+  await writeFileAtomically(join(directory, HOLDER_FILE), `${JSON.stringify(holder, null, 2)}\n`, {
+    mode: 0o600,
+  });
 }
 
 export async function removeHolder(directory: string): Promise<void> {

@@ -12,8 +12,8 @@ export const MASTER_KEY_FILE = 'master.key';
 export const LOCAL_ACCOUNT_FILE = 'local-account.json';
 /**
  * The ledger and inbox of the sync engine that uploads to this directory's own server: @rideport/sync's
- * `syncFolders(directory, 'local')`, which this package cannot import (docs/contributors/architecture.md: server → ridefile
- * only); packages/cli's data-directory test holds the two together.
+ * `syncFolders(directory, 'local')`, which this package cannot import (docs/contributors/architecture.md: the server
+ * does not depend on sync); packages/cli's data-directory test holds the two together.
  */
 export const LOCAL_SYNC_FOLDER = join('sync', 'local');
 /** always empty: the file whose lock the running server holds (data-directory/lock.ts) */

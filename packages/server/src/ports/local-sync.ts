@@ -1,6 +1,6 @@
 /**
  * The port through which a host's sync engine is served (issue 6; issue 35: ports in files of their
- * own). The server knows nothing of the engine but this interface: `server` depends on `ridefile` only,
+ * own). The server knows nothing of the engine but this interface: `server` does not depend on `sync`,
  * and the hosts (`rideport up`, the desktop app, through @rideport/host) wire @rideport/sync in; the
  * compiler checks the engine against these shapes where a host passes it to buildServer.
  */

@@ -2,6 +2,7 @@
  * When a failed delivery is tried again (docs/contributors/decisions.md §6: "retried with exponential backoff and jitter
  * for up to 24 hours, then marked failed").
  */
+import { backoffDelayMs } from '@rideport/client';
 
 export interface RetryPolicy {
   backoffBaseMs: number;
@@ -13,15 +14,17 @@ export interface RetryPolicy {
  * The wait after failed attempt number `attempt` (1 for the first): base · 2^(attempt−1), capped, with
  * "equal jitter" (a random point in its upper half), so deliveries that failed together (a receiver
  * that went down) do not all come back at the same instant, and no retry comes much sooner than the
- * schedule says.
+ * schedule says. The dispatcher is an HTTP client of the integrators' receivers: it waits on the
+ * client's schedule (@rideport/client's backoffDelayMs, issue 35), in whole milliseconds.
  */
 export function retryDelayMs(
   attempt: number,
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): number {
-  const exponential = Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential / 2 + (random() * exponential) / 2);
+  return Math.round(
+    backoffDelayMs(attempt - 1, { baseMs: policy.backoffBaseMs, capMs: policy.backoffCapMs, random }),
+  );
 }
 
 /**

@@ -22,7 +22,7 @@ import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery }
 import {
   assetRecordJson,
   assetRecordUrl,
-  ERRORS_SCHEMA,
+  errorResponses,
   ID_PARAMS_SCHEMA,
   NO_CONTENT_SCHEMA,
   listResponseSchema,
@@ -75,8 +75,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       querystring: PAGINATION_QUERY_SCHEMA,
       response: {
         200: listResponseSchema(plural, schema),
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
+        ...errorResponses(400, 401),
       },
     },
     handler: async (request, reply: FastifyReply) => {
@@ -106,10 +105,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       params: ID_PARAMS_SCHEMA,
       response: {
         200: { type: 'object', required: [type], properties: { [type]: schemaWithPoints } },
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
-        403: ERRORS_SCHEMA,
-        404: ERRORS_SCHEMA,
+        ...errorResponses(400, 401, 403, 404),
       },
     },
     handler: async (request, reply: FastifyReply) => {
@@ -147,10 +143,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
           type: 'string',
           format: 'binary',
         },
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
-        403: ERRORS_SCHEMA,
-        404: ERRORS_SCHEMA,
+        ...errorResponses(400, 401, 403, 404),
       },
     },
     handler: async (request, reply: FastifyReply) => {
@@ -178,10 +171,7 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       params: ID_PARAMS_SCHEMA,
       response: {
         204: NO_CONTENT_SCHEMA,
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
-        403: ERRORS_SCHEMA,
-        404: ERRORS_SCHEMA,
+        ...errorResponses(400, 401, 403, 404),
       },
     },
     handler: async (request, reply: FastifyReply) => {

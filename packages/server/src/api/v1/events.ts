@@ -14,6 +14,7 @@ import { validationProblems } from './errors.js';
 import { EVENT_BODY_SCHEMA, isObject, readEventInput } from './event-input.js';
 import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery } from './pagination.js';
 import {
+  errorResponses,
   ERRORS_SCHEMA,
   EVENT_SCHEMA,
   eventRecord,
@@ -76,8 +77,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
       querystring: PAGINATION_QUERY_SCHEMA,
       response: {
         200: listResponseSchema('events', EVENT_SCHEMA),
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
+        ...errorResponses(400, 401),
       },
     },
     handler: async (request) => {
@@ -128,10 +128,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
       params: ID_PARAMS_SCHEMA,
       response: {
         200: ONE_EVENT_SCHEMA,
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
-        403: ERRORS_SCHEMA,
-        404: ERRORS_SCHEMA,
+        ...errorResponses(400, 401, 403, 404),
       },
     },
     handler: async (request) => {
@@ -160,11 +157,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
         body: EVENT_BODY_SCHEMA,
         response: {
           200: ONE_EVENT_SCHEMA,
-          400: ERRORS_SCHEMA,
-          401: ERRORS_SCHEMA,
-          403: ERRORS_SCHEMA,
-          404: ERRORS_SCHEMA,
-          422: ERRORS_SCHEMA,
+          ...errorResponses(400, 401, 403, 404, 422),
         },
       },
       handler: async (request) => {
@@ -191,10 +184,7 @@ export function eventsRoutes(app: FastifyInstance, { context }: PluginOptions): 
       params: ID_PARAMS_SCHEMA,
       response: {
         204: NO_CONTENT_SCHEMA,
-        400: ERRORS_SCHEMA,
-        401: ERRORS_SCHEMA,
-        403: ERRORS_SCHEMA,
-        404: ERRORS_SCHEMA,
+        ...errorResponses(400, 401, 403, 404),
       },
     },
     handler: async (request, reply: FastifyReply) => {

@@ -3,7 +3,7 @@
  * sync status available over HTTP for the dashboard"). Not part of the platform specification: the
  * routes exist only when the host passes `localSync` to buildServer, and only the account the engine
  * uploads as may see or steer it. The server knows nothing of the engine but this interface (docs/contributors/architecture.md:
- * `server` depends on `ridefile` only; `cli` and `app` wire the engine in).
+ * `server` does not depend on `sync`; `cli` and `app` wire the engine in).
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginOptions } from '../../context.js';
