@@ -75,7 +75,10 @@ function serverLayers() {
       files: ['packages/server/src/db/**/*.ts'],
       ignores: [...tests, 'packages/server/src/db/migrations/**'],
       rules: rule(
-        above([...http, ...services, 'store', 'options'], 'The database layer is below the store.'),
+        above(
+          [...http, ...services, 'store', 'options', 'data-directory'],
+          'The database layer is below the store and the data directory it lives in.',
+        ),
       ),
     },
     {

@@ -22,7 +22,7 @@ export { parseMasterKey } from './master-key.js';
 export type { Platform } from './platform.js';
 export type { ApiClient, Store } from './store/index.js';
 export type { LocalSync, LocalSyncStatus } from './ports/local-sync.js';
-export { LOCAL_ACCOUNT_FILE } from './data-directory/layout.js';
+export { LOCAL_ACCOUNT_FILE } from './data-layout.js';
 export { machineTimeZone } from './activity-words.js';
 export { issueSignInLink } from './pages/sign-in-link.js';
 export { runningServerUrl } from './data-directory/holder.js';

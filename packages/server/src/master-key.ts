@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MASTER_KEY_FILE } from './data-directory/layout.js';
+import { MASTER_KEY_FILE } from './data-layout.js';
 import type { ResolvedOptions } from './options.js';
 import { newMasterKey } from './security/secrets.js';
 

@@ -3,7 +3,7 @@
  * over it. `buildServer` serves it; `rideport admin` uses it directly (docs/contributors/architecture.md, `rideport admin`).
  */
 import { join } from 'node:path';
-import { DATABASE_FILE } from './data-directory/layout.js';
+import { DATABASE_FILE } from './data-layout.js';
 import { openDatabase, type OpenDatabase, type OpenOptions } from './db/open.js';
 import { masterKeyFor } from './master-key.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';

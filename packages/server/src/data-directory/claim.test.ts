@@ -9,7 +9,7 @@ import { inspectDatabase } from '../db/database-state.js';
 import { startClaimChild, type ClaimChild } from '../test-support/claim-child.js';
 import { snapshotDirectory } from '../test-support/directory-snapshot.js';
 import { claimDataDirectory, type DataDirectoryLock } from './claim.js';
-import { HOLDER_FILE, LOCK_FILE } from './layout.js';
+import { HOLDER_FILE, LOCK_FILE } from '../data-layout.js';
 
 const HOLDER = { command: 'rideport serve', howToStop: 'press Ctrl-C where it runs' };
 

@@ -15,7 +15,7 @@ import { DataDirectoryError, DataDirectoryErrorCode } from '../errors.js';
 import { isoTime } from '../iso-time.js';
 import { databasePathIn } from '../platform.js';
 import { inUseMessage, readHolder, removeHolder, writeHolder, type Holder } from './holder.js';
-import { LOCK_FILE } from './layout.js';
+import { LOCK_FILE } from '../data-layout.js';
 import { createOwnerOnlyFile, makeOwnerOnlyFolder, tightenOwnerOnly } from './owner-only.js';
 
 /** The claiming process, in words, for the message a second one prints. */

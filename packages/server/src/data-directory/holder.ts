@@ -9,7 +9,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '@rideport/files';
-import { HOLDER_FILE } from './layout.js';
+import { HOLDER_FILE } from '../data-layout.js';
 
 export interface Holder {
   pid: number;

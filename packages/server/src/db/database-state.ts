@@ -13,7 +13,7 @@ import { statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { DataDirectoryError, DataDirectoryErrorCode } from '../errors.js';
-import { LOCAL_ACCOUNT_FILE, LOCAL_SYNC_FOLDER, MASTER_KEY_FILE } from '../data-directory/layout.js';
+import { LOCAL_ACCOUNT_FILE, LOCAL_SYNC_FOLDER, MASTER_KEY_FILE } from '../data-layout.js';
 
 const SQLITE_HEADER_BYTES = 100;
 

@@ -11,7 +11,7 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
-import { createOwnerOnlyFile, makeOwnerOnlyFolder } from '../data-directory/owner-only.js';
+import { createOwnerOnlyFile, makeOwnerOnlyFolder } from '@rideport/files';
 import { inspectDatabase } from './database-state.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import type { Engine } from './engine.js';

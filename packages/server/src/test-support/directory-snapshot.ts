@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { LOCK_FILE } from '../data-directory/layout.js';
+import { LOCK_FILE } from '../data-layout.js';
 
 export function snapshotDirectory(root: string): Record<string, string> {
   const snapshot: Record<string, string> = {};
