@@ -6,10 +6,10 @@
  * free space at the very top of each heap. Memory freed below a block still in use stays resident, in
  * the main heap and in the heaps ("arenas") of the other threads: V8's collector and compiler helpers,
  * which allocate and free their working memory at every collection and compilation. Over hours that is
- * what `rideport sync`'s resident memory rose by while its JavaScript heap stayed level (`bench:soak`:
- * 13 to 16 MB an hour, about 20 KB per file synced). glibc's `malloc_trim(0)` hands every free page of
- * every arena back (it has done so inside the heaps, not only at their top, since glibc 2.8); a call
- * takes well under a millisecond. What it cannot give back are pages that still hold a live block, and
+ * what `rideport sync`'s resident memory rose by while its JavaScript heap stayed level (`bench:soak`;
+ * the figures are in docs/contributors/benchmarks.md). glibc's `malloc_trim(0)` hands every free page
+ * of every arena back (it has done so inside the heaps, not only at their top, since glibc 2.8), and a
+ * call is cheap beside the minute between calls. What it cannot give back are pages that still hold a live block, and
  * every arena has its own such pages: so the arenas are also capped at two (limitAllocatorArenas).
  * Node has no binding for either, so they are called through koffi, a C FFI with prebuilt binaries for
  * every platform Node runs on (no compiler at install). This module loads nothing else, so the CLI's
@@ -24,8 +24,8 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
- * How often, ms: the rise it removes is tens of kilobytes a minute; a trim costs next to nothing, and a
- * collection, a pause of about 1 ms per MB of heap, is asked for only when the heap has grown.
+ * How often, ms: the rise it removes is small from one minute to the next; a trim costs next to
+ * nothing, and a collection, a pause that grows with the heap, is asked for only when the heap has grown.
  */
 export const FREED_MEMORY_INTERVAL_MS = 60_000;
 
@@ -71,9 +71,10 @@ const M_ARENA_MAX = -8;
 /**
  * Arenas a long-running process keeps at most. glibc makes up to eight per core, one for each thread
  * that allocates while the others' are busy, and memory freed in one is never used by another: in
- * `bench:soak` the other threads' arenas were what `rideport sync`'s memory rose by (+12 MB an hour,
- * r² 0.78, with malloc_trim every minute), and a test of many threads held 89 MB in 12 arenas where two
- * arenas held 25 MB. Two is what Heroku and others recommend for the same reason; the threads that
+ * `bench:soak` the other threads' arenas were what `rideport sync`'s memory rose by, even with
+ * malloc_trim every minute, and a test of many threads held several times more in a dozen arenas than
+ * in two (docs/contributors/benchmarks.md, issue 22). Two is what Heroku and others recommend for the
+ * same reason; the threads that
  * share them (V8's helpers, libuv's pool, parse workers) allocate little, so they seldom wait.
  */
 export const MAX_ALLOCATOR_ARENAS = 2;
@@ -122,8 +123,8 @@ export function v8FullCollection(): CollectGarbage | null {
 
 /**
  * How far V8's heap may grow past its size after the last full collection before another is asked
- * for: a full collection stops the main thread for about a millisecond per megabyte in use (30 ms for
- * 31 MB here), so it is asked for only when there is memory to gain, not every minute.
+ * for: a full collection stops the main thread for a time that grows with the memory in use, so it is
+ * asked for only when there is memory to gain, not every minute.
  */
 export const HEAP_GROWTH_BEFORE_COLLECTING_BYTES = 1024 * 1024;
 
@@ -157,9 +158,9 @@ function grownHeapCollection(): CollectGarbage | null {
  * - first V8's memory, by a full collection (`collect`). V8 collects its old generation only once it
  *   has grown to a limit set at the collection before (up to about four times what was live then), and
  *   a process that allocates a little all the time, a ride every few seconds, climbs towards that
- *   limit for an hour or more: in `bench:soak` the pages of `rideport sync`'s heap rose from 23 to
- *   29 MB in 15 minutes, while the runs that forced a collection every 15 s found what is live level
- *   and saw no such rise (issue 22). After a collection V8 keeps what is live and hands empty pages
+ *   limit for an hour or more: in `bench:soak` the pages of `rideport sync`'s heap rose for as long as
+ *   a run lasted, while the runs that forced a collection every 15 s found what is live level and saw
+ *   no such rise (issue 22; docs/contributors/benchmarks.md). After a collection V8 keeps what is live and hands empty pages
  *   back, and the memory that dead JavaScript objects held (Buffers) is freed, for the trim below.
  *   The main thread stops while it runs, so it runs only when the heap has grown by
  *   HEAP_GROWTH_BEFORE_COLLECTING_BYTES since the last one (collectWhenGrown).

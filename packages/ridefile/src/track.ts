@@ -222,7 +222,7 @@ const builders = new Map<number, RunBuilder>();
 
 /**
  * The loop that builds the points of one key set, each as one object literal. Creating objects key by
- * key costs 2–3× more (every added key changes the object's hidden class and grows its property
+ * key costs several times more (every added key changes the object's hidden class and grows its property
  * store), and points are most of the parse time of a large file. The loop is generated once per key
  * combination from the fixed key list (no input reaches the generated code); where code generation is
  * forbidden (a browser page with a strict CSP), points are built key by key instead.

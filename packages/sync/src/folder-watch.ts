@@ -1,8 +1,8 @@
 /**
  * File-system hints for the sync engine (docs/contributors/architecture.md, "Sync engine": the watcher's hint leads to a
  * pass). One watch per folder, never one per file (issue 22): the watcher this replaced (chokidar)
- * kept a watch handle, its listener closures and a `Stats` for every file under a source, about 3 KB of
- * heap per synced file that stayed for as long as the engine ran. A folder's watch reports every file
+ * kept a watch handle, its listener closures and a `Stats` for every file under a source: heap per
+ * synced file that stayed for as long as the engine ran. A folder's watch reports every file
  * created, changed or removed in it, which is all a hint needs: the pass that follows finds out what.
  *
  * Hints only: a folder that cannot be watched (the system's limit of watches reached, no permission)

@@ -20,9 +20,9 @@
  * transaction writes to the write-ahead log is every page it touches, whole. The ledger's rows are a
  * few hundred bytes and a state change touches a handful of pages (the row, its indexes), so the page
  * is small: 1 KB instead of SQLite's 4 KB, and only rides still to be uploaded are in the index of
- * states. A file from found to synced (three transactions) writes about 19 KB of log with a thousand
- * rides in the ledger, where it wrote 56 KB. The log is checkpointed every 1,000 pages (about 1 MB) and
- * cut back to 1 MB afterwards, so it never stays at a peak.
+ * states, which cuts what a file from found to synced (three transactions) writes to the log to about
+ * a third (docs/contributors/benchmarks.md, issue 22). The log is checkpointed every 1,000 pages and cut
+ * back to 1 MB afterwards, so it never stays at a peak.
  */
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';

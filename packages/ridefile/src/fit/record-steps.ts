@@ -190,7 +190,7 @@ let codeGenerationAllowed = true;
 /**
  * The record reader of a layout (issue 2: speed). A record is read millions of times in a few layouts,
  * so each layout becomes a function without loops, dispatch on base types or step objects, in which
- * every value stays an unboxed number: 3–4× faster than interpreting the steps. The code is made only
+ * every value stays an unboxed number, several times faster than interpreting the steps (`bench:parse`). The code is made only
  * of numbers computed here (offsets, invalid values, scales) and fixed names: nothing read from the file
  * reaches it as text. Null when the steps need the general path (component expansion) or when code
  * generation is forbidden (a browser page with a strict CSP); the decoder then interprets the steps,

@@ -11,9 +11,9 @@
 
 /**
  * 64 KB: each chunk's text is held whole while saxes reads it, and a text a reader keeps (a track's
- * name) may be a slice that keeps its chunk alive; at 1 MB the chunks alone took a third of a large
- * file's size at the peak (issue 21: the columnar reader's peak within 1.5× the file plus the columns).
- * The calls per chunk cost nothing measurable at this size.
+ * name) may be a slice that keeps its chunk alive, so larger chunks raise the peak of a large file
+ * (issue 21 bounds the columnar reader's peak; `bench:parse` measures it), while the calls per chunk
+ * cost nothing measurable at this size.
  */
 const CHUNK_BYTES = 1 << 16;
 

@@ -50,7 +50,7 @@ export interface Engine {
    * How many bytes of a large BLOB/bytea value to read at a time (Tasks.uploadBytes), or null to read
    * it whole (issue 18, "memory bounded per upload"). PostgreSQL sends bytea as hex text, which the
    * driver holds in its message and then as a string twice the value's size before it makes the bytes:
-   * a 64 MB upload read whole costs about five times its size. SQLite reads a BLOB straight into a
+   * an upload read whole costs several times its size. SQLite reads a BLOB straight into a
    * Buffer, and a slice of it would load the whole value each time.
    */
   readonly bytesReadSlice: number | null;

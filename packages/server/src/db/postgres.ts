@@ -229,8 +229,8 @@ export const CLOCK_SKEW_MS = 1000;
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * Bytes of an upload read per query (Engine.bytesReadSlice): 4 MB of bytes is 8 MB of hex in one
- * message, so reading an upload costs about its size plus 20 MB, however large it is.
+ * Bytes of an upload read per query (Engine.bytesReadSlice): a slice travels as twice its size in hex,
+ * so reading an upload costs its size plus a few slices' worth, however large it is.
  */
 export const POSTGRES_BYTES_READ_SLICE = 4 * 1024 * 1024;
 

@@ -6,7 +6,10 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const KEY_LENGTH = 32;
-/** OWASP's scrypt minimum (N=2^17, r=8, p=1) needs 128 MiB; 2^15 keeps a login near 50 ms and 32 MiB. */
+/**
+ * OWASP's scrypt minimum (N=2^17, r=8, p=1) needs 128 MiB per hash; 2^15 (32 MiB) keeps a login quick
+ * on a small machine and several logins at once within its memory.
+ */
 const DEFAULT_COST = { N: 2 ** 15, r: 8, p: 1 };
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
