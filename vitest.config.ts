@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { postgresBinaries } from './packages/server/src/test-support/postgres-cluster.js';
+import { DurationsReporter } from './scripts/test-durations/reporter.js';
 
 // Tests run against the TypeScript sources of sibling packages, not their build output.
 const alias = {
@@ -44,6 +45,8 @@ function serverOnPostgres(): TestProjectInlineConfiguration[] {
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Issue 35: every run records each file's duration (npm run test:durations summarises it).
+    reporters: ['default', new DurationsReporter('test-results/durations.json')],
     projects: [
       {
         resolve: { alias },
