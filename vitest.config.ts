@@ -15,6 +15,11 @@ const alias = {
   '@rideport/sync': fileURLToPath(new URL('./packages/sync/src/index.ts', import.meta.url)),
 };
 
+const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
+
+/** One PostgreSQL cluster a run, for every project that names it (issue 35). */
+const POSTGRES_SETUP = path('./packages/server/src/test-support/postgres-global-setup.ts');
+
 /**
  * Issue 18: the server's tests run a second time on PostgreSQL, on a throwaway cluster of Debian's
  * `postgresql` (which .ci/run installs). Without it that run is left out, and says so.
@@ -35,7 +40,7 @@ function serverOnPostgres(): TestProjectInlineConfiguration[] {
         // What only SQLite has: its files, checkpoints, data directory and migrations from old versions.
         exclude: ['src/db/**', 'src/data-directory/**', 'src/disk-full.test.ts'],
         env: { RIDEPORT_TEST_ENGINE: 'postgres' },
-        globalSetup: ['./src/test-support/postgres-global-setup.ts'],
+        globalSetup: [POSTGRES_SETUP],
         testTimeout: 60_000,
       },
     },
@@ -63,6 +68,7 @@ export default defineConfig({
           name: 'server',
           root: './packages/server',
           include: ['src/**/*.test.ts'],
+          globalSetup: [POSTGRES_SETUP],
           testTimeout: 60_000,
         },
       },
@@ -82,7 +88,13 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: 'cli', root: './packages/cli', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+        test: {
+          name: 'cli',
+          root: './packages/cli',
+          include: ['src/**/*.test.ts'],
+          globalSetup: [POSTGRES_SETUP],
+          testTimeout: 60_000,
+        },
       },
       {
         resolve: { alias },
