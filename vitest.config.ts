@@ -19,6 +19,8 @@ const path = (relative: string): string => fileURLToPath(new URL(relative, impor
 
 /** One PostgreSQL cluster a run, for every project that names it (issue 35). */
 const POSTGRES_SETUP = path('./packages/server/src/test-support/postgres-global-setup.ts');
+/** One Chromium a run, for every project with page tests (issue 35). */
+const CHROMIUM_SETUP = path('./test/support/chromium-global-setup.ts');
 
 /**
  * Issue 18: the server's tests run a second time on PostgreSQL, on a throwaway cluster of Debian's
@@ -98,12 +100,24 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: 'app', root: './app', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
+        test: {
+          name: 'app',
+          root: './app',
+          include: ['src/**/*.test.ts'],
+          globalSetup: [CHROMIUM_SETUP],
+          testTimeout: 60_000,
+        },
       },
       {
         // Tests that span packages (design.md layout): client ↔ server contract, sync → server end to end.
         resolve: { alias },
-        test: { name: 'cross-package', root: './test', include: ['**/*.test.ts'], testTimeout: 120_000 },
+        test: {
+          name: 'cross-package',
+          root: './test',
+          include: ['**/*.test.ts'],
+          globalSetup: [CHROMIUM_SETUP],
+          testTimeout: 120_000,
+        },
       },
     ],
   },

@@ -167,7 +167,10 @@ describe.skipIf(!chromiumAvailable)(
       ]);
       expect(download.suggestedFilename()).toBe('sample-ride.gpx');
       const sent = readFileSync(join(REPOSITORY_ROOT, 'fixtures/gpx/sample-ride.gpx'));
-      const got = readFileSync(await download.path());
+      // Saved rather than read where Chromium put it: the browser is the run's, connected to (issue 35).
+      const saved = join(scratch, 'downloaded-original.gpx');
+      await download.saveAs(saved);
+      const got = readFileSync(saved);
       expect(createHash('sha256').update(got).digest('hex')).toBe(
         createHash('sha256').update(sent).digest('hex'),
       );
