@@ -124,7 +124,8 @@ describe.skipIf(process.platform === 'win32')('the data directory is its ownerâ€
       /^synced ride\.gpx/m,
     );
     first.stop();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its files are changed once it has exited, not while it may still write them.
+    await first.exited;
     for (const path of Object.keys(modes(data))) {
       const full = join(data, path);
       chmodSync(full, lstatSync(full).isDirectory() ? 0o777 : 0o666);

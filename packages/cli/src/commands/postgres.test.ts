@@ -8,17 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ownPostgresCluster,
-  type PostgresCluster,
-} from '../../../server/src/test-support/postgres-cluster.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ownPostgresCluster } from '../../../server/src/test-support/postgres-cluster.js';
+import { sharedPostgres } from '../../../server/src/test-support/shared-postgres.js';
 import { spawnRideport, type RideportChild } from '../test-support/child.js';
 import { buildCli, rideport, temporaryDirectory } from '../test-support/run.js';
 
-const ownCluster = ownPostgresCluster('rideport on PostgreSQL');
+// The run's cluster (issue 35); the test that stops its database server starts a cluster of its own.
+const cluster = sharedPostgres('rideport on PostgreSQL');
 
-let cluster: PostgresCluster | undefined;
 let keyFile: string;
 let directory: { path: string; remove: () => void } | undefined;
 const children: RideportChild[] = [];
@@ -27,14 +25,8 @@ afterEach(() => {
   for (const child of children.splice(0)) child.process.kill('SIGKILL');
 });
 
-let databases = 0;
 async function newDatabaseUrl(): Promise<string> {
-  databases += 1;
-  const admin = new pg.Client({ connectionString: cluster!.url('postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE cli_${databases}`);
-  await admin.end();
-  return cluster!.url(`cli_${databases}`);
+  return cluster.url(await cluster.newDatabase('cli'));
 }
 
 function serve(url: string): RideportChild {
@@ -141,16 +133,14 @@ async function currentUser(base: string, apiKey: string, authToken: string): Pro
   return response.statusCode;
 }
 
-describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
+describe.skipIf(cluster.skipped !== null)('rideport on PostgreSQL', () => {
   beforeAll(async () => {
     await buildCli();
-    cluster = await ownCluster.start();
     directory = temporaryDirectory();
     keyFile = join(directory.path, 'master.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
   }, 120_000);
   afterAll(() => {
-    cluster?.stop();
     directory?.remove();
   });
 
@@ -198,7 +188,7 @@ describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
 
   it('admin and serve on the Unix socket, as libpq writes its URL (a user, the host in the query)', async () => {
     const name = new URL(await newDatabaseUrl()).pathname.slice(1);
-    const url = cluster!.socketUrl(name);
+    const url = cluster.socketUrl(name);
     const { apiKey, authToken } = await accountAndToken(url);
     const server = serve(url);
     const base = await server.listening();
@@ -248,7 +238,16 @@ describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
   });
 
   it('serve and worker say in words, in their default text log, when the database goes away and comes back', async () => {
-    const url = await newDatabaseUrl();
+    // A cluster of its own, which it stops and starts: the run's is shared with other tests.
+    const ownCluster = await ownPostgresCluster('rideport on PostgreSQL, its database stopped').start();
+    onTestFinished(() => {
+      ownCluster.stop();
+    });
+    const admin = new pg.Client({ connectionString: ownCluster.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE cli_outage');
+    await admin.end();
+    const url = ownCluster.url('cli_outage');
     const { apiKey, authToken } = await accountAndToken(url);
     const server = serve(url);
     const worker = spawnRideport([
@@ -264,14 +263,14 @@ describe.skipIf(ownCluster.skipped !== null)('rideport on PostgreSQL', () => {
     const base = await server.listening();
     await until('the worker started', () => worker.output().includes('Rideport worker: reading uploads'));
     const said = (text: string): boolean => [server, worker].every((child) => child.output().includes(text));
-    cluster!.pause();
+    ownCluster.pause();
     try {
       // Each one's queue polls for uploads at least once a second, and finds the database gone.
       await until('both said the outage', () =>
         said('warning: upload queue: the database cannot be reached; uploads wait until it can'),
       );
     } finally {
-      cluster!.resume();
+      ownCluster.resume();
     }
     await until('both said it passed', () =>
       said('upload queue: the database can be reached again; waiting uploads go on'),

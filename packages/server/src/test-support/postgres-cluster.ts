@@ -2,9 +2,10 @@
  * A throwaway PostgreSQL cluster for tests (issue 18): Debian's `initdb` and `pg_ctl` run as the
  * `postgres` user in a temporary directory, on a free port, listening on loopback and a private socket
  * folder; stopped and removed by `stop()`, or by a watchdog process when the process that started it
- * ends without stopping it (a Vitest run killed by a signal runs no global teardown). About two seconds here. A test file that needs one
- * takes it through `ownPostgresCluster`, which says that the file's tests skipped when PostgreSQL is not
- * installed (`.ci/run` installs it, so CI runs them).
+ * ends without stopping it (a Vitest run killed by a signal runs no global teardown). About two seconds here. Tests share the
+ * run's one cluster (postgres-global-setup.ts, shared-postgres.ts); a test file about the cluster itself
+ * (one that stops it) takes one of its own through `ownPostgresCluster`. Both say that the file's tests
+ * skipped when PostgreSQL is not installed (`.ci/run` installs it, so CI runs them).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -59,7 +60,28 @@ export function ownPostgresCluster(label: string): {
   return { skipped: null, start: (options) => startPostgresCluster(binaries, options) };
 }
 
+/**
+ * Where a cluster listens: enough to name its databases, and plain data, so that Vitest's global setup
+ * can hand it to the test workers (postgres-global-setup.ts).
+ */
+export interface ClusterAddress {
+  port: number;
+  /** the folder of its Unix socket */
+  socketDirectory: string;
+}
+
+/** `postgres://postgres@127.0.0.1:<port>/<database>`: over TCP, as nodes on other machines connect */
+export function clusterUrl({ port }: ClusterAddress, database: string): string {
+  return `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`;
+}
+
+/** The same database over the cluster's Unix socket (libpq's URI form, the host in the query). */
+export function clusterSocketUrl({ port, socketDirectory }: ClusterAddress, database: string): string {
+  return `postgres://${CLUSTER_USER}@/${database}?host=${socketDirectory}&port=${port}`;
+}
+
 export interface PostgresCluster {
+  address: ClusterAddress;
   /** `postgres://postgres@127.0.0.1:<port>/<database>`: over TCP, as nodes on other machines connect */
   url(database: string): string;
   /**
@@ -121,9 +143,11 @@ export async function startPostgresCluster(
     throw error;
   }
   const watchdog = stopWhenGone(process.pid, binaries, data, directory);
+  const address: ClusterAddress = { port, socketDirectory: directory };
   return {
-    url: (database) => `postgres://${CLUSTER_USER}@127.0.0.1:${port}/${database}`,
-    socketUrl: (database) => `postgres://${CLUSTER_USER}@/${database}?host=${directory}&port=${port}`,
+    address,
+    url: (database) => clusterUrl(address, database),
+    socketUrl: (database) => clusterSocketUrl(address, database),
     pause() {
       asClusterUser(binaries.pgCtl, ['--pgdata', data, '--mode', 'fast', '--wait', 'stop']);
     },

@@ -1,7 +1,13 @@
 /**
- * Vitest's global setup for the server tests on PostgreSQL (issue 18; vitest.config.ts, project
- * "server-postgres"): one throwaway cluster for the run, with a migrated template database that every
- * test server clones (test-database.ts), stopped and removed when the run ends.
+ * Vitest's global setup for every project whose tests need PostgreSQL (issue 18; issue 35: one cluster a
+ * run, not one a file): one throwaway cluster for the whole run, shared by the projects that name this
+ * setup in vitest.config.ts, stopped and removed when the last of them ends. Its address reaches the
+ * tests through `provide`/`inject` (shared-postgres.ts). For the server's tests on PostgreSQL (project
+ * "server-postgres", RIDEPORT_TEST_ENGINE=postgres) it also makes the migrated template database that
+ * every test server clones (test-database.ts).
+ *
+ * Without PostgreSQL it starts nothing, and the tests that need it say that they skipped; the project
+ * "server-postgres" is then left out of the run by vitest.config.ts, which says so.
  */
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -9,27 +15,60 @@ import { openPostgres } from '../db/postgres.js';
 import { postgresBinaries, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { TEMPLATE_DATABASE } from './test-database.js';
 
-let cluster: PostgresCluster | undefined;
+/**
+ * The run's cluster. Each project loads this file in a module runner of its own, so the one cluster is
+ * kept on the main process's global object, with a count of the projects using it.
+ */
+const SHARED = 'rideportTestPostgresCluster';
 
-export async function setup(project: TestProject): Promise<void> {
-  const binaries = postgresBinaries();
-  if ('missing' in binaries) throw new Error(`the PostgreSQL tests need PostgreSQL: ${binaries.missing}`);
-  const started = await startPostgresCluster(binaries);
-  cluster = started;
-  try {
-    const admin = new pg.Client({ connectionString: started.url('postgres') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-    await admin.end();
-    const template = await openPostgres(started.url(TEMPLATE_DATABASE));
-    await template.close();
-  } catch (error) {
-    started.stop();
-    throw error;
-  }
-  project.provide('postgresAdminUrl', started.url('postgres'));
+interface SharedCluster {
+  cluster: Promise<PostgresCluster>;
+  template: Promise<void> | undefined;
+  users: number;
 }
 
-export function teardown(): void {
-  cluster?.stop();
+const holder = globalThis as unknown as Record<typeof SHARED, SharedCluster | undefined>;
+
+async function createTemplate(cluster: PostgresCluster): Promise<void> {
+  const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const template = await openPostgres(cluster.url(TEMPLATE_DATABASE));
+  await template.close();
+}
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const binaries = postgresBinaries();
+  // (A project that sets no env has none, whatever Vitest's types say.)
+  const env = project.config.env as Partial<Record<string, string>> | undefined;
+  const onPostgres = env?.['RIDEPORT_TEST_ENGINE'] === 'postgres';
+  if ('missing' in binaries) {
+    if (onPostgres) throw new Error(`the PostgreSQL tests need PostgreSQL: ${binaries.missing}`);
+    return () => Promise.resolve();
+  }
+  const shared = (holder[SHARED] ??= {
+    cluster: startPostgresCluster(binaries),
+    template: undefined,
+    users: 0,
+  });
+  shared.users += 1;
+  const release = async (): Promise<void> => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    holder[SHARED] = undefined;
+    // A cluster that failed to start has nothing to stop (and its setup said why).
+    const cluster = await shared.cluster.catch(() => undefined);
+    cluster?.stop();
+  };
+  try {
+    const cluster = await shared.cluster;
+    if (onPostgres) await (shared.template ??= createTemplate(cluster));
+    project.provide('postgresCluster', cluster.address);
+    project.provide('postgresAdminUrl', cluster.url('postgres'));
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return release;
 }

@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { ClusterAddress } from './postgres-cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** the run's cluster, as its owner connects (postgres-global-setup.ts) */
     postgresAdminUrl: string;
+    /** where the run's cluster listens; missing when PostgreSQL is not installed (shared-postgres.ts) */
+    postgresCluster: ClusterAddress | undefined;
   }
 }
 
