@@ -134,7 +134,10 @@ export default defineConfig(({ mode }) => {
           include: ['src/**/*.test.ts'],
           testTimeout: 60_000,
         }),
-        ...project('files', 'packages/files', slowRun, { include: ['src/**/*.test.ts'], testTimeout: 60_000 }),
+        ...project('files', 'packages/files', slowRun, {
+          include: ['src/**/*.test.ts'],
+          testTimeout: 60_000,
+        }),
         ...project('sync', 'packages/sync', slowRun, { include: ['src/**/*.test.ts'], testTimeout: 60_000 }),
         ...project('host', 'packages/host', slowRun, { include: ['src/**/*.test.ts'], testTimeout: 60_000 }),
         ...project('cli', 'packages/cli', slowRun, {
