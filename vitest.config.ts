@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { postgresBinaries } from './packages/server/src/test-support/postgres-cluster.js';
@@ -110,6 +111,10 @@ export default defineConfig(({ mode }) => {
   return {
     resolve: { alias },
     test: {
+      // Issue 35: one test file a core. Vitest's default leaves a core free (one worker on a two-core
+      // machine); most files wait on sockets, child processes and the database, not the CPU, so a
+      // worker for every core halves the run. `--maxWorkers` on the command line still decides.
+      maxWorkers: Math.max(2, availableParallelism()),
       // Issue 35: every run records each file's duration (npm run test:durations summarises it).
       reporters: [
         'default',
