@@ -65,7 +65,10 @@ export function pausesBetweenSegments(columns: PointColumns, segmentStarts: read
 
 export interface ReaderOptions {
   maxPoints: number;
-  /** largest decompressed input: a KMZ's KML inside its archive (default 256 MB, docs/contributors/decisions.md §7) */
+  /**
+   * what is left of the file's one budget for decompressing (issue 36): the most a KMZ's KML inside its
+   * archive may be (default 256 MB, docs/contributors/decisions.md §7)
+   */
   maxBytes?: number;
 }
 

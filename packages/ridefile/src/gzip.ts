@@ -18,6 +18,31 @@ export function isGzip(bytes: Uint8Array): boolean {
  */
 export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: Warning[]): Uint8Array {
   const chunks: Uint8Array[] = [];
+  const { total, fault } = gunzipEach(bytes, maxBytes, (chunk) => chunks.push(chunk));
+  if (fault !== null) {
+    const { reason, cause } = fault;
+    if (total === 0) {
+      throw new RideFileError(RideFileErrorCode.MALFORMED, `the gzip data is corrupt: ${reason}`, { cause });
+    }
+    warnings.push({
+      code: RideFileWarningCode.TRUNCATED,
+      message: `the gzip data ends early or is corrupt after ${total} bytes (${reason}); those bytes are read`,
+    });
+  }
+  return concat(chunks, total);
+}
+
+/**
+ * Gunzips `bytes` a slice at a time, handing each piece of output to `take` and keeping none of it,
+ * and throws RIDEFILE_TOO_LARGE the moment the output passes `maxBytes`. Returns how many bytes came
+ * out, and what stopped the stream before its end (cut off, corrupt), or null. gunzipBounded keeps
+ * the pieces; inflatedSize (inflated-size.ts, issue 36) only counts them, so both count alike.
+ */
+export function gunzipEach(
+  bytes: Uint8Array,
+  maxBytes: number,
+  take: (chunk: Uint8Array) => void,
+): { total: number; fault: { reason: string; cause: unknown } | null } {
   let total = 0;
   const gunzip = new Gunzip((chunk) => {
     total += chunk.length;
@@ -27,25 +52,15 @@ export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: War
         `the file is larger than ${maxBytes} bytes once decompressed`,
       );
     }
-    chunks.push(chunk);
+    take(chunk);
   });
-
   try {
     pushInSlices(gunzip, bytes);
   } catch (error) {
     if (error instanceof RideFileError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    if (total === 0) {
-      throw new RideFileError(RideFileErrorCode.MALFORMED, `the gzip data is corrupt: ${reason}`, {
-        cause: error,
-      });
-    }
-    warnings.push({
-      code: RideFileWarningCode.TRUNCATED,
-      message: `the gzip data ends early or is corrupt after ${total} bytes (${reason}); those bytes are read`,
-    });
+    return { total, fault: { reason: error instanceof Error ? error.message : String(error), cause: error } };
   }
-  return concat(chunks, total);
+  return { total, fault: null };
 }
 
 /** The chunks joined into one array of `total` bytes (the one chunk itself when there is one). */

@@ -17,6 +17,7 @@ export {
 export type { FileTextField } from './file-text.js';
 export { haversineMeters } from './geo.js';
 export { isGzip } from './gzip.js';
+export { inflatedSize } from './inflated-size.js';
 export { RIDE_FILE_EXTENSION } from './sniff.js';
 export { DEFAULT_MAX_ZIP_ENTRIES, isZip, readZipEntries, unzipEntry } from './zip.js';
 export { lastPointTime, saidWarnings, warningWords } from './warning-words.js';

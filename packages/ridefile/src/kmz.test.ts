@@ -7,6 +7,7 @@ import { RideFileError, RideFileErrorCode } from './errors.js';
 import { kmzDocument } from './kmz.js';
 import type { RideFile } from './model.js';
 import { parseFitFile, parseRideFile, parseRideFileColumns } from './parse.js';
+import { errorOf } from './test-support/ride-file-error.js';
 import { DEFAULT_MAX_ZIP_ENTRIES, isZip, readZipEntries } from './zip.js';
 
 const encoder = new TextEncoder();
@@ -16,16 +17,6 @@ function kmz(files: Record<string, Uint8Array>, level: 0 | 6 = 6): Uint8Array {
   const zippable: Zippable = {};
   for (const [name, bytes] of Object.entries(files)) zippable[name] = [bytes, { level }];
   return zipSync(zippable);
-}
-
-function errorOf(run: () => unknown): RideFileError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RideFileError) return error;
-    throw error;
-  }
-  throw new Error('expected a RideFileError');
 }
 
 /** What a KMZ and its KML must agree on: everything but the format. */

@@ -8,7 +8,7 @@ import type { ReaderOptions, ReaderResult } from './draft.js';
 import { RideFileError, RideFileErrorCode } from './errors.js';
 import { DEFAULT_MAX_BYTES } from './gzip.js';
 import { readKml } from './xml/kml.js';
-import { readZipEntries, unzipEntry, type ZipEntry } from './zip.js';
+import { quotedName, readZipEntries, unzipEntry, type ZipEntry } from './zip.js';
 
 /** The archive's KML document, or undefined when it holds none. */
 export function kmzDocument(entries: readonly ZipEntry[]): ZipEntry | undefined {
@@ -35,9 +35,6 @@ export function readKmz(bytes: Uint8Array, options: ReaderOptions): ReaderResult
 
 /** At most five names, then how many more: a message stays short whatever the archive holds. */
 function describeNames(names: readonly string[]): string {
-  const shown = names
-    .slice(0, 5)
-    .map((name) => `"${name}"`)
-    .join(', ');
+  const shown = names.slice(0, 5).map(quotedName).join(', ');
   return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
 }

@@ -18,7 +18,10 @@ export interface ParseOptions {
   format?: RideFileFormat;
   /** the file's name, a hint used only when the content does not decide */
   filename?: string;
-  /** largest input accepted, after gunzip, and of a KMZ's KML once unzipped (default 256 MB, docs/contributors/decisions.md §7) */
+  /**
+   * largest input accepted, and the most it may decompress to, gunzip's output and a KMZ's KML
+   * together (default 256 MB, docs/contributors/decisions.md §7; one budget since issue 36)
+   */
   maxBytes?: number;
   /** most points in one track (default 2,000,000, docs/contributors/decisions.md §7) */
   maxPoints?: number;
@@ -164,7 +167,9 @@ function parse<T>(
       `this is a ${format.toUpperCase()} file, and parseFitFile reads only FIT files (parseRideFile reads every format)`,
     );
   }
-  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS, maxBytes });
+  // One budget for all the file decompresses (issue 36): a KMZ's document gets what gunzip left of it.
+  const left = data === bytes ? maxBytes : maxBytes - data.length;
+  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS, maxBytes: left });
   warnings.push(...result.warnings);
   // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
   const creator = boundedFileText('creator', result.creator, warnings);

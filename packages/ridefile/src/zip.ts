@@ -10,6 +10,7 @@
 import { Inflate } from 'fflate';
 import { crc32 } from './crc32.js';
 import { RideFileError, RideFileErrorCode } from './errors.js';
+import { boundedMessage } from './file-text.js';
 import { concat } from './gzip.js';
 import { pushInSlices } from './input-slices.js';
 
@@ -55,6 +56,17 @@ export function isZip(bytes: Uint8Array): boolean {
   return signature === LOCAL_HEADER || signature === END_OF_DIRECTORY;
 }
 
+/**
+ * The most characters of an entry's name a message quotes (issue 36: an entry may be named with 65,535
+ * bytes, and a server lists the messages of hundreds of entries).
+ */
+export const QUOTED_NAME_MAX_CHARS = 255;
+
+/** An entry's name in quotes, for a message: cleaned and cut as a file's texts are (file-text.ts). */
+export function quotedName(name: string): string {
+  return `"${boundedMessage(name, QUOTED_NAME_MAX_CHARS)}"`;
+}
+
 function corrupt(why: string): RideFileError {
   return new RideFileError(RideFileErrorCode.MALFORMED, `the ZIP archive is corrupt or cut off: ${why}`);
 }
@@ -71,28 +83,38 @@ export const DEFAULT_MAX_ZIP_ENTRIES = 20_000;
  * whose directory is missing (cut off), points outside the bytes, or spans several disks, and
  * `RIDEFILE_TOO_LARGE` when its end record declares more than `maxEntries` entries: the count is
  * checked before a single entry is read.
+ *
+ * `offset`: where `bytes` begin in the archive when they are only its end, the part that holds the
+ * directory (whose records name places from the archive's start; the entries' `localHeaderOffset`
+ * stays so). A directory that begins before `offset` is `RIDEFILE_MALFORMED` too. Issue 36: the size
+ * of a gzipped KMZ's document is read from the last bytes of its stream, without keeping the rest.
  */
 export function readZipEntries(
   bytes: Uint8Array,
-  { maxEntries = DEFAULT_MAX_ZIP_ENTRIES }: { maxEntries?: number } = {},
+  { maxEntries = DEFAULT_MAX_ZIP_ENTRIES, offset = 0 }: { maxEntries?: number; offset?: number } = {},
 ): ZipEntry[] {
   const end = findEndOfDirectory(bytes);
   let count = readUint16(bytes, end + 10);
   let directorySize = readUint32(bytes, end + 12);
-  let directoryOffset = readUint32(bytes, end + 16);
+  let directoryOffset = readUint32(bytes, end + 16) - offset;
   if (readUint16(bytes, end + 4) !== 0 || readUint16(bytes, end + 6) !== 0) {
     throw corrupt('it is split across several files (a spanned archive), which is not read');
   }
   const locator = end - 20;
   if (locator >= 0 && readUint32(bytes, locator) === ZIP64_LOCATOR) {
-    const zip64End = readUint64(bytes, locator + 8);
-    if (zip64End + 56 > bytes.length || readUint32(bytes, zip64End) !== ZIP64_END_OF_DIRECTORY) {
+    const zip64End = readUint64(bytes, locator + 8) - offset;
+    if (
+      zip64End < 0 ||
+      zip64End + 56 > bytes.length ||
+      readUint32(bytes, zip64End) !== ZIP64_END_OF_DIRECTORY
+    ) {
       throw corrupt('its ZIP64 end record is missing');
     }
     count = readUint64(bytes, zip64End + 32);
     directorySize = readUint64(bytes, zip64End + 40);
-    directoryOffset = readUint64(bytes, zip64End + 48);
+    directoryOffset = readUint64(bytes, zip64End + 48) - offset;
   }
+  if (directoryOffset < 0) throw corrupt('its directory begins before the bytes given');
   if (directoryOffset + directorySize > bytes.length) {
     throw corrupt('its directory lies beyond the end of the file');
   }
@@ -195,25 +217,25 @@ export function unzipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number)
   if (entry.encrypted) {
     throw new RideFileError(
       RideFileErrorCode.ENCRYPTED,
-      `"${entry.name}" in the ZIP archive is encrypted (password-protected), and encrypted entries are not read`,
+      `${quotedName(entry.name)} in the ZIP archive is encrypted (password-protected), and encrypted entries are not read`,
     );
   }
   if (entry.size > maxBytes) {
     throw new RideFileError(
       RideFileErrorCode.TOO_LARGE,
-      `"${entry.name}" in the ZIP archive is ${entry.size} bytes once decompressed, more than the limit of ${maxBytes}`,
+      `${quotedName(entry.name)} in the ZIP archive is ${entry.size} bytes once decompressed, more than the limit of ${maxBytes}`,
     );
   }
   if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATE) {
     throw new RideFileError(
       RideFileErrorCode.UNKNOWN_FORMAT,
-      `"${entry.name}" in the ZIP archive is compressed with method ${entry.method}; only stored and deflate entries are read`,
+      `${quotedName(entry.name)} in the ZIP archive is compressed with method ${entry.method}; only stored and deflate entries are read`,
     );
   }
   const data = entryData(bytes, entry);
   const out = entry.method === METHOD_STORED ? data : inflateBounded(data, entry);
   if (out.length !== entry.size || crc32(0, out) !== entry.crc32) {
-    throw corrupt(`"${entry.name}" does not match its recorded size and checksum`);
+    throw corrupt(`${quotedName(entry.name)} does not match its recorded size and checksum`);
   }
   return out;
 }
@@ -221,11 +243,11 @@ export function unzipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number)
 function entryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   const at = entry.localHeaderOffset;
   if (at + LOCAL_HEADER_BYTES > bytes.length || readUint32(bytes, at) !== LOCAL_HEADER) {
-    throw corrupt(`the data of "${entry.name}" is missing`);
+    throw corrupt(`the data of ${quotedName(entry.name)} is missing`);
   }
   const start = at + LOCAL_HEADER_BYTES + readUint16(bytes, at + 26) + readUint16(bytes, at + 28);
   if (start + entry.compressedSize > bytes.length) {
-    throw corrupt(`the data of "${entry.name}" runs past the end of the file`);
+    throw corrupt(`the data of ${quotedName(entry.name)} runs past the end of the file`);
   }
   return bytes.subarray(start, start + entry.compressedSize);
 }
@@ -240,7 +262,7 @@ function inflateBounded(data: Uint8Array, entry: ZipEntry): Uint8Array {
   const inflate = new Inflate((chunk) => {
     total += chunk.length;
     if (total > entry.size) {
-      throw corrupt(`"${entry.name}" holds more than the ${entry.size} bytes it declares`);
+      throw corrupt(`${quotedName(entry.name)} holds more than the ${entry.size} bytes it declares`);
     }
     chunks.push(chunk);
   });
@@ -249,7 +271,7 @@ function inflateBounded(data: Uint8Array, entry: ZipEntry): Uint8Array {
   } catch (error) {
     if (error instanceof RideFileError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw corrupt(`the data of "${entry.name}" cannot be decompressed (${reason})`);
+    throw corrupt(`the data of ${quotedName(entry.name)} cannot be decompressed (${reason})`);
   }
   return concat(chunks, total);
 }
