@@ -13,8 +13,8 @@
  * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
  * most MAX_ARCHIVE_FILES files.
  *
- * It runs in a worker thread of the upload queue's pool (unzip-worker.ts, issue 20): unzipping takes
- * about 20 ms a megabyte, which the main thread, answering requests, should not spend.
+ * It runs in a worker thread of the upload queue's pool (unzip-worker.ts, issue 20): unzipping is CPU
+ * work in proportion to the archive, which the main thread, answering requests, should not spend.
  */
 import { createHash } from 'node:crypto';
 import { constants, gunzipSync } from 'node:zlib';

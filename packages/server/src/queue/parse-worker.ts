@@ -64,11 +64,10 @@ export type ParseOutcome =
 
 /**
  * Parsing is background work: this thread runs at a lower priority than the main thread, which answers
- * requests (issue 5: status.json answers in under 20 ms median while uploads are parsed). On Linux the
- * priority set here is the calling thread's alone. With two parsers on two cores, the main thread
- * otherwise waits its turn behind them: status.json took 17 ms median during bench/upload's ingest,
- * 7 ms at this priority, with the same rides per second (the parsers take whatever the main thread
- * leaves).
+ * requests (issue 5: status.json stays quick while uploads are parsed). On Linux the priority set here
+ * is the calling thread's alone. With as many parsers as cores, the main thread otherwise waits its
+ * turn behind them; at this priority it does not, and the parsers still take whatever it leaves
+ * (bench:upload measures both; docs/contributors/benchmarks.md).
  */
 const PARSER_NICENESS = 10;
 

@@ -3,7 +3,7 @@
  * core), over piscina. The queue makes the pool with its first task, so a server pays for the threads
  * only once it has uploads to read; then every thread starts at once and is kept while the queue runs.
  * Started one by one as uploads came to overlap, each thread (its own V8 heap, event loop and
- * descriptors: about 15 MB and four descriptors) made the server's memory step up at some
+ * descriptors) made the server's memory step up at some
  * random later hour, which looks like a leak from outside (issue 22); started together, the memory
  * and descriptors reach their level with the first upload and stay there.
  */

@@ -520,8 +520,8 @@ export class UploadQueue {
    * The rider's rides are stored one transaction at a time (the duplicate checks must see each other's
    * rides, db/engine.ts), and every statement under that lock is a round trip that all the rider's
    * other uploads wait for (issue 18: on PostgreSQL a storing transaction of 15 statements held it for
-   * about 40 ms). So the transaction first writes everything without it and takes it only at the end,
-   * to check, in two or three reads, that no other upload stored the same bytes or recording
+   * tens of milliseconds). So the transaction first writes everything without it and takes it only at
+   * the end, to check, in two or three reads, that no other upload stored the same bytes or recording
    * meanwhile; when one did, it rolls back and stores again with the lock taken first. A file that
    * completes a stored trip updates a row another upload may update too, so it takes the lock first
    * (taking it last could deadlock with such an upload).
