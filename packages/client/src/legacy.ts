@@ -135,8 +135,9 @@ export class LegacyApi {
   /**
    * POST /trips.json with the file (docs/contributors/decisions.md §5): answered at once with the queued task's id. A
    * ZIP of ride files (issue 20) is a task per ride: `taskIds` holds them all (`taskId` is the first)
-   * and `skipped` the archive's entries that became no task, with the reason in words; for any other
-   * file `taskIds` is `[taskId]` and `skipped` empty.
+   * and `skipped` the archive's entries that became no task, with the reason in words (the first 100,
+   * names cut; `skippedCount` counts them all, issue 36); for any other file `taskIds` is `[taskId]`,
+   * `skipped` empty and `skippedCount` 0.
    * Not idempotent and not retried here: uploadRide knows how to recover a lost answer.
    */
   async uploadFile(upload: RideUpload, options: CallOptions = {}): Promise<UploadedFile> {
@@ -148,6 +149,8 @@ export class LegacyApi {
     const taskId = json['task_id'];
     const taskIds = json['task_ids'] ?? [taskId];
     const skipped = json['skipped'] ?? [];
+    // A server before issue 36 lists every skipped entry and sends no count.
+    const skippedCount: unknown = json['skipped_count'] ?? (Array.isArray(skipped) ? skipped.length : 0);
     if (
       json['success'] !== 1 ||
       !isTaskId(taskId) ||
@@ -155,14 +158,17 @@ export class LegacyApi {
       !taskIds.every(isTaskId) ||
       taskIds[0] !== taskId ||
       !Array.isArray(skipped) ||
-      !skipped.every(isSkippedEntry)
+      !skipped.every(isSkippedEntry) ||
+      typeof skippedCount !== 'number' ||
+      !Number.isSafeInteger(skippedCount) ||
+      skippedCount < skipped.length
     ) {
       throw new ClientError(
         ClientErrorCode.BAD_RESPONSE,
         `upload: the answer is not {"success": 1, "task_id": N}: ${JSON.stringify(json).slice(0, 200)}`,
       );
     }
-    return { taskId, taskIds, skipped };
+    return { taskId, taskIds, skipped, skippedCount };
   }
 
   /**
@@ -230,6 +236,8 @@ export interface UploadedFile {
   taskIds: number[];
   /** the entries of a ZIP that became no task, and why in words (not a ride file, encrypted, …) */
   skipped: Array<{ name: string; reason: string }>;
+  /** how many entries became no task, `skipped` listing the first of them (issue 36) */
+  skippedCount: number;
 }
 
 function isTaskId(value: unknown): value is number {

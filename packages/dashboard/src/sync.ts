@@ -988,7 +988,7 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
         return reply.redirect(`${SYNC_PAGE}?task=${taskIds[0]!}`, 303);
       // A ZIP (issue 20): the page lists its uploads, the first MAX_LISTED_UPLOADS of them.
       const listed = taskIds.slice(0, MAX_LISTED_UPLOADS);
-      const query = archiveQuery(listed, taskIds.length - listed.length, skipped.length);
+      const query = archiveQuery(listed, taskIds.length - listed.length, skipped.count);
       return reply.redirect(`${SYNC_PAGE}?${query.toString()}`, 303);
     },
   );

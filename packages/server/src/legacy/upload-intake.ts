@@ -245,25 +245,33 @@ export async function queueUpload(
       success: 1,
       task_id: taskId,
       task_ids: stored.taskIds,
-      skipped: stored.skipped,
+      // Bounded (issue 36): the first entries, names cut, and the count of all of them.
+      skipped: stored.skipped.listed,
+      skipped_count: stored.skipped.count,
       message: archiveWords(stored.taskIds.length, stored.skipped),
     },
   };
 }
 
 /** What became of a ZIP upload, in words: the count of rides queued and what was skipped. */
-export function archiveWords(rides: number, skipped: readonly SkippedEntry[]): string {
+export function archiveWords(rides: number, skipped: SkippedEntries): string {
   const queued = `${rides} ride file${rides === 1 ? '' : 's'} in the ZIP archive ${rides === 1 ? 'is' : 'are'} read as ${rides === 1 ? 'an upload' : 'uploads'} of ${rides === 1 ? 'its' : 'their'} own`;
-  return skipped.length === 0
+  return skipped.count === 0
     ? `${queued}.`
-    : `${queued}; ${skipped.length} skipped: ${skippedWords(skipped)}.`;
+    : `${queued}; ${skipped.count} skipped: ${skippedWords(skipped.listed, skipped.count)}.`;
 }
 
 /** What an upload became: its tasks, and for a ZIP of rides the entries skipped (null: one file). */
 export interface StoredUpload {
   /** one at least: a ZIP without a ride is refused (archive.ts) */
   taskIds: number[];
-  skipped: SkippedEntry[] | null;
+  skipped: SkippedEntries | null;
+}
+
+/** A ZIP's entries that became no task: the first ones (queue/archive.ts bounds them) and their count. */
+export interface SkippedEntries {
+  listed: SkippedEntry[];
+  count: number;
 }
 
 /**
@@ -305,7 +313,10 @@ export async function storeUpload(
   taskIds.forEach((taskId, index) => {
     request.server.uploadQueue.accepted(taskId, files[index]!.bytes);
   });
-  return { taskIds, skipped: archive?.skipped ?? null };
+  return {
+    taskIds,
+    skipped: archive === null ? null : { listed: archive.skipped, count: archive.skippedCount },
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import { readFixture } from '../../../../test/support/corpus.js';
 import { legacySetup, type LegacySetup } from '../test-support/legacy.js';
 import { testServer, type TestServer } from '../test-support/server.js';
 import { tasksEndedOverSocket, uploadOverSocket } from '../test-support/uploads.js';
-import { MAX_ARCHIVE_FILES } from './archive.js';
+import { MAX_ARCHIVE_FILES, MAX_SKIPPED_LISTED, SKIPPED_NAME_MAX_CHARS } from './archive.js';
 
 let server: TestServer;
 let origin: string;
@@ -40,6 +40,7 @@ interface Answer {
     task_id?: number;
     task_ids?: number[];
     skipped?: Array<{ name: string; reason: string }>;
+    skipped_count?: number;
     message?: string;
     error?: string;
   };
@@ -296,6 +297,64 @@ describe('hostile archives', () => {
     );
     expect(skipped[1]!.reason).toMatch(/"bomb\.gpx" holds more than the 100 bytes it declares/);
     expect((await ended('alice', answer.body.task_ids!))[0]!.status).toBe(1);
+  });
+
+  it('answers within a bound whatever the names (issue 36): the first entries listed, names cut, all counted', async () => {
+    const gpx = readFixture('gpx', 'positions.gpx');
+    const files: Zippable = { 'ride.gpx': gpx };
+    // 2,000 entries that are no ride, each named with 4,000 characters: 8 MB of names.
+    for (let i = 0; i < 2000; i++)
+      files[`${String(i).padStart(4, '0')}${'n'.repeat(3996)}.txt`] = [new Uint8Array(0), { level: 0 }];
+    const answer = await post('alice', 'long-names.zip', zipSync(files));
+    expect(answer.status).toBe(200);
+    expect(answer.body.task_ids).toHaveLength(1);
+    expect(answer.body.skipped_count).toBe(2000);
+    expect(answer.body.skipped).toHaveLength(MAX_SKIPPED_LISTED);
+    for (const entry of answer.body.skipped!) {
+      expect([...entry.name].length).toBeLessThanOrEqual(SKIPPED_NAME_MAX_CHARS);
+      expect(entry.name.endsWith('…')).toBe(true);
+    }
+    expect(answer.body.message).toMatch(/; 2000 skipped: 0000n+…\.? \(not a ride file/);
+    expect(answer.body.message).toMatch(/; and 1995 more\.$/);
+    // The whole answer: a hundred names of 200 characters and their reasons, not megabytes.
+    expect(JSON.stringify(answer.body).length).toBeLessThan(64 * 1024);
+    expect((await ended('alice', answer.body.task_ids!))[0]!.status).toBe(1);
+  });
+
+  it('counts what .gz and .kmz entries unpack to toward the one limit (issue 36), storing nothing past it', async () => {
+    const tasksBefore = await taskCount();
+    // Each .gpx.gz is a few kB as stored and 1.5 MB once the parser gunzips it: three pass 4 MB.
+    const gpxGz = gzipSync(new Uint8Array(1.5 * 1024 * 1024).fill(0x20));
+    const kmz = zipSync({ 'doc.kml': new Uint8Array(1.5 * 1024 * 1024).fill(0x20) });
+    const answer = await post(
+      'alice',
+      'nested.zip',
+      zipSync({ 'a.gpx.gz': gpxGz, 'b.gpx.gz': gpxGz, 'c.kmz': kmz }),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toBe(
+      'the ride files in the ZIP archive come to more than the limit of 4 MB once decompressed, counting what the .gz and .kmz files among them unpack to: split it into smaller archives',
+    );
+    expect(await taskCount()).toBe(tasksBefore);
+
+    // Two of them fit.
+    const fits = await post('alice', 'nested-fits.zip', zipSync({ 'a.gpx.gz': gpxGz, 'c.kmz': kmz }));
+    expect(fits.status, JSON.stringify(fits.body)).toBe(200);
+    expect(fits.body.task_ids).toHaveLength(2);
+    await ended('alice', fits.body.task_ids!);
+  });
+
+  it('counts the gunzip of a gzipped ZIP toward the same limit (issue 36)', async () => {
+    const tasksBefore = await taskCount();
+    // 2.5 MB of stored ride: the .zip.gz gunzips to 2.5 MB, and the ride declares 2.5 MB again.
+    const ride = new Uint8Array(2.5 * 1024 * 1024).fill(0x20);
+    const archive = gzipSync(zipSync({ 'a.gpx': [ride, { level: 0 }], 'b.txt': new Uint8Array(1) }));
+    const answer = await post('alice', 'export.zip.gz', archive);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toMatch(
+      /^the ride files in the ZIP archive come to 6 MB once decompressed, more than the limit of 4 MB/,
+    );
+    expect(await taskCount()).toBe(tasksBefore);
   });
 });
 

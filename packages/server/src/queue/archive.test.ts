@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { ServerError } from '../errors.js';
-import { bulkArchiveOf } from './archive.js';
+import { gzipSync } from 'node:zlib';
+import { bulkArchiveOf, MAX_SKIPPED_LISTED, SKIPPED_NAME_MAX_CHARS } from './archive.js';
 
 const RIDE = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
 
@@ -82,6 +83,56 @@ describe('bulkArchiveOf (property)', () => {
         expect(bulkArchiveOf(Buffer.from(zipSync(zippable)), limit + 1)?.rides).toHaveLength(count);
       }),
       { numRuns: 30 },
+    );
+  });
+
+  it('holds every depth to one budget (issue 36): entries as declared plus what their gzip unpacks to', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ inner: fc.integer({ min: 1, max: 4000 }), gz: fc.boolean() }), {
+          minLength: 2,
+          maxLength: 5,
+        }),
+        fc.integer({ min: -50, max: 50 }),
+        (rides, slack) => {
+          const zippable: Zippable = {};
+          let total = 0;
+          rides.forEach(({ inner, gz }, index) => {
+            const content = new Uint8Array(inner).fill(0x20);
+            const entry = gz ? gzipSync(content) : content;
+            zippable[`r${index}.gpx${gz ? '.gz' : ''}`] = entry;
+            total += entry.length + (gz ? inner : 0);
+          });
+          const limit = Math.max(1, total + slack);
+          const archive = Buffer.from(zipSync(zippable));
+          if (total <= limit) {
+            expect(bulkArchiveOf(archive, limit)?.rides).toHaveLength(rides.length);
+          } else {
+            expect(() => bulkArchiveOf(archive, limit)).toThrow(/more than the limit/);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('lists at most the first skipped entries, names cut, and counts them all (issue 36)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (count, nameLength) => {
+          const zippable: Zippable = { 'ride.gpx': new Uint8Array(10).fill(0x20) };
+          for (let i = 0; i < count; i++) zippable[`${i}-${'x'.repeat(nameLength)}.txt`] = new Uint8Array(0);
+          const result = bulkArchiveOf(Buffer.from(zipSync(zippable)), 1024 * 1024)!;
+          expect(result.skippedCount).toBe(count);
+          expect(result.skipped).toHaveLength(Math.min(count, MAX_SKIPPED_LISTED));
+          for (const entry of result.skipped) {
+            expect([...entry.name].length).toBeLessThanOrEqual(SKIPPED_NAME_MAX_CHARS);
+          }
+        },
+      ),
+      { numRuns: 25 },
     );
   });
 

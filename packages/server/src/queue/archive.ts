@@ -9,9 +9,17 @@
  * one ride: an archive whose only ride file is a `.kml`, its document, goes through the ordinary path,
  * where the parser reads it (ridefile's kmz.ts), as does a `.kmz.gz`.
  *
- * Bounds (docs/contributors/decisions.md §7, a zip bomb): the entries' declared sizes together at most the gunzip limit
- * (256 MB), each entry stopped when it inflates past its declared size (ridefile's unzipEntry), and at
- * most MAX_ARCHIVE_FILES files.
+ * Bounds (docs/contributors/decisions.md §7, a zip bomb; issue 36, archives that cannot hurt other
+ * riders): one inflated budget per upload, the gunzip limit (256 MB), for everything the upload
+ * decompresses at every depth: the gunzip of a `.zip.gz`, the ride entries' declared sizes (each
+ * entry stopped when it inflates past them, ridefile's unzipEntry), and what each `.gz` or `.kmz`
+ * entry decompresses to when the parser reads it (ridefile's inflatedSize, counted here as it
+ * inflates and stopped the moment the budget is spent). So the rides' tasks together never make the
+ * parse pool decompress more than one upload's limit. The count of entries is checked from the
+ * archive's end record before any entry is listed (ridefile's readZipEntries), and at most
+ * MAX_ARCHIVE_FILES files. The answer names at most MAX_SKIPPED_LISTED skipped entries, each name cut
+ * to SKIPPED_NAME_MAX_CHARS, and counts the rest: hundreds of long names made answers of hundreds of
+ * megabytes.
  *
  * It runs in a worker thread of the upload queue's pool (unzip-worker.ts, issue 20): unzipping is CPU
  * work in proportion to the archive, which the main thread, answering requests, should not spend.
@@ -19,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { constants, gunzipSync } from 'node:zlib';
 import {
+  inflatedSize,
   isGzip,
   isRideFileError,
   isZip,
@@ -30,6 +39,7 @@ import {
   type ZipEntry,
 } from '@rideport/ridefile';
 import { ServerError, ServerErrorCode, badRequest } from '../errors.js';
+import { cutWithEllipsis } from '../store/text-limits.js';
 
 /** Compressed bytes of a gzip upload inflated to see whether a ZIP is inside. */
 const GZIP_PEEK_BYTES = 16 * 1024;
@@ -37,8 +47,15 @@ const GZIP_PEEK_BYTES = 16 * 1024;
 /** Files one archive may hold, ride files or not (Strava's exports of a decade of rides hold fewer). */
 export const MAX_ARCHIVE_FILES = 10_000;
 
-/** Skipped entries named in a message; the answer's `skipped` lists every one. */
+/** Skipped entries named in a message; the answer's `skipped` lists more. */
 const NAMED_IN_MESSAGE = 5;
+
+/** Skipped entries listed in the answer; `skipped_count` counts them all. */
+export const MAX_SKIPPED_LISTED = 100;
+
+/** Characters of a skipped entry's name, and of its reason, kept in the answer. */
+export const SKIPPED_NAME_MAX_CHARS = 200;
+const SKIPPED_REASON_MAX_CHARS = 400;
 
 /** One ride file of the archive, decompressed (a `.fit.gz` stays gzip: the parser unwraps it). */
 export interface ArchiveRide {
@@ -56,7 +73,10 @@ export interface SkippedEntry {
 
 export interface BulkArchive {
   rides: ArchiveRide[];
+  /** the first MAX_SKIPPED_LISTED entries that became no task, names and reasons cut */
   skipped: SkippedEntry[];
+  /** how many entries became no task, listed or not */
+  skippedCount: number;
 }
 
 /**
@@ -71,6 +91,9 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
   try {
     entries = readZipEntries(bytes);
   } catch (error) {
+    if (isRideFileError(error) && error.code === RideFileErrorCode.TOO_LARGE) {
+      throw new ServerError(ServerErrorCode.PAYLOAD_TOO_LARGE, error.message);
+    }
     if (isRideFileError(error)) throw badRequest(error.message);
     throw error;
   }
@@ -84,40 +107,81 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
   const rideFiles = files.filter(isRideEntry);
   if (isKmz(entries, rideFiles)) return null;
 
-  const declared = rideFiles.reduce((sum, entry) => sum + entry.size, 0);
-  if (declared > maxBytes) {
-    throw new ServerError(
-      ServerErrorCode.PAYLOAD_TOO_LARGE,
-      `the ride files in the ZIP archive come to ${megabytes(declared)} once decompressed, more than the limit of ${megabytes(maxBytes)}: split it into smaller archives`,
-    );
-  }
-  const skipped: SkippedEntry[] = files
-    .filter((entry) => !isRideEntry(entry))
-    .map((entry) => ({ name: entry.name, reason: notARideReason(entry) }));
+  // The one budget: a .zip.gz's gunzip first, then every ride entry as it declares itself.
+  let spent = bytes === upload ? 0 : bytes.length;
+  spent += rideFiles.reduce((sum, entry) => sum + entry.size, 0);
+  if (spent > maxBytes) throw overBudget(spent, maxBytes);
+  const skipped = new SkippedList();
+  for (const entry of files) if (!isRideEntry(entry)) skipped.add(entry.name, notARideReason(entry));
   const rides: ArchiveRide[] = [];
   for (const entry of rideFiles) {
+    let content: Buffer;
     try {
       // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
       const unzipped = unzipEntry(bytes, entry, maxBytes);
-      const content = Buffer.from(unzipped.buffer, unzipped.byteOffset, unzipped.byteLength);
-      rides.push({
-        path: entry.name,
-        bytes: content,
-        sha256: createHash('sha256').update(content).digest('hex'),
-      });
+      content = Buffer.from(unzipped.buffer, unzipped.byteOffset, unzipped.byteLength);
     } catch (error) {
       if (!isRideFileError(error) || error.code === RideFileErrorCode.INTERNAL) throw error;
-      skipped.push({ name: entry.name, reason: error.message });
+      skipped.add(entry.name, error.message);
+      continue;
     }
+    spent += nestedInflation(content, maxBytes - spent, maxBytes);
+    rides.push({
+      path: entry.name,
+      bytes: content,
+      sha256: createHash('sha256').update(content).digest('hex'),
+    });
   }
   if (rides.length === 0) {
     throw badRequest(
       `the ZIP archive holds no ride file that can be read (FIT, TCX, GPX, KML or KMZ, or a .gz of one)${
-        skipped.length === 0 ? '' : `: ${skippedWords(skipped)}`
+        skipped.count === 0 ? '' : `: ${skippedWords(skipped.listed, skipped.count)}`
       }`,
     );
   }
-  return { rides, skipped };
+  return { rides, skipped: skipped.listed, skippedCount: skipped.count };
+}
+
+/**
+ * What the parser will decompress to read one ride entry (a `.gz`'s gunzip, a KMZ's document),
+ * counted against what is left of the upload's budget: 413 the moment it passes.
+ */
+function nestedInflation(content: Buffer, left: number, maxBytes: number): number {
+  if (!isGzip(content) && !isZip(content)) return 0;
+  try {
+    return inflatedSize(content, left);
+  } catch (error) {
+    if (isRideFileError(error) && error.code === RideFileErrorCode.TOO_LARGE) {
+      throw overBudget(null, maxBytes);
+    }
+    throw error;
+  }
+}
+
+/** The 413 of an upload past its budget; `spent` when known (the declared sizes), null when stopped midway. */
+function overBudget(spent: number | null, maxBytes: number): ServerError {
+  return new ServerError(
+    ServerErrorCode.PAYLOAD_TOO_LARGE,
+    spent === null
+      ? `the ride files in the ZIP archive come to more than the limit of ${megabytes(maxBytes)} once decompressed, counting what the .gz and .kmz files among them unpack to: split it into smaller archives`
+      : `the ride files in the ZIP archive come to ${megabytes(spent)} once decompressed, more than the limit of ${megabytes(maxBytes)}: split it into smaller archives`,
+  );
+}
+
+/** The skipped entries: the first MAX_SKIPPED_LISTED kept, names and reasons cut; all counted. */
+class SkippedList {
+  readonly listed: SkippedEntry[] = [];
+  count = 0;
+
+  add(name: string, reason: string): void {
+    this.count += 1;
+    if (this.listed.length < MAX_SKIPPED_LISTED) {
+      this.listed.push({
+        name: cutWithEllipsis(name, SKIPPED_NAME_MAX_CHARS),
+        reason: cutWithEllipsis(reason, SKIPPED_REASON_MAX_CHARS),
+      });
+    }
+  }
 }
 
 /** A ride file by name; not macOS's copies of file metadata (`__MACOSX/`, `._name`). */
@@ -176,10 +240,13 @@ function isKmz(entries: readonly ZipEntry[], rideFiles: readonly ZipEntry[]): bo
   return rideFiles.length === 1 && rideFiles[0] === kmzDocument(entries);
 }
 
-/** The skipped entries in words, the first few by name: "a.txt (not a ride file …), … and 3 more". */
-export function skippedWords(skipped: readonly SkippedEntry[]): string {
+/**
+ * The skipped entries in words, the first few by name: "a.txt (not a ride file …), … and 3 more";
+ * `count` counts those not listed too.
+ */
+export function skippedWords(skipped: readonly SkippedEntry[], count: number = skipped.length): string {
   const named = skipped.slice(0, NAMED_IN_MESSAGE).map((entry) => `${entry.name} (${entry.reason})`);
-  const more = skipped.length - named.length;
+  const more = count - named.length;
   return `${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }
 

@@ -179,6 +179,7 @@ export class UploadQueue {
         return {
           rides: outcome.rides.map((ride) => ({ ...ride, bytes: own(ride.bytes) })),
           skipped: outcome.skipped,
+          skippedCount: outcome.skippedCount,
           threadId: outcome.threadId,
         };
     }

@@ -25,6 +25,7 @@ export type SplitOutcome =
       kind: 'archive';
       rides: { path: string; bytes: Uint8Array; sha256: string }[];
       skipped: SkippedEntry[];
+      skippedCount: number;
       /** the thread that unzipped it (never the main thread's 0) */
       threadId: number;
     }
@@ -50,6 +51,12 @@ export function splitUpload(request: SplitRequest): SplitOutcome {
   const rides = archive.rides.map((ride) => ({ ...ride, bytes: new Uint8Array(ride.bytes) }));
   return move({
     [transferableSymbol]: rides.map((ride) => ride.bytes.buffer),
-    [valueSymbol]: { kind: 'archive', rides, skipped: archive.skipped, threadId } satisfies SplitOutcome,
+    [valueSymbol]: {
+      kind: 'archive',
+      rides,
+      skipped: archive.skipped,
+      skippedCount: archive.skippedCount,
+      threadId,
+    } satisfies SplitOutcome,
   }) as unknown as SplitOutcome;
 }
