@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mountSmallDisk, smallDiskUnavailable } from '../test-support/small-disk.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -104,4 +105,43 @@ describe('background checkpoints', () => {
       }
     },
   );
+});
+
+describe('space given back (issue 36)', () => {
+  const autoVacuum = (sqlite: SqliteDatabase.Database): unknown =>
+    sqlite.pragma('auto_vacuum', { simple: true });
+  const MB = 1024 * 1024;
+
+  it('gives the space of deleted rows back to the file system, a slice at a call, from the thread', async () => {
+    const path = join(directory, 'rideport.sqlite');
+    database = await openDatabase(path, { backgroundCheckpoints: true });
+    expect(autoVacuum(database.sqlite)).toBe(2); // INCREMENTAL
+    const empty = statSync(path).size;
+    write(database.sqlite, 48);
+    await until(() => statSync(path).size >= empty + 48 * MB, 'the database file holds the rows');
+    database.sqlite.exec('DELETE FROM scratch');
+    // No statement of the server's connection gives the space back: the checkpointer's thread does.
+    await until(() => statSync(path).size < empty + 2 * MB, 'the file is back near its size before the rows');
+    expect(database.sqlite.pragma('freelist_count', { simple: true })).toBeLessThan(256);
+    expect(database.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+  });
+
+  it('rebuilds a database made before issue 36 into incremental mode once, keeping every row', async () => {
+    const path = join(directory, 'rideport.sqlite');
+    database = await openDatabase(path);
+    await database.close();
+    database = undefined;
+    // As a server before issue 36 left it: no auto-vacuum, and rows.
+    const old = new SqliteDatabase(path);
+    old.pragma('auto_vacuum = NONE');
+    old.exec('VACUUM');
+    write(old, 4);
+    expect(autoVacuum(old)).toBe(0);
+    old.close();
+
+    database = await openDatabase(path);
+    expect(autoVacuum(database.sqlite)).toBe(2);
+    expect(database.sqlite.prepare('SELECT count(*) FROM scratch').pluck().get()).toBe(4);
+    expect(database.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+  });
 });

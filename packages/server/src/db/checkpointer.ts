@@ -13,13 +13,20 @@ import type SqliteDatabase from 'better-sqlite3';
 import { Piscina } from 'piscina';
 import { isDiskFull } from '../disk-full.js';
 import { workerScript } from '../worker-script.js';
-import type { CheckpointRequest } from './checkpoint-worker.js';
+import type { CheckpointOutcome, CheckpointRequest } from './checkpoint-worker.js';
 
 /** SQLite's default automatic checkpoint, in pages, for the fallback. */
 const AUTOMATIC_CHECKPOINT_PAGES = 1000;
 /** A log bigger than this is truncated to it when it restarts, so the file does not stay at its peak. */
 const LOG_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_INTERVAL_MS = 250;
+/**
+ * Free pages given back at a call (issue 36): at SQLite's 4 KiB pages 4 MB, a few milliseconds of the
+ * write lock, so a gigabyte of deleted rides goes back within a minute or two at four calls a second.
+ */
+const RECLAIM_PAGES_PER_CALL = 1024;
+/** Fewer free pages than this are left for SQLite to reuse: a megabyte is not worth a write. */
+const RECLAIM_FROM_FREE_PAGES = 256;
 
 export interface Checkpointer {
   /** Stops after a last checkpoint; the main connection may then close. */
@@ -31,7 +38,7 @@ export function startCheckpointer(
   sqlite: SqliteDatabase.Database,
   intervalMs = DEFAULT_INTERVAL_MS,
 ): Checkpointer {
-  const pool = new Piscina<CheckpointRequest, void>({
+  const pool = new Piscina<CheckpointRequest, CheckpointOutcome>({
     ...workerScript('checkpoint-worker', import.meta.url),
     name: 'checkpoint',
     minThreads: 1,
@@ -46,6 +53,8 @@ export function startCheckpointer(
   let stopped = false;
   /** a checkpoint failed for want of space, and none has succeeded since */
   let waitingForSpace = false;
+  /** giving free pages back failed, and has not succeeded since: said once */
+  let reclaimFailing = false;
   const fallBack = (error: unknown): void => {
     stopped = true;
     clearInterval(timer);
@@ -62,10 +71,22 @@ export function startCheckpointer(
     // One at a time: a slow disk makes checkpoints late, never piled up.
     if (busy || stopped) return;
     busy = true;
-    running = pool.run({ path, close: false }).then(
-      () => {
+    const request = {
+      path,
+      close: false,
+      reclaimPages: RECLAIM_PAGES_PER_CALL,
+      reclaimFrom: RECLAIM_FROM_FREE_PAGES,
+    };
+    running = pool.run(request).then(
+      ({ reclaimFailure }) => {
         busy = false;
         waitingForSpace = false;
+        if (reclaimFailure !== null && !reclaimFailing) {
+          process.emitWarning(
+            `giving free space of ${path} back waits, and is tried again: ${reclaimFailure}`,
+          );
+        }
+        reclaimFailing = reclaimFailure !== null;
       },
       (error: unknown) => {
         busy = false;
@@ -85,7 +106,7 @@ export function startCheckpointer(
       stopped = true;
       clearInterval(timer);
       await running;
-      await pool.run({ path, close: true }).catch(() => undefined);
+      await pool.run({ path, close: true, reclaimPages: 0, reclaimFrom: 0 }).catch(() => undefined);
       await pool.destroy();
     },
   };

@@ -38,10 +38,11 @@ export async function openSqlite(path: string, options: OpenOptions = {}): Promi
     createOwnerOnlyFile(path);
   }
   const sqlite = new SqliteDatabase(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
   // Readers and the writer of another process (a worker, the CLI) wait instead of failing at once.
   sqlite.pragma('busy_timeout = 5000');
+  useIncrementalVacuum(sqlite);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
   // WAL makes NORMAL durable against application crashes; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
@@ -68,6 +69,32 @@ export async function openSqlite(path: string, options: OpenOptions = {}): Promi
       await db.destroy();
     },
   };
+}
+
+/** SQLite's `auto_vacuum` value for INCREMENTAL. */
+const INCREMENTAL_VACUUM = 2;
+
+/**
+ * Puts the database in incremental auto-vacuum mode (issue 36, "space comes back"), so that the free
+ * pages deleted rides and uploads leave can be given back to the file system a slice at a time
+ * (db/checkpoint-worker.ts) instead of keeping the file at its largest for good. A new database takes
+ * the mode before its first table. A database made before issue 36 is rebuilt once by VACUUM to take
+ * it: that copies the database (it needs as much free disk again, and a while for a large one), and
+ * is skipped, with a warning, when it cannot be done now (another connection busy, the disk full);
+ * the next start tries again, and nothing is lost meanwhile but the space.
+ */
+function useIncrementalVacuum(sqlite: SqliteDatabase.Database): void {
+  if (sqlite.pragma('auto_vacuum', { simple: true }) === INCREMENTAL_VACUUM) return;
+  sqlite.pragma('auto_vacuum = INCREMENTAL');
+  const tables = sqlite.prepare('SELECT count(*) FROM sqlite_master').pluck().get() as number;
+  if (tables === 0) return;
+  try {
+    sqlite.exec('VACUUM');
+  } catch (error) {
+    process.emitWarning(
+      `${sqlite.name}: deleted rides' space cannot be given back until the database is rebuilt, which failed now and is tried at the next start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /**
