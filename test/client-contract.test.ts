@@ -689,6 +689,7 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
       expect(uploaded.skipped).toEqual([
         { name: 'export/notes.txt', reason: 'not a ride file (FIT, TCX, GPX, KML or KMZ, or a .gz of one)' },
       ]);
+      expect(uploaded.skippedCount).toBe(1);
       for (const taskId of uploaded.taskIds) {
         expect((await alice.waitForTask(taskId)).outcome).toBe('created');
       }
@@ -696,7 +697,12 @@ describe.each<Mode>(['inject', 'undici'])('client ↔ server contract through %s
         bytes: readFixture('gpx', 'latin1.gpx'),
         filename: 'l.gpx',
       });
-      expect(single).toEqual({ taskId: single.taskId, taskIds: [single.taskId], skipped: [] });
+      expect(single).toEqual({
+        taskId: single.taskId,
+        taskIds: [single.taskId],
+        skipped: [],
+        skippedCount: 0,
+      });
     });
 
     it('a corrupt file ends as REJECTED with the server’s message and the task id', async () => {
