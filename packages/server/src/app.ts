@@ -80,7 +80,10 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   limitConnections(app.server, connections, app.log);
   app.addHook('onRoute', refuseUnboundedNumbers);
   if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
-  app.addHook('onClose', () => database.close());
+  app.addHook('onClose', async () => {
+    await context.store.close();
+    await database.close();
+  });
   // After the database's hook: onClose hooks run in reverse, so the queue stops while the database is open.
   registerUploadQueue(app, context);
   // Webhooks (docs/contributors/decisions.md §6): delivered while the server is ready; stopped in preClose, which runs

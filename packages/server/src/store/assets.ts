@@ -26,7 +26,8 @@ import {
   type TrackTripColumns,
 } from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
-import { packedPointsJson, packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
+import { packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
+import type { PointsRenderer } from './points-renderer.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
@@ -102,8 +103,11 @@ export const DEFAULT_VISIBILITY: Visibility = 'private';
 export class Assets {
   readonly #context: StoreContext;
 
-  constructor(context: StoreContext) {
+  readonly #renderer: PointsRenderer;
+
+  constructor(context: StoreContext, renderer: PointsRenderer) {
     this.#context = context;
+    this.#renderer = renderer;
   }
 
   /** The rider's own time zone (store/preferences.ts), for naming rides without positions. */
@@ -406,7 +410,7 @@ export class Assets {
    * renders the same points meanwhile writes the same text; the second write changes nothing.
    */
   async #keepJson(type: AssetType, id: number, packed: Buffer): Promise<string> {
-    const json = packedPointsJson(packed);
+    const json = await this.#renderer.json(packed);
     await this.#context.db
       .updateTable(TABLES[type].points as 'trip_track_points')
       .set({ points: json, packed: null })

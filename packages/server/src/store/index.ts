@@ -26,6 +26,7 @@ import { TrainingLog } from './training-log.js';
 import { TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
+import { PointsRenderer } from './points-renderer.js';
 
 /**
  * What the store takes of the server's options, and nothing more (issue 35: the store is given only its
@@ -60,6 +61,8 @@ export function storeOptionsOf(options: {
 export class Store {
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
+  /** the points' JSON at their first reading, large tracks in a thread (issue 36) */
+  readonly #renderer = new PointsRenderer();
   readonly users: Users;
   /** units, time zone and training thresholds (issue 19) */
   readonly preferences: UserPreferences;
@@ -109,7 +112,7 @@ export class Store {
     this.oauth = new OAuth(context);
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
-    this.assets = new Assets(context);
+    this.assets = new Assets(context, this.#renderer);
     this.originalFiles = new OriginalFiles(context);
     this.powerCurves = new PowerCurves(context, this.assets);
     this.trainingLog = new TrainingLog(context);
@@ -120,6 +123,11 @@ export class Store {
     this.tasks = new Tasks(context, options.failedTaskRetentionMs);
     this.webhooks = new Webhooks(context);
     this.rateWindows = new RateWindows(context);
+  }
+
+  /** Ends the store's thread, if it has one; before the database closes. */
+  async close(): Promise<void> {
+    await this.#renderer.close();
   }
 
   /** A role only one server on the database plays at a time (db/engine.ts). */
