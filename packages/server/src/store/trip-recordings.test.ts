@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LONG_TRIP_MS } from '../db/migrations/008-recordings.js';
 import { openSqlite, type OpenSqliteDatabase } from '../db/sqlite.js';
 import { Assets } from './assets.js';
+import { PointsRenderer } from './points-renderer.js';
 import { rangeQuery, TripRecordings } from './trip-recordings.js';
 import { Users } from './users.js';
 
@@ -22,7 +23,7 @@ let userId: number;
 beforeEach(async () => {
   database = await openSqlite(':memory:');
   const context = { ...database, clock: () => Date.now() };
-  assets = new Assets(context);
+  assets = new Assets(context, new PointsRenderer());
   recordings = new TripRecordings(context);
   userId = (await new Users(context).createPerson({ email: 'r@example.com', password: 'long enough' })).id;
 });
