@@ -283,9 +283,9 @@ async function readTrip(url: string, account: BenchAccount, id: number): Promise
 function poll(url: string, account: BenchAccount): { stop(): Promise<number[]> } {
   const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
   const times: number[] = [];
-  let running = true;
+  const running = { value: true };
   const loop = (async () => {
-    while (running) {
+    while (running.value) {
       const startMs = performance.now();
       const response = await request(`${url}/api/v1/trips.json`, {
         headers: { authorization: basic(account) },
@@ -299,7 +299,7 @@ function poll(url: string, account: BenchAccount): { stop(): Promise<number[]> }
   })();
   return {
     async stop() {
-      running = false;
+      running.value = false;
       await loop;
       await agent.close();
       return times;
