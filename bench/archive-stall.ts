@@ -443,6 +443,10 @@ try {
       `RSS a minute after ${settledMb.toFixed(0)} MB ≤ ${(beforeMb * TARGET_SETTLED_RATIO).toFixed(0)} MB (before + 20 %): ` +
       `${verdict(settledMb <= beforeMb * TARGET_SETTLED_RATIO)}.`,
   );
+} catch (error) {
+  // What the server said last: why it refused or reset a connection, or died.
+  console.error(`The run failed; the server's last words:\n${server?.output().slice(-4000) ?? '(no server)'}`);
+  throw error;
 } finally {
   if (server !== null && server.process.exitCode === null) {
     const exited = new Promise((done) => server!.process.once('close', done));

@@ -400,23 +400,27 @@ export class Assets {
       json: found.json ?? (await this.#renderAgain(type, found.id)),
       points:
         found.points ??
-        Buffer.from(found.packed === null ? '[]' : await this.#keepJson(type, id, found.packed)),
+        (found.packed === null ? Buffer.from('[]') : await this.#pointsJson(type, id, found.packed)),
     };
   }
 
   /**
-   * The JSON of points stored packed, the first time they are read (migration 004): rendered, and
-   * kept in place of the packed form, so every later read sends the text as it is. A reader that
-   * renders the same points meanwhile writes the same text; the second write changes nothing.
+   * The JSON of points stored packed (migration 004), rendered by the store's renderer. A small
+   * track's is kept in place of the packed form the first time, so every later read sends the text
+   * as it is; a reader that renders the same points meanwhile writes the same text, and the second
+   * write changes nothing. A large track stays packed and is rendered in a thread at each reading
+   * (issue 36, store/points-renderer.ts).
    */
-  async #keepJson(type: AssetType, id: number, packed: Buffer): Promise<string> {
-    const json = await this.#renderer.json(packed);
-    await this.#context.db
-      .updateTable(TABLES[type].points as 'trip_track_points')
-      .set({ points: json, packed: null })
-      .where('asset_id', '=', id)
-      .where('points', 'is', null)
-      .execute();
+  async #pointsJson(type: AssetType, id: number, packed: Buffer): Promise<Buffer> {
+    const { json, keep } = await this.#renderer.render(packed);
+    if (keep) {
+      await this.#context.db
+        .updateTable(TABLES[type].points as 'trip_track_points')
+        .set({ points: json.toString('utf8'), packed: null })
+        .where('asset_id', '=', id)
+        .where('points', 'is', null)
+        .execute();
+    }
     return json;
   }
 

@@ -31,9 +31,11 @@ describe('PointsRenderer', () => {
     // event loop keeps turning while it renders.
     let turns = 0;
     const ticker = setInterval(() => (turns += 1), 1);
-    const json = await renderer.json(packed);
+    const { json, keep } = await renderer.render(packed);
     clearInterval(ticker);
-    expect(json).toBe(packedPointsJson(packed));
+    expect(json.toString('utf8')).toBe(packedPointsJson(packed));
+    // Not kept: six times the packed bytes in the database, and a write on the main thread.
+    expect(keep).toBe(false);
     expect(turns).toBeGreaterThan(0);
   });
 
@@ -55,7 +57,9 @@ describe('PointsRenderer', () => {
       fc.asyncProperty(points, fc.integer({ min: 1, max: 400 }), async (sample, copies) => {
         const track = Array.from({ length: copies }, () => sample).flat() as TrackPoint[];
         const packed = packTrackPoints(track);
-        expect(await renderer.json(packed)).toBe(packedPointsJson(packed));
+        const { json, keep } = await renderer.render(packed);
+        expect(json.toString('utf8')).toBe(packedPointsJson(packed));
+        expect(keep).toBe(packed.byteLength < RENDER_IN_THREAD_FROM_BYTES);
       }),
       { numRuns: 40 },
     );
