@@ -24,7 +24,7 @@
  * `-- --points N`, `-- --megabytes M`: a smaller archive (a quick look).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +35,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { createBenchAccounts, type BenchAccount } from './account.js';
 import { formatTable } from './table.js';
+import { resetPeak, status } from './proc-memory.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RIDEPORT = join(ROOT, 'packages', 'cli', 'bin', 'rideport.js');
@@ -187,17 +188,6 @@ async function listening(server: Child): Promise<string> {
     if (Date.now() - startMs > 60_000) throw new Error(`rideport serve did not listen: ${server.output()}`);
     await sleep(100);
   }
-}
-
-/** A kB field of /proc/<pid>/status, in MB. */
-function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match === null) throw new Error(`no ${field} for process ${pid}`);
-  return Number(match[1]) / 1024;
-}
-
-function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** The database's files (the file and its write-ahead log), MB. */
@@ -445,7 +435,9 @@ try {
   );
 } catch (error) {
   // What the server said last: why it refused or reset a connection, or died.
-  console.error(`The run failed; the server's last words:\n${server?.output().slice(-4000) ?? '(no server)'}`);
+  console.error(
+    `The run failed; the server's last words:\n${server?.output().slice(-4000) ?? '(no server)'}`,
+  );
   throw error;
 } finally {
   if (server !== null && server.process.exitCode === null) {

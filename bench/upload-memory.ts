@@ -15,7 +15,7 @@
  * exits 0.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -23,6 +23,7 @@ import { createBenchAccount } from './account.js';
 import { startBenchPostgres } from './databases.js';
 import { startServer } from './server-process.js';
 import { formatTable } from './table.js';
+import { resetPeak, status } from './proc-memory.js';
 
 const MB = 1024 * 1024;
 /** the server's default upload limit is 64 MB; the multipart envelope takes the rest */
@@ -32,18 +33,6 @@ const UPLOADS = 3;
 if (!existsSync('/proc/self/status')) {
   console.log('bench:upload-memory reads /proc: Linux only. Nothing measured.');
   process.exit(0);
-}
-
-/** kB fields of /proc/<pid>/status, as MB. */
-function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match === null) throw new Error(`no ${field} for process ${pid}`);
-  return Number(match[1]) / 1024;
-}
-
-/** Sets the process's peak resident memory back to what it holds now (Linux ≥ 4.0). */
-function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 const agent = new Agent({ connections: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });

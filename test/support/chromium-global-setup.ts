@@ -5,42 +5,23 @@
  * connection. Stopped when the last project that named this setup in vitest.config.ts ends. Without
  * Chromium it starts nothing, and the page tests skip as they always did, saying why.
  */
-import { chromium, type BrowserServer } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
+import { takeRunResource } from '../../packages/server/src/test-support/run-resource.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './chromium.js';
-
-/**
- * The run's browser. Each project loads this file in a module runner of its own, so the one browser is
- * kept on the main process's global object, with a count of the projects using it.
- */
-const SHARED = 'rideportTestChromiumServer';
-
-interface SharedChromium {
-  server: Promise<BrowserServer>;
-  users: number;
-}
-
-const holder = globalThis as unknown as Record<typeof SHARED, SharedChromium | undefined>;
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!chromiumAvailable) return () => Promise.resolve();
-  const shared = (holder[SHARED] ??= {
-    server: chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }),
-    users: 0,
-  });
-  shared.users += 1;
-  const release = async (): Promise<void> => {
-    shared.users -= 1;
-    if (shared.users > 0) return;
-    holder[SHARED] = undefined;
-    const server = await shared.server.catch(() => undefined);
-    await server?.close();
-  };
+  const run = takeRunResource(
+    'rideportTestChromiumServer',
+    () => chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }),
+    (server) => server.close(),
+  );
   try {
-    project.provide('chromiumWsEndpoint', (await shared.server).wsEndpoint());
+    project.provide('chromiumWsEndpoint', (await run.value).wsEndpoint());
   } catch (error) {
-    await release();
+    await run.release();
     throw error;
   }
-  return release;
+  return run.release;
 }

@@ -13,21 +13,14 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openPostgres } from '../db/postgres.js';
 import { postgresBinaries, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+import { takeRunResource } from './run-resource.js';
 import { TEMPLATE_DATABASE } from './test-database.js';
 
-/**
- * The run's cluster. Each project loads this file in a module runner of its own, so the one cluster is
- * kept on the main process's global object, with a count of the projects using it.
- */
-const SHARED = 'rideportTestPostgresCluster';
-
-interface SharedCluster {
-  cluster: Promise<PostgresCluster>;
+/** The run's cluster, and the template database once a project on PostgreSQL has made it. */
+interface RunCluster {
+  cluster: PostgresCluster;
   template: Promise<void> | undefined;
-  users: number;
 }
-
-const holder = globalThis as unknown as Record<typeof SHARED, SharedCluster | undefined>;
 
 async function createTemplate(cluster: PostgresCluster): Promise<void> {
   const admin = new pg.Client({ connectionString: cluster.url('postgres') });
@@ -47,28 +40,21 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     if (onPostgres) throw new Error(`the PostgreSQL tests need PostgreSQL: ${binaries.missing}`);
     return () => Promise.resolve();
   }
-  const shared = (holder[SHARED] ??= {
-    cluster: startPostgresCluster(binaries),
-    template: undefined,
-    users: 0,
-  });
-  shared.users += 1;
-  const release = async (): Promise<void> => {
-    shared.users -= 1;
-    if (shared.users > 0) return;
-    holder[SHARED] = undefined;
-    // A cluster that failed to start has nothing to stop (and its setup said why).
-    const cluster = await shared.cluster.catch(() => undefined);
-    cluster?.stop();
-  };
+  const run = takeRunResource<RunCluster>(
+    'rideportTestPostgresCluster',
+    async () => ({ cluster: await startPostgresCluster(binaries), template: undefined }),
+    ({ cluster }) => {
+      cluster.stop();
+    },
+  );
   try {
-    const cluster = await shared.cluster;
-    if (onPostgres) await (shared.template ??= createTemplate(cluster));
-    project.provide('postgresCluster', cluster.address);
-    project.provide('postgresAdminUrl', cluster.url('postgres'));
+    const shared = await run.value;
+    if (onPostgres) await (shared.template ??= createTemplate(shared.cluster));
+    project.provide('postgresCluster', shared.cluster.address);
+    project.provide('postgresAdminUrl', shared.cluster.url('postgres'));
   } catch (error) {
-    await release();
+    await run.release();
     throw error;
   }
-  return release;
+  return run.release;
 }
