@@ -408,7 +408,7 @@ export class Assets {
    * The JSON of points stored packed (migration 004), rendered by the store's renderer. A small
    * track's is kept in place of the packed form the first time, so every later read sends the text
    * as it is; a reader that renders the same points meanwhile writes the same text, and the second
-   * write changes nothing. A large track stays packed and is rendered in a thread at each reading
+   * write changes nothing. A huge track stays packed and is rendered in a thread at each reading
    * (issue 36, store/points-renderer.ts).
    */
   async #pointsJson(type: AssetType, id: number, packed: Buffer): Promise<Buffer> {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { TrackPoint } from '@rideport/ridefile';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packedPointsJson, packTrackPoints } from '../codec/track-points.js';
-import { PointsRenderer, RENDER_IN_THREAD_FROM_BYTES } from './points-renderer.js';
+import { KEEP_JSON_BELOW_BYTES, PointsRenderer, RENDER_IN_THREAD_FROM_BYTES } from './points-renderer.js';
 
 const renderer = new PointsRenderer();
 afterAll(() => renderer.close());
@@ -34,9 +34,16 @@ describe('PointsRenderer', () => {
     const { json, keep } = await renderer.render(packed);
     clearInterval(ticker);
     expect(json.toString('utf8')).toBe(packedPointsJson(packed));
-    // Not kept: six times the packed bytes in the database, and a write on the main thread.
-    expect(keep).toBe(false);
+    expect(keep).toBe(true);
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('renders a huge track in the thread and does not keep it: six times the packed bytes', async () => {
+    const packed = packTrackPoints(ride(400_000));
+    expect(packed.byteLength).toBeGreaterThanOrEqual(KEEP_JSON_BELOW_BYTES);
+    const { json, keep } = await renderer.render(packed);
+    expect(keep).toBe(false);
+    expect(json.toString('utf8')).toBe(packedPointsJson(packed));
   });
 
   it('gives the codec’s text for any track, small or large (property)', async () => {
@@ -59,7 +66,7 @@ describe('PointsRenderer', () => {
         const packed = packTrackPoints(track);
         const { json, keep } = await renderer.render(packed);
         expect(json.toString('utf8')).toBe(packedPointsJson(packed));
-        expect(keep).toBe(packed.byteLength < RENDER_IN_THREAD_FROM_BYTES);
+        expect(keep).toBe(true);
       }),
       { numRuns: 40 },
     );
