@@ -214,6 +214,27 @@ function zip64Sizes(
  * bomb that hides its size stops there) or fails its CRC-32.
  */
 export function unzipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  unzipEntryEach(bytes, entry, maxBytes, (piece) => {
+    pieces.push(piece);
+    total += piece.length;
+  });
+  return concat(pieces, total);
+}
+
+/**
+ * unzipEntry a piece at a time: each piece of the entry's decompressed bytes goes to `take` as it
+ * comes, and none is kept here, under the same checks (the size and CRC-32 once the data ends, so the
+ * last piece is not yet known to be good when `take` gets it). A server can so hash an entry of
+ * hundreds of megabytes without holding it whole (issue 36). An error `take` throws passes as it is.
+ */
+export function unzipEntryEach(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  maxBytes: number,
+  take: (piece: Uint8Array) => void,
+): void {
   if (entry.encrypted) {
     throw new RideFileError(
       RideFileErrorCode.ENCRYPTED,
@@ -233,10 +254,59 @@ export function unzipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number)
     );
   }
   const data = entryData(bytes, entry);
-  const out = entry.method === METHOD_STORED ? data : inflateBounded(data, entry);
-  if (out.length !== entry.size || crc32(0, out) !== entry.crc32) {
+  let total = 0;
+  let crc = 0;
+  /** what `take` threw, passed on as it is */
+  const fromTake = new Set<unknown>();
+  const give = (piece: Uint8Array): void => {
+    total += piece.length;
+    if (total > entry.size) {
+      throw corrupt(`${quotedName(entry.name)} holds more than the ${entry.size} bytes it declares`);
+    }
+    crc = crc32(crc, piece);
+    try {
+      take(piece);
+    } catch (error) {
+      fromTake.add(error);
+      throw error;
+    }
+  };
+  if (entry.method === METHOD_STORED) {
+    give(data);
+  } else {
+    try {
+      pushInSlices(new Inflate(give), data);
+    } catch (error) {
+      if (error instanceof RideFileError || fromTake.has(error)) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw corrupt(`the data of ${quotedName(entry.name)} cannot be decompressed (${reason})`);
+    }
+  }
+  if (total !== entry.size || crc !== entry.crc32) {
     throw corrupt(`${quotedName(entry.name)} does not match its recorded size and checksum`);
   }
+}
+
+/** The gzip header (RFC 1952 §2.3): deflate, no flags, no time, no extra fields, "unknown" system. */
+const GZIP_HEADER = [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
+
+/**
+ * A deflated entry as a gzip file (RFC 1952) of the same content, without decompressing anything: a
+ * gzip member's data is a raw deflate stream as a ZIP entry's is, so the entry's data goes between a
+ * gzip header and a trailer of its CRC-32 and size. null for a stored entry (its data is the file
+ * itself). It trusts the entry's CRC-32 and size: wrap only an entry unzipEntry or unzipEntryEach has
+ * read without error. A server keeps an archive's rides so, as small as they came (issue 36).
+ */
+export function zipEntryGzip(bytes: Uint8Array, entry: ZipEntry): Uint8Array | null {
+  if (entry.method !== METHOD_DEFLATE) return null;
+  const data = entryData(bytes, entry);
+  const out = new Uint8Array(GZIP_HEADER.length + data.length + 8);
+  out.set(GZIP_HEADER);
+  out.set(data, GZIP_HEADER.length);
+  const trailer = new DataView(out.buffer, GZIP_HEADER.length + data.length);
+  trailer.setUint32(0, entry.crc32, true);
+  // ISIZE: the size modulo 2^32
+  trailer.setUint32(4, entry.size % 0x100000000, true);
   return out;
 }
 
@@ -250,30 +320,6 @@ function entryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
     throw corrupt(`the data of ${quotedName(entry.name)} runs past the end of the file`);
   }
   return bytes.subarray(start, start + entry.compressedSize);
-}
-
-/**
- * Inflates, stopping as soon as the output passes the entry's declared size (which unzipEntry has
- * held to `maxBytes`): a zip bomb that hides its size is stopped there, not at the end of its data.
- */
-function inflateBounded(data: Uint8Array, entry: ZipEntry): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const inflate = new Inflate((chunk) => {
-    total += chunk.length;
-    if (total > entry.size) {
-      throw corrupt(`${quotedName(entry.name)} holds more than the ${entry.size} bytes it declares`);
-    }
-    chunks.push(chunk);
-  });
-  try {
-    pushInSlices(inflate, data);
-  } catch (error) {
-    if (error instanceof RideFileError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw corrupt(`the data of ${quotedName(entry.name)} cannot be decompressed (${reason})`);
-  }
-  return concat(chunks, total);
 }
 
 /** Names are UTF-8 when flagged so, else IBM code page 437, read here as Latin-1 (close for letters). */
