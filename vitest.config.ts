@@ -16,6 +16,9 @@ const alias = {
     new URL('./packages/host/src/long-running.ts', import.meta.url),
   ),
   '@rideport/host': fileURLToPath(new URL('./packages/host/src/index.ts', import.meta.url)),
+  '@rideport/server/heap-collection': fileURLToPath(
+    new URL('./packages/server/src/heap-collection.ts', import.meta.url),
+  ),
   '@rideport/server/young-generation': fileURLToPath(
     new URL('./packages/server/src/young-generation.ts', import.meta.url),
   ),

@@ -12,16 +12,19 @@
  * call is cheap beside the minute between calls. What it cannot give back are pages that still hold a live block, and
  * every arena has its own such pages: so the arenas are also capped at two (limitAllocatorArenas).
  * Node has no binding for either, so they are called through koffi, a C FFI with prebuilt binaries for
- * every platform Node runs on (no compiler at install). This module loads nothing else, so the CLI's
- * launcher can use it before the rest (`@rideport/host/freed-memory`).
+ * every platform Node runs on (no compiler at install). This module loads nothing else but V8's full
+ * collection (`@rideport/server/heap-collection`, which the server's worker threads use too), so the
+ * CLI's launcher can use it before the rest (`@rideport/host/freed-memory`).
  *
  * Only where glibc is the C library: musl (Alpine) has neither arenas of this kind nor `malloc_trim`,
  * and macOS and Windows have allocators of their own; there the trim and the cap do nothing. V8's own
  * memory is given back everywhere: a full collection once its heap has grown (collectWhenGrown).
  */
 import { createRequire } from 'node:module';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
+import { v8FullCollection, type CollectGarbage } from '@rideport/server/heap-collection';
+
+export { v8FullCollection, type CollectGarbage };
 
 /**
  * How often, ms: the rise it removes is small from one minute to the next; a trim costs next to
@@ -93,32 +96,6 @@ export function limitAllocatorArenas(
   if (allocator === null) return false;
   if (env.MALLOC_ARENA_MAX !== undefined || env.GLIBC_TUNABLES?.includes('arena_max') === true) return false;
   return allocator.mallopt(M_ARENA_MAX, max) === 1;
-}
-
-/** A full collection of V8's heap, resolved when it is done. */
-export type CollectGarbage = () => Promise<void>;
-
-/**
- * V8's full collection, run as a task of the main thread once the current one ends (`execution:
- * 'async'`), or null where it cannot be had. Node offers it only behind `--expose-gc`, a flag read
- * when a context is made: it is set for as long as it takes to make one context and take its `gc`,
- * then unset again, so no other context gets one. (A process started with the flag has it already.)
- */
-export function v8FullCollection(): CollectGarbage | null {
-  let gc = globalThis.gc;
-  if (gc === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as NodeJS.GCFunction | undefined;
-    } catch {
-      return null;
-    } finally {
-      setFlagsFromString('--no-expose-gc');
-    }
-  }
-  if (typeof gc !== 'function') return null;
-  const collect = gc;
-  return () => collect({ type: 'major', execution: 'async' });
 }
 
 /**

@@ -298,7 +298,13 @@ export interface QueuedTasksTable {
   progress: number;
   sha256: string;
   filename: string | null;
+  /** the file's length: as sent, or unzipped when `gzipped_by_server` */
   byte_length: number;
+  /**
+   * 1: the task's bytes are the file gzipped by the server (a ride of a ZIP archive kept as its
+   * compressed data; migration 16, issue 36); 0: the file as sent
+   */
+  gzipped_by_server: Generated<number>;
   /** JSON: the upload's trip[name], trip[description], trip[visibility] */
   metadata: string;
   /** how many times a worker has started on it */

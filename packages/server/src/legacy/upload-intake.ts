@@ -304,6 +304,7 @@ export async function storeUpload(
           sha256: ride.sha256,
           filename: uploadFilename(ride.path),
           bytes: ride.bytes,
+          unzippedLength: ride.unzippedLength,
           externalId: externalId === null ? null : archiveExternalId(externalId, ride.path),
         }));
   const taskIds = await context.store.tasks.createMany(

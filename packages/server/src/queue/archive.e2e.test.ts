@@ -7,7 +7,7 @@
  * skipped in words, and store nothing they should not.
  */
 import { threadId } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,70 @@ describe('a ZIP of ride files', () => {
     expect((await tripCount()) - before).toBe(6);
   });
 
+  it('keeps each ride as small as it came, and gives back each file as the rider made it (issue 36)', async () => {
+    // Recordings alice has not uploaded before (else same-recording duplicates, issue 16).
+    const gpx = readFixture('gpx', 'tracks-and-routes.gpx');
+    const gpxGz = gzipSync(
+      encoder.encode(
+        '<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>' +
+          [0, 1, 2]
+            .map((k) => `<trkpt lat="46.${k}" lon="7.${k}"><time>2025-02-03T10:00:0${k}Z</time></trkpt>`)
+            .join('') +
+          '</trkseg></trk></gpx>',
+      ),
+    );
+    const tcx = readFixture('tcx', 'multisport-and-courses.tcx');
+    const archive = zipSync({
+      'deflated.gpx': [gpx, { level: 9 }],
+      'stored.tcx': [tcx, { level: 0 }],
+      'gzipped.gpx.gz': gpxGz,
+    });
+    const answer = await post('alice', 'kept.zip', archive);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const ids = answer.body.task_ids!;
+    // (The kept bytes go when a task ends, perhaps already: archive.test.ts measures them.)
+    const kept = await server.store.transaction((trx) =>
+      trx
+        .selectFrom('queued_tasks')
+        .select(['filename', 'byte_length', 'gzipped_by_server'])
+        .where('id', 'in', ids)
+        .orderBy('id')
+        .execute(),
+    );
+    // The deflated file is kept as its compressed data, gzipped; the stored one and the gzip as they came.
+    expect(kept).toEqual([
+      { filename: 'deflated.gpx', byte_length: gpx.length, gzipped_by_server: 1 },
+      { filename: 'stored.tcx', byte_length: tcx.length, gzipped_by_server: 0 },
+      { filename: 'gzipped.gpx.gz', byte_length: gpxGz.length, gzipped_by_server: 0 },
+    ]);
+
+    const tasks = await ended('alice', ids);
+    expect(
+      tasks.map((task) => task.response_code),
+      JSON.stringify(tasks),
+    ).toEqual(['success', 'success', 'success']);
+    const basic = `Basic ${Buffer.from(`${setup.apiKey}:${setup.alice.authToken}`).toString('base64')}`;
+    const originalOf = async (task: (typeof tasks)[number]) => {
+      const tripId = Number(task.associated_objects.find((object) => object.type === 'trip')!.trip!['id']);
+      const back = await request(`${origin}/api/v1/trips/${tripId}/original`, {
+        headers: { authorization: basic },
+      });
+      return { type: back.headers['content-type'], bytes: Buffer.from(await back.body.arrayBuffer()) };
+    };
+    // Each original as the file in the archive was: the GPX as GPX, not as the gzip it was kept as.
+    expect(await originalOf(tasks[0]!)).toEqual({ type: 'application/gpx+xml', bytes: Buffer.from(gpx) });
+    expect(await originalOf(tasks[1]!)).toEqual({
+      type: 'application/vnd.garmin.tcx+xml',
+      bytes: Buffer.from(tcx),
+    });
+    expect(await originalOf(tasks[2]!)).toEqual({ type: 'application/gzip', bytes: Buffer.from(gpxGz) });
+
+    // The same GPX sent alone is the same file: a duplicate, by its SHA-256.
+    const alone = await post('alice', 'tracks-and-routes.gpx', gpx);
+    const [again] = await ended('alice', [alone.body.task_id!]);
+    expect(again!.response_code).toBe('duplicate');
+  });
+
   it("gives each ride its own external_id: the archive's and its path", async () => {
     const archive = zipSync({ rides: { 'a.gpx': readFixture('gpx', 'extensions.gpx') } });
     const answer = await post('bob', 'rides.zip', archive, [['external_id', 'phone-export-7']]);
@@ -198,7 +262,10 @@ describe('unzipping off the main thread (issue 20)', () => {
     expect('single' in result).toBe(false);
     if ('single' in result) return;
     expect(result.rides).toHaveLength(copies);
-    expect(result.rides.every((ride) => ride.bytes.equals(gpx))).toBe(true);
+    // Each kept as the archive's compressed data, gzipped (issue 36), which unzips to the file.
+    expect(result.rides.every((ride) => ride.unzippedLength === gpx.length)).toBe(true);
+    expect(result.rides.every((ride) => gunzipSync(ride.bytes).equals(gpx))).toBe(true);
+    expect(result.rides.every((ride) => ride.bytes.length < gpx.length)).toBe(true);
     expect(result.threadId).not.toBe(threadId);
     expect(result.threadId).toBeGreaterThan(0);
     expect(turns).toBeGreaterThan(0);

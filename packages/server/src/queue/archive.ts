@@ -12,7 +12,7 @@
  * Bounds (docs/contributors/decisions.md §7, a zip bomb; issue 36, archives that cannot hurt other
  * riders): one inflated budget per upload, the gunzip limit (256 MB), for everything the upload
  * decompresses at every depth: the gunzip of a `.zip.gz`, the ride entries' declared sizes (each
- * entry stopped when it inflates past them, ridefile's unzipEntry), and what each `.gz` or `.kmz`
+ * entry stopped when it inflates past them, ridefile's unzipEntryEach), and what each `.gz` or `.kmz`
  * entry decompresses to when the parser reads it (ridefile's inflatedSize, counted here as it
  * inflates and stopped the moment the budget is spent). So the rides' tasks together never make the
  * parse pool decompress more than one upload's limit. The count of entries is checked from the
@@ -35,11 +35,18 @@ import {
   readZipEntries,
   RIDE_FILE_EXTENSION,
   RideFileErrorCode,
-  unzipEntry,
+  unzipEntryEach,
+  zipEntryGzip,
   type ZipEntry,
 } from '@rideport/ridefile';
 import { ServerError, ServerErrorCode, badRequest } from '../errors.js';
 import { cutWithEllipsis } from '../store/text-limits.js';
+
+/** ZipEntry.method of an entry stored as it is, not compressed */
+const ZIP_METHOD_STORED = 0;
+
+/** The first bytes of a file that say whether it is gzip or a ZIP (ridefile's isGzip, isZip). */
+const SIGNATURE_BYTES = 4;
 
 /** Compressed bytes of a gzip upload inflated to see whether a ZIP is inside. */
 const GZIP_PEEK_BYTES = 16 * 1024;
@@ -57,12 +64,20 @@ export const MAX_SKIPPED_LISTED = 100;
 export const SKIPPED_NAME_MAX_CHARS = 200;
 const SKIPPED_REASON_MAX_CHARS = 400;
 
-/** One ride file of the archive, decompressed (a `.fit.gz` stays gzip: the parser unwraps it). */
+/**
+ * One ride file of the archive, as it is kept for its task: a deflated entry as gzip, its compressed
+ * data unchanged (ridefile's zipEntryGzip), so a ride that inflates to 250 MB is kept, written and
+ * read as the 256 KB it came as (issue 36); a stored entry, or one that is itself compressed (a
+ * `.fit.gz`, a `.kmz`, which the parser unwraps), as the file itself.
+ */
 export interface ArchiveRide {
   /** its path inside the archive */
   path: string;
   bytes: Buffer;
+  /** the SHA-256 of the file itself, as if it had been uploaded alone (docs/contributors/decisions.md §5) */
   sha256: string;
+  /** when `bytes` are the file gzipped here: the file's own length; null when they are the file */
+  unzippedLength: number | null;
 }
 
 /** An entry that became no task, and why, in words. */
@@ -115,22 +130,16 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
   for (const entry of files) if (!isRideEntry(entry)) skipped.add(entry.name, notARideReason(entry));
   const rides: ArchiveRide[] = [];
   for (const entry of rideFiles) {
-    let content: Buffer;
+    let ride: ArchiveRide;
     try {
-      // A view, not a copy: a stored entry's bytes are the archive's (the parse pool copies a view).
-      const unzipped = unzipEntry(bytes, entry, maxBytes);
-      content = Buffer.from(unzipped.buffer, unzipped.byteOffset, unzipped.byteLength);
+      ride = keptRide(bytes, entry, maxBytes);
     } catch (error) {
       if (!isRideFileError(error) || error.code === RideFileErrorCode.INTERNAL) throw error;
       skipped.add(entry.name, error.message);
       continue;
     }
-    spent += nestedInflation(content, maxBytes - spent, maxBytes);
-    rides.push({
-      path: entry.name,
-      bytes: content,
-      sha256: createHash('sha256').update(content).digest('hex'),
-    });
+    if (ride.unzippedLength === null) spent += nestedInflation(ride.bytes, maxBytes - spent, maxBytes);
+    rides.push(ride);
   }
   if (rides.length === 0) {
     throw badRequest(
@@ -140,6 +149,37 @@ export function bulkArchiveOf(upload: Buffer, maxBytes: number): BulkArchive | n
     );
   }
   return { rides, skipped: skipped.listed, skippedCount: skipped.count };
+}
+
+/**
+ * One ride entry read through once, a piece at a time (ridefile's unzipEntryEach checks its size and
+ * CRC-32), for its SHA-256, and kept as ArchiveRide says. Only a file that is itself compressed, or
+ * stored in the archive as it is, is held whole here: a deflated one is kept as its compressed data.
+ */
+function keptRide(archive: Buffer, entry: ZipEntry, maxBytes: number): ArchiveRide {
+  const hash = createHash('sha256');
+  const pieces: Uint8Array[] = [];
+  let held = 0;
+  /** whether the file is gzip or a ZIP itself, once its first bytes have come */
+  let compressedFile = null as boolean | null;
+  unzipEntryEach(archive, entry, maxBytes, (piece) => {
+    hash.update(piece);
+    if (compressedFile === false && entry.method !== ZIP_METHOD_STORED) return;
+    pieces.push(piece);
+    held += piece.length;
+    if (compressedFile === null && (held >= SIGNATURE_BYTES || held === entry.size)) {
+      const start = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+      compressedFile = isGzip(start) || isZip(start);
+    }
+  });
+  const sha256 = hash.digest('hex');
+  const wrapped = compressedFile === true ? null : zipEntryGzip(archive, entry);
+  if (wrapped !== null) {
+    const bytes = Buffer.from(wrapped.buffer, wrapped.byteOffset, wrapped.byteLength);
+    return { path: entry.name, bytes, sha256, unzippedLength: entry.size };
+  }
+  // Copied: a stored entry's piece is a view of the whole archive.
+  return { path: entry.name, bytes: Buffer.concat(pieces, held), sha256, unzippedLength: null };
 }
 
 /**

@@ -20,12 +20,18 @@ import {
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { columnTimeRange, type TimeRange } from '../store/track-columns.js';
 import { lastColumnTime, packTrackColumns } from '../codec/track-points.js';
+import { collectAfterLargeTask } from '../heap-collection.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 export interface ParseRequest {
   bytes: Uint8Array;
   /** the upload's file name, a hint for the format */
   filename: string | null;
+  /**
+   * set when `bytes` are the file gzipped by the server (a ride of a ZIP archive, queue/archive.ts):
+   * the file's own length, which is all the parser may then decompress, and the original's length
+   */
+  unzippedLength: number | null;
   /** docs/contributors/decisions.md §7: the largest file after gunzip */
   maxBytes: number;
   /** docs/contributors/decisions.md §7: the most points in one track */
@@ -52,12 +58,13 @@ export type ParseOutcome =
       format: RideFileFormat;
       /**
        * The original file to keep, gzip-compressed (issue 20, "Original files"): compressed here, off
-       * the main thread, or, when the upload was gzip already (`uploadedGzip`), the upload itself,
-       * handed back: the main thread's copy of a large upload was moved to this worker, not copied.
+       * the main thread, or, when the upload was gzip already (`uploadedGzip`) or the server gzipped it
+       * (`unzippedLength`), the upload itself, handed back: the main thread's copy of a large upload
+       * was moved to this worker, not copied.
        */
       gzipped: Uint8Array;
       uploadedGzip: boolean;
-      /** the upload's length in bytes (the main thread's copy may have been moved here) */
+      /** the file's length in bytes (the main thread's copy may have been moved here) */
       uploadLength: number;
     }
   | { ok: false; code: string; message: string };
@@ -71,6 +78,9 @@ export type ParseOutcome =
  */
 const PARSER_NICENESS = 10;
 
+/** What reading a point takes, bytes, about: the text of a GPX or TCX point (a gzipped file's is unseen). */
+const READ_BYTES_PER_POINT = 100;
+
 try {
   if (!isMainThread) setPriority(PARSER_NICENESS);
 } catch {
@@ -79,8 +89,11 @@ try {
 keepYoungGenerationSmallInThisWorker();
 
 export function parseUpload(request: ParseRequest): ParseOutcome {
+  const gzippedByServer = request.unzippedLength !== null;
   const options = {
-    maxBytes: request.maxBytes,
+    // A file the server gzipped unzips to its own length, no more (a lying entry is stopped there).
+    maxBytes:
+      request.unzippedLength === null ? request.maxBytes : Math.min(request.maxBytes, request.unzippedLength),
     maxPoints: request.maxPoints,
     ...(request.filename === null ? {} : { filename: request.filename }),
   };
@@ -94,6 +107,11 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     if (isRideFileError(error)) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
+  // The file's text and the parser's drafts are garbage once the answer is made (heap-collection.ts).
+  const points = tracks.reduce((sum, track) => sum + track.columns.length, 0);
+  collectAfterLargeTask(
+    Math.max(request.bytes.byteLength, request.unzippedLength ?? 0, points * READ_BYTES_PER_POINT),
+  );
   const parsed = tracks.map(({ columns, ...details }) => ({
     track: { ...details, points: [] },
     pointCount: columns.length,
@@ -101,8 +119,8 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
     lastTime: lastColumnTime(columns),
     timeRange: columnTimeRange(columns),
   }));
-  const uploadedGzip = isGzip(request.bytes);
-  const gzipped = ownBuffer(uploadedGzip ? request.bytes : gzipSync(request.bytes));
+  const uploadedGzip = !gzippedByServer && isGzip(request.bytes);
+  const gzipped = ownBuffer(uploadedGzip || gzippedByServer ? request.bytes : gzipSync(request.bytes));
   // The packed buffers are transferred with the answer, not copied: piscina moves the transfer list of
   // a top-level Transferable (`move` only marks a value at the top of the answer).
   const answer = {
@@ -113,7 +131,7 @@ export function parseUpload(request: ParseRequest): ParseOutcome {
       format,
       gzipped,
       uploadedGzip,
-      uploadLength: request.bytes.byteLength,
+      uploadLength: request.unzippedLength ?? request.bytes.byteLength,
     } satisfies ParseOutcome,
   };
   return move(answer) as unknown as ParseOutcome;

@@ -459,6 +459,7 @@ export class UploadQueue {
       const request = {
         bytes,
         filename: task.filename,
+        unzippedLength: task.unzippedLength,
         maxBytes: options.limits.gunzipBytes,
         maxPoints: options.limits.trackPoints,
       };

@@ -7,7 +7,8 @@
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { ServerError, type ServerErrorCode } from '../errors.js';
-import { bulkArchiveOf, type SkippedEntry } from './archive.js';
+import { bulkArchiveOf, type ArchiveRide, type SkippedEntry } from './archive.js';
+import { collectAfterLargeTask } from '../heap-collection.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 keepYoungGenerationSmallInThisWorker();
@@ -23,7 +24,7 @@ export type SplitOutcome =
   | { kind: 'single'; bytes: Uint8Array; threadId: number }
   | {
       kind: 'archive';
-      rides: { path: string; bytes: Uint8Array; sha256: string }[];
+      rides: (Omit<ArchiveRide, 'bytes'> & { bytes: Uint8Array })[];
       skipped: SkippedEntry[];
       skippedCount: number;
       /** the thread that unzipped it (never the main thread's 0) */
@@ -38,6 +39,8 @@ export function splitUpload(request: SplitRequest): SplitOutcome {
   try {
     archive = bulkArchiveOf(upload, request.maxBytes);
   } catch (error) {
+    // Refused, perhaps only once the budget was spent: as much may have been inflated.
+    collectAfterLargeTask(request.maxBytes);
     if (error instanceof ServerError) return { kind: 'refused', code: error.code, problems: error.problems };
     throw error;
   }
@@ -47,7 +50,11 @@ export function splitUpload(request: SplitRequest): SplitOutcome {
       [valueSymbol]: { kind: 'single', bytes: request.bytes, threadId } satisfies SplitOutcome,
     }) as unknown as SplitOutcome;
   }
-  // A stored entry is a view of the archive: copied into a buffer of its own, so only it moves.
+  // What was inflated here is garbage now: the archive's rides, read through for their SHA-256.
+  collectAfterLargeTask(
+    archive.rides.reduce((sum, ride) => sum + (ride.unzippedLength ?? ride.bytes.length), 0),
+  );
+  // Each ride into a buffer of its own, so only it moves (a small Buffer may share Node's pool).
   const rides = archive.rides.map((ride) => ({ ...ride, bytes: new Uint8Array(ride.bytes) }));
   return move({
     [transferableSymbol]: rides.map((ride) => ride.bytes.buffer),

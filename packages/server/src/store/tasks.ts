@@ -39,6 +39,11 @@ export interface NewTask {
   sha256: string;
   filename: string | null;
   bytes: Buffer;
+  /**
+   * set when `bytes` are the file gzipped by the server, not the file as sent (a ride of a ZIP
+   * archive kept as its compressed data; queue/archive.ts, issue 36): the file's own length
+   */
+  unzippedLength?: number | null;
   metadata: TaskMetadata;
   /** the uploader's own id of the upload (Strava's external_id; issue 20), at most 255 characters */
   externalId?: string | null;
@@ -52,6 +57,11 @@ export interface ClaimedTask {
   externalId: string | null;
   sha256: string;
   filename: string | null;
+  /**
+   * the file's own length when the task's bytes are the file gzipped by the server (NewTask's
+   * unzippedLength); null when they are the file as sent
+   */
+  unzippedLength: number | null;
   metadata: TaskMetadata;
   /** attempts so far, this one included */
   attempts: number;
@@ -185,7 +195,8 @@ export class Tasks {
             progress: 0,
             sha256: task.sha256,
             filename: task.filename === null ? null : cutToWholeChars(task.filename, TEXT_MAX_CHARS.filename),
-            byte_length: task.bytes.length,
+            byte_length: task.unzippedLength ?? task.bytes.length,
+            gzipped_by_server: task.unzippedLength == null ? 0 : 1,
             metadata: JSON.stringify(task.metadata),
             external_id: task.externalId ?? null,
             attempts: 0,
@@ -237,6 +248,8 @@ export class Tasks {
         'external_id',
         'sha256',
         'filename',
+        'byte_length',
+        'gzipped_by_server',
         'metadata',
         'attempts',
       ])
@@ -249,6 +262,7 @@ export class Tasks {
       externalId: row.external_id,
       sha256: row.sha256,
       filename: row.filename,
+      unzippedLength: row.gzipped_by_server === 1 ? row.byte_length : null,
       metadata: JSON.parse(row.metadata) as TaskMetadata,
       attempts: row.attempts,
     };

@@ -4,6 +4,7 @@
  * ran. Each migration after 009 adds its undoing here.
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
+  ALTER TABLE queued_tasks DROP COLUMN gzipped_by_server;
   -- 014-change-signals and 015-blob-storage change nothing on SQLite: their names go with the rest below.
   DROP TABLE rate_windows;
   ALTER TABLE task_objects DROP COLUMN position;

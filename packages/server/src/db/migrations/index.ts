@@ -24,6 +24,7 @@ import * as taskObjectOrder from './012-task-object-order.js';
 import * as rateWindows from './013-rate-windows.js';
 import * as changeSignals from './014-change-signals.js';
 import * as blobStorage from './015-blob-storage.js';
+import * as tasksGzippedByServer from './016-tasks-gzipped-by-server.js';
 
 /** A migration of this tree: it changes the schema of `db`, asking `dialect` where the engines differ. */
 export interface DialectMigration {
@@ -47,6 +48,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
   '013-rate-windows': rateWindows,
   '014-change-signals': changeSignals,
   '015-blob-storage': blobStorage,
+  '016-tasks-gzipped-by-server': tasksGzippedByServer,
 };
 
 /** The tree as Kysely's migrator reads it, for the engine `dialect` answers for. */
