@@ -14,11 +14,19 @@ export type CollectGarbage = () => Promise<void>;
 
 /**
  * V8's full collection, run as a task of the calling thread once the current one ends (`execution:
- * 'async'`), or null where it cannot be had. Node offers it only behind `--expose-gc`, a flag read
- * when a context is made: it is set for as long as it takes to make one context and take its `gc`,
- * then unset again, so no other context gets one. (A process started with the flag has it already.)
+ * 'async'`), or null where it cannot be had.
  */
 export function v8FullCollection(): CollectGarbage | null {
+  const gc = exposedGc();
+  return gc === null ? null : () => gc({ type: 'major', execution: 'async' });
+}
+
+/**
+ * Node's `gc`, offered only behind `--expose-gc`, a flag read when a context is made: it is set for as
+ * long as it takes to make one context and take its `gc`, then unset again, so no other context gets
+ * one. (A process started with the flag has it already.) null where it cannot be had.
+ */
+function exposedGc(): NodeJS.GCFunction | null {
   let gc = globalThis.gc;
   if (gc === undefined) {
     try {
@@ -30,9 +38,7 @@ export function v8FullCollection(): CollectGarbage | null {
       setFlagsFromString('--no-expose-gc');
     }
   }
-  if (typeof gc !== 'function') return null;
-  const collect = gc;
-  return () => collect({ type: 'major', execution: 'async' });
+  return typeof gc === 'function' ? gc : null;
 }
 
 /**
@@ -41,28 +47,40 @@ export function v8FullCollection(): CollectGarbage | null {
  */
 export const LARGE_TASK_BYTES = 8 * 1024 * 1024;
 
-/** How long after a large task its thread collects, ms: a burst of uploads is collected once, after it. */
+/** How long after a large task its thread collects when no other task comes, ms. */
 const COLLECT_AFTER_MS = 500;
 
-let collection: CollectGarbage | null | undefined;
+let gc: NodeJS.GCFunction | null | undefined;
 let pending: NodeJS.Timeout | null = null;
 
 /**
- * For a worker thread of the server's pools, after each task: when the task handled `bytes` of at
- * least LARGE_TASK_BYTES, a full collection of this thread's heap shortly after. A worker thread that
- * goes idle after a large file otherwise keeps what the file left (its text, its columns) for as long
- * as it waits, since V8 collects only when more is allocated; measured by `bench:archive-stall`. Once
- * collected, the memory of dead buffers is free for the process's allocator to give back
- * (@rideport/host's malloc_trim). The collection runs on this thread, never the main one's.
+ * For a worker thread of the server's pools, at the end of each task: when the task handled `bytes`
+ * of at least LARGE_TASK_BYTES, a full collection of this thread's heap is owed. A worker thread
+ * otherwise keeps what a large file left (its text, its columns, buffers of hundreds of megabytes
+ * outside V8's heap) for as long as it waits, since V8 collects only when more is allocated; and a
+ * thread given one large file after another would hold the last one's beside the next. The debt is
+ * paid half a second later when the thread is idle, or by collectOwedGarbage as the next task starts,
+ * whichever is first (measured by `bench:archive-stall`). Once collected, dead buffers are free for the
+ * process's allocator to give back (@rideport/host's malloc_trim). Only this thread stops, never the
+ * main one.
  */
 export function collectAfterLargeTask(bytes: number): void {
   if (bytes < LARGE_TASK_BYTES || pending !== null) return;
-  collection ??= v8FullCollection();
-  const collect = collection;
-  if (collect === null) return;
-  pending = setTimeout(() => {
-    pending = null;
-    void collect().catch(() => undefined);
-  }, COLLECT_AFTER_MS);
+  gc ??= exposedGc();
+  if (gc === null) return;
+  pending = setTimeout(collectOwedGarbage, COLLECT_AFTER_MS);
   pending.unref();
+}
+
+/**
+ * At the start of each task of a worker thread: the collection a large task before it left owed, now
+ * and on this thread (the garbage is all dead, so it takes milliseconds), before the new task
+ * allocates beside it. Nothing when nothing is owed.
+ */
+export function collectOwedGarbage(): void {
+  if (pending === null) return;
+  clearTimeout(pending);
+  pending = null;
+  // Without options: on Node 20, gc({ type: 'major', execution: 'sync' }) leaves dead objects in place.
+  gc?.();
 }

@@ -20,7 +20,7 @@ import {
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { columnTimeRange, type TimeRange } from '../store/track-columns.js';
 import { lastColumnTime, packTrackColumns } from '../codec/track-points.js';
-import { collectAfterLargeTask } from '../heap-collection.js';
+import { collectAfterLargeTask, collectOwedGarbage } from '../heap-collection.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 export interface ParseRequest {
@@ -89,6 +89,7 @@ try {
 keepYoungGenerationSmallInThisWorker();
 
 export function parseUpload(request: ParseRequest): ParseOutcome {
+  collectOwedGarbage();
   const gzippedByServer = request.unzippedLength !== null;
   const options = {
     // A file the server gzipped unzips to its own length, no more (a lying entry is stopped there).

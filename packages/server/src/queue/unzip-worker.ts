@@ -8,7 +8,7 @@ import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { ServerError, type ServerErrorCode } from '../errors.js';
 import { bulkArchiveOf, type ArchiveRide, type SkippedEntry } from './archive.js';
-import { collectAfterLargeTask } from '../heap-collection.js';
+import { collectAfterLargeTask, collectOwedGarbage } from '../heap-collection.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 keepYoungGenerationSmallInThisWorker();
@@ -34,6 +34,7 @@ export type SplitOutcome =
   | { kind: 'refused'; code: ServerErrorCode; problems: string[] };
 
 export function splitUpload(request: SplitRequest): SplitOutcome {
+  collectOwedGarbage();
   const upload = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
   let archive;
   try {

@@ -8,12 +8,13 @@
  */
 import { move } from 'piscina';
 import { packedPointsJson } from '../codec/track-points.js';
-import { collectAfterLargeTask } from '../heap-collection.js';
+import { collectAfterLargeTask, collectOwedGarbage } from '../heap-collection.js';
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 
 keepYoungGenerationSmallInThisWorker();
 
 export function renderPointsJson(packed: Uint8Array): Uint8Array {
+  collectOwedGarbage();
   const bytes = Buffer.from(packedPointsJson(packed));
   collectAfterLargeTask(bytes.length);
   // A Buffer of its own memory (not Node's shared pool, which a large one never uses) can be moved.
