@@ -134,21 +134,13 @@ describe('commands that need no server load none (issue 35)', () => {
     const loaded = await modulesLoaded('up-help', ['up', '--help']);
     expect(loaded.some((path) => path.endsWith('/packages/cli/dist/commands/up-options.js'))).toBe(true);
     expect(loaded.some((path) => path.endsWith('/packages/cli/dist/commands/up.js'))).toBe(false);
-    expect(
-      loaded.filter(
-        (path) => SERVER_MODULES.test(path) && !MEMORY_SETTINGS.test(path),
-      ),
-    ).toEqual([]);
+    expect(loaded.filter((path) => SERVER_MODULES.test(path) && !MEMORY_SETTINGS.test(path))).toEqual([]);
   });
 
   it('rideport sync loads nothing of the server beyond the memory settings of a long-running process', async () => {
     const loaded = await modulesLoaded('sync', syncOnce('sync-data'));
     expect(loaded.some((path) => path.endsWith('/packages/cli/dist/commands/sync.js'))).toBe(true);
-    expect(
-      loaded.filter(
-        (path) => SERVER_MODULES.test(path) && !MEMORY_SETTINGS.test(path),
-      ),
-    ).toEqual([]);
+    expect(loaded.filter((path) => SERVER_MODULES.test(path) && !MEMORY_SETTINGS.test(path))).toEqual([]);
     // The host's memory settings, which load no server (issue 22).
     expect(loaded.some((path) => path.endsWith('/packages/host/dist/long-running.js'))).toBe(true);
   });

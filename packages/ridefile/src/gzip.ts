@@ -2,6 +2,7 @@ import { Gunzip } from 'fflate';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
 import { pushInSlices } from './input-slices.js';
 import type { Warning } from './model.js';
+import type { StreamedBytes } from './streamed-bytes.js';
 
 /** Default cap on gunzip output (docs/contributors/decisions.md §7: 256 MB after gunzip). */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -19,31 +20,80 @@ export function isGzip(bytes: Uint8Array): boolean {
 export function gunzipBounded(bytes: Uint8Array, maxBytes: number, warnings: Warning[]): Uint8Array {
   const chunks: Uint8Array[] = [];
   const { total, fault } = gunzipEach(bytes, maxBytes, (chunk) => chunks.push(chunk));
-  if (fault !== null) {
-    const { reason, cause } = fault;
-    if (total === 0) {
-      throw new RideFileError(RideFileErrorCode.MALFORMED, `the gzip data is corrupt: ${reason}`, { cause });
-    }
-    warnings.push({
-      code: RideFileWarningCode.TRUNCATED,
-      message: `the gzip data ends early or is corrupt after ${total} bytes (${reason}); those bytes are read`,
-    });
-  }
+  sayFault(total, fault, warnings);
   return concat(chunks, total);
 }
 
 /**
+ * gunzipBounded without holding the output (issue 36): the first `headBytes` or more gunzipped now,
+ * for sniffing the format, and the whole gunzipped again a piece at a time each time it is walked,
+ * under the same bound, with the same warning for a stream cut off or corrupt after some output. null
+ * when nothing comes out at all: gunzipBounded then says why.
+ */
+export function gunzipStreamed(
+  bytes: Uint8Array,
+  maxBytes: number,
+  headBytes: number,
+  warnings: Warning[],
+): StreamedBytes | null {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  const enough = new Error('head read');
+  // A fault that stops the head's reading is the walk's to report, not the head's.
+  try {
+    gunzipEach(bytes, maxBytes, (piece) => {
+      pieces.push(piece);
+      total += piece.length;
+      if (total >= headBytes) throw enough;
+    });
+  } catch (error) {
+    if (error !== enough) throw error;
+  }
+  if (total === 0) return null;
+  const head = concat(pieces, total);
+  return {
+    head,
+    each(take) {
+      const walked = gunzipEach(bytes, maxBytes, take);
+      sayFault(walked.total, walked.fault, warnings);
+    },
+  };
+}
+
+/** A gunzip that stopped before its end: an error when nothing came out, else a warning. */
+function sayFault(total: number, fault: GunzipFault | null, warnings: Warning[]): void {
+  if (fault === null) return;
+  const { reason, cause } = fault;
+  if (total === 0) {
+    throw new RideFileError(RideFileErrorCode.MALFORMED, `the gzip data is corrupt: ${reason}`, { cause });
+  }
+  warnings.push({
+    code: RideFileWarningCode.TRUNCATED,
+    message: `the gzip data ends early or is corrupt after ${total} bytes (${reason}); those bytes are read`,
+  });
+}
+
+/** What stopped a gunzip before the end of its stream (cut off, corrupt), in words. */
+interface GunzipFault {
+  reason: string;
+  cause: unknown;
+}
+
+/**
  * Gunzips `bytes` a slice at a time, handing each piece of output to `take` and keeping none of it,
- * and throws RIDEFILE_TOO_LARGE the moment the output passes `maxBytes`. Returns how many bytes came
- * out, and what stopped the stream before its end (cut off, corrupt), or null. gunzipBounded keeps
- * the pieces; inflatedSize (inflated-size.ts, issue 36) only counts them, so both count alike.
+ * and throws RIDEFILE_TOO_LARGE the moment the output passes `maxBytes`; what `take` throws passes as
+ * it is. Returns how many bytes came out, and what stopped the stream before its end (cut off,
+ * corrupt), or null. gunzipBounded keeps the pieces, gunzipStreamed hands them to a reader, and
+ * inflatedSize (inflated-size.ts, issue 36) only counts them, so all count alike.
  */
 export function gunzipEach(
   bytes: Uint8Array,
   maxBytes: number,
   take: (chunk: Uint8Array) => void,
-): { total: number; fault: { reason: string; cause: unknown } | null } {
+): { total: number; fault: GunzipFault | null } {
   let total = 0;
+  /** what `take` threw, passed on as it is: no fault of the gzip data */
+  const fromTake = new Set<unknown>();
   const gunzip = new Gunzip((chunk) => {
     total += chunk.length;
     if (total > maxBytes) {
@@ -52,12 +102,17 @@ export function gunzipEach(
         `the file is larger than ${maxBytes} bytes once decompressed`,
       );
     }
-    take(chunk);
+    try {
+      take(chunk);
+    } catch (error) {
+      fromTake.add(error);
+      throw error;
+    }
   });
   try {
     pushInSlices(gunzip, bytes);
   } catch (error) {
-    if (error instanceof RideFileError) throw error;
+    if (error instanceof RideFileError || fromTake.has(error)) throw error;
     return { total, fault: { reason: error instanceof Error ? error.message : String(error), cause: error } };
   }
   return { total, fault: null };

@@ -19,7 +19,14 @@ export { haversineMeters } from './geo.js';
 export { isGzip } from './gzip.js';
 export { inflatedSize } from './inflated-size.js';
 export { RIDE_FILE_EXTENSION } from './sniff.js';
-export { DEFAULT_MAX_ZIP_ENTRIES, isZip, readZipEntries, unzipEntry, unzipEntryEach, zipEntryGzip } from './zip.js';
+export {
+  DEFAULT_MAX_ZIP_ENTRIES,
+  isZip,
+  readZipEntries,
+  unzipEntry,
+  unzipEntryEach,
+  zipEntryGzip,
+} from './zip.js';
 export { lastPointTime, saidWarnings, warningWords } from './warning-words.js';
 export type { WarnedTrack, WarningWords } from './warning-words.js';
 export type { ZipEntry } from './zip.js';

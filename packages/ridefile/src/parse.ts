@@ -2,10 +2,11 @@ import { DEFAULT_MAX_POINTS } from './columns.js';
 import type { ReaderOptions, ReaderResult, TrackDraft } from './draft.js';
 import { RideFileError, RideFileErrorCode, RideFileWarningCode } from './errors.js';
 import { readFit } from './fit/read.js';
-import { DEFAULT_MAX_BYTES, gunzipBounded, isGzip } from './gzip.js';
+import { DEFAULT_MAX_BYTES, gunzipBounded, gunzipStreamed, isGzip } from './gzip.js';
 import type { ColumnarRideFile, ColumnarTrack, RideFile, RideFileFormat, Track, Warning } from './model.js';
 import { boundedFileText, boundedMessage, boundedWarnings } from './file-text.js';
-import { sniffFormat } from './sniff.js';
+import { sniffFormat, XML_SNIFF_BYTES } from './sniff.js';
+import type { FileBytes } from './streamed-bytes.js';
 import { readKmz } from './kmz.js';
 import { finishColumnarTrack, finishTrack } from './track.js';
 import { readGpx } from './xml/gpx.js';
@@ -53,7 +54,19 @@ function trackWarnings(warnings: readonly Warning[], isLast: boolean): Warning[]
   );
 }
 
-type Readers = Partial<Record<RideFileFormat, (bytes: Uint8Array, options: ReaderOptions) => ReaderResult>>;
+type Read<Bytes> = (bytes: Bytes, options: ReaderOptions) => ReaderResult;
+
+/**
+ * The reader of each format. The XML readers take a gzipped file's content as it is gunzipped, never
+ * held whole (issue 36); FIT and KMZ are read from the whole bytes.
+ */
+interface Readers {
+  fit?: Read<Uint8Array>;
+  kmz?: Read<Uint8Array>;
+  gpx?: Read<FileBytes>;
+  tcx?: Read<FileBytes>;
+  kml?: Read<FileBytes>;
+}
 
 const READERS: Readers = {
   fit: readFit,
@@ -148,11 +161,17 @@ function parse<T>(
     throw new RideFileError(RideFileErrorCode.TOO_LARGE, `the file is larger than ${maxBytes} bytes`);
   }
 
-  const data = isGzip(bytes) ? gunzipBounded(bytes, maxBytes, warnings) : bytes;
-  if (data.length === 0)
+  // A gzipped file is gunzipped as it is read where its reader reads pieces (streamed), whole otherwise.
+  let data: FileBytes = bytes;
+  if (isGzip(bytes)) {
+    data =
+      gunzipStreamed(bytes, maxBytes, XML_SNIFF_BYTES, warnings) ?? gunzipBounded(bytes, maxBytes, warnings);
+  }
+  const head = data instanceof Uint8Array ? data : data.head;
+  if (head.length === 0)
     throw new RideFileError(RideFileErrorCode.EMPTY, 'the file is empty once decompressed');
 
-  const format = options.format ?? sniffFormat(data, options.filename);
+  const format = options.format ?? sniffFormat(head, options.filename);
   if (format === null) {
     throw new RideFileError(
       RideFileErrorCode.UNKNOWN_FORMAT,
@@ -160,16 +179,22 @@ function parse<T>(
     );
   }
 
-  const reader = readers[format];
-  if (reader === undefined) {
+  if (readers[format] === undefined) {
     throw new RideFileError(
       RideFileErrorCode.UNKNOWN_FORMAT,
       `this is a ${format.toUpperCase()} file, and parseFitFile reads only FIT files (parseRideFile reads every format)`,
     );
   }
-  // One budget for all the file decompresses (issue 36): a KMZ's document gets what gunzip left of it.
-  const left = data === bytes ? maxBytes : maxBytes - data.length;
-  const result = reader(data, { maxPoints: options.maxPoints ?? DEFAULT_MAX_POINTS, maxBytes: left });
+  const maxPoints = options.maxPoints ?? DEFAULT_MAX_POINTS;
+  let result: ReaderResult;
+  if (format === 'fit' || format === 'kmz') {
+    const whole = data instanceof Uint8Array ? data : gunzipBounded(bytes, maxBytes, warnings);
+    // One budget for all the file decompresses (issue 36): a KMZ's document gets what gunzip left of it.
+    const left = whole === bytes ? maxBytes : maxBytes - whole.length;
+    result = readers[format](whole, { maxPoints, maxBytes: left });
+  } else {
+    result = readers[format](data, { maxPoints, maxBytes });
+  }
   warnings.push(...result.warnings);
   // Before the tracks take the file's warnings: a shortened creator is said on each of them (issue 17).
   const creator = boundedFileText('creator', result.creator, warnings);

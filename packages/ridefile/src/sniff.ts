@@ -11,7 +11,7 @@ import { localName } from './xml/names.js';
 export const RIDE_FILE_EXTENSION = /\.(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?$/i;
 
 /** How far into an XML file the root element is looked for (comments and a DOCTYPE may come first). */
-const XML_SNIFF_BYTES = 64 * 1024;
+export const XML_SNIFF_BYTES = 64 * 1024;
 
 const ROOT_ELEMENT_FORMATS: Record<string, RideFileFormat> = {
   gpx: 'gpx',

@@ -25,7 +25,7 @@ const content = fc.oneof(
       new TextEncoder().encode(rows.map(([t, e]) => `<trkpt t="${t}"><ele>${e}</ele></trkpt>\n`).join('')),
     ),
 );
-const level = fc.constantFrom(0, 1, 6, 9) as fc.Arbitrary<0 | 1 | 6 | 9>;
+const level = fc.constantFrom<0 | 1 | 6 | 9>(0, 1, 6, 9);
 
 function oneEntryZip(bytes: Uint8Array, compression: 0 | 1 | 6 | 9): { zip: Uint8Array; entry: ZipEntry } {
   const zip = zipSync({ 'ride.gpx': [bytes, { level: compression }] });
@@ -64,12 +64,12 @@ describe('one ZIP entry', () => {
     const { zip, entry } = oneEntryZip(bytes, 6);
     const enough = new Error('enough');
     let calls = 0;
-    expect(() =>
+    expect(() => {
       unzipEntryEach(zip, entry, MAX, () => {
         calls += 1;
         throw enough;
-      }),
-    ).toThrow(enough);
+      });
+    }).toThrow(enough);
     expect(calls).toBe(1);
   });
 
@@ -78,8 +78,9 @@ describe('one ZIP entry', () => {
     const { zip, entry } = oneEntryZip(bytes, 6);
     const each =
       (entryOf: ZipEntry, archive = zip, max = MAX) =>
-      () =>
+      () => {
         unzipEntryEach(archive, entryOf, max, () => undefined);
+      };
 
     expect(errorOf(each(entry, zip, 1000)).code).toBe(RideFileErrorCode.TOO_LARGE);
     const smaller = errorOf(each({ ...entry, size: entry.size - 1 }));

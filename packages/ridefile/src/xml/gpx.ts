@@ -11,6 +11,7 @@ import { boundedFileText } from '../file-text.js';
 import type { Warning } from '../model.js';
 import { endRow, hasAnyTime, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
+import type { FileBytes } from '../streamed-bytes.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
 
@@ -40,7 +41,7 @@ interface OpenTrack {
  * under the point, whatever its prefix or namespace (Garmin TrackPointExtension v1/v2, Strava's bare
  * `<power>`, PowerExtension, cluetrust gpxdata, OpenTracks).
  */
-export function readGpx(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
+export function readGpx(bytes: FileBytes, options: ReaderOptions): ReaderResult {
   const warnings: Warning[] = [];
   const drafts: TrackDraft[] = [];
   let creator: string | null = null;

@@ -20,6 +20,7 @@ import {
   setValue,
 } from './rows.js';
 import { readXml } from './sax.js';
+import type { FileBytes } from '../streamed-bytes.js';
 import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
 
 /** docs/contributors/architecture.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
@@ -74,7 +75,7 @@ interface OpenTrack {
  * ride when it has times, else a route — and `LineString`s become routes. Point placemarks are ignored.
  * Elements are matched by local name, so `gx:Track` and the KML 2.3 unprefixed `Track` read the same.
  */
-export function readKml(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
+export function readKml(bytes: FileBytes, options: ReaderOptions): ReaderResult {
   const warnings: Warning[] = [];
   const drafts: TrackDraft[] = [];
   let depth = 0;

@@ -6,6 +6,7 @@ import { boundHeldText, MAX_HELD_TEXT, MAX_XML_NAME_CHARS, XmlNameTooLong } from
 import { localName } from './names.js';
 import { installSaxesFastPaths } from './saxes-fast.js';
 import { decodeXmlChunks } from './text.js';
+import type { FileBytes } from '../streamed-bytes.js';
 
 /**
  * The streaming XML layer under the GPX, TCX and KML readers (issue 2: saxes, never a DOM).
@@ -50,7 +51,7 @@ const MAX_XML_ERRORS = 200;
 class TooManyXmlErrors extends Error {}
 
 export function readXml(
-  bytes: Uint8Array,
+  bytes: FileBytes,
   visitor: XmlVisitor,
   warnings: Warning[],
   options: ReadXmlOptions = {},

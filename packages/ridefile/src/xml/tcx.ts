@@ -12,6 +12,7 @@ import { boundedFileText } from '../file-text.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
+import type { FileBytes } from '../streamed-bytes.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
 
@@ -64,7 +65,7 @@ interface PointState {
  * sensor only when the activity's Sport is Biking and the point has `SensorState` Present and carries
  * `DistanceMeters`.
  */
-export function readTcx(bytes: Uint8Array, options: ReaderOptions): ReaderResult {
+export function readTcx(bytes: FileBytes, options: ReaderOptions): ReaderResult {
   const warnings: Warning[] = [];
   const drafts: TrackDraft[] = [];
   let creator: string | null = null;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { StreamedBytes } from '../streamed-bytes.js';
 import { decodeXmlChunks, decodeXmlPrefix } from './text.js';
 
 const encoder = new TextEncoder();
@@ -13,6 +14,21 @@ function streamed(bytes: Uint8Array, chunkBytes: number, label = 'utf-8'): strin
     text += decoder.decode(bytes.subarray(start, end), { stream: end < bytes.length });
   }
   return text + decoder.decode();
+}
+
+/** The same bytes as StreamedBytes, handed over in pieces cut at `cuts` (issue 36). */
+function inPieces(bytes: Uint8Array, cuts: number[]): StreamedBytes {
+  const ends = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  return {
+    head: bytes.subarray(0, 64 * 1024),
+    each(take) {
+      let start = 0;
+      for (const end of [...ends, bytes.length]) {
+        if (end >= start) take(bytes.subarray(start, end));
+        start = Math.max(start, end);
+      }
+    },
+  };
 }
 
 function chunks(bytes: Uint8Array, chunkBytes: number): string[] {
@@ -50,6 +66,27 @@ describe('decodeXmlChunks', () => {
           expect(piece.charCodeAt(piece.length - 1) >> 10).not.toBe(0x36);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('gives the same text for the bytes in pieces as for the bytes whole, however both fall (property)', () => {
+    const withStart = fc
+      .tuple(fc.constantFrom([], [0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xfe, 0xff]), utf8ish)
+      .map(([start, bytes]) => Uint8Array.from([...start, ...bytes]));
+    fc.assert(
+      fc.property(
+        withStart,
+        fc.integer({ min: 4, max: 12 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (bytes, chunkBytes, cuts) => {
+          const pieces: string[] = [];
+          decodeXmlChunks(inPieces(bytes, cuts), (piece) => pieces.push(piece), chunkBytes);
+          expect(pieces.join('')).toBe(chunks(bytes, chunkBytes).join(''));
+          for (const piece of pieces.slice(0, -1))
+            expect(piece.charCodeAt(piece.length - 1) >> 10).not.toBe(0x36);
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 

@@ -15,14 +15,24 @@
  * (issue 21 bounds the columnar reader's peak; `bench:parse` measures it), while the calls per chunk
  * cost nothing measurable at this size.
  */
+import type { FileBytes, StreamedBytes } from '../streamed-bytes.js';
+
 const CHUNK_BYTES = 1 << 16;
 
-/** Calls `consume` with successive pieces of the decoded text. The byte-order mark is not passed on. */
+/**
+ * Calls `consume` with successive pieces of the decoded text. The byte-order mark is not passed on.
+ * Bytes that come a piece at a time (StreamedBytes) give the same text as the same bytes whole.
+ */
 export function decodeXmlChunks(
-  bytes: Uint8Array,
+  input: FileBytes,
   consume: (text: string) => void,
   chunkBytes = CHUNK_BYTES,
 ): void {
+  if (!(input instanceof Uint8Array)) {
+    decodeStreamedXml(input, consume, chunkBytes);
+    return;
+  }
+  const bytes = input;
   const { label, skip } = detectEncoding(bytes);
   const decoder = makeDecoder(label);
   if (decoder.encoding === 'utf-8') {
@@ -44,6 +54,53 @@ export function decodeXmlChunks(
     if (text.length > 0) consume(text);
   }
   const rest = decoder.decode();
+  if (rest.length > 0) consume(rest);
+}
+
+/**
+ * decodeXmlChunks over bytes that come a piece at a time: the encoding is told from the head, each
+ * piece is decoded in chunks as whole bytes are, and a UTF-8 sequence cut by the end of a piece waits
+ * (at most three bytes) for the next.
+ */
+function decodeStreamedXml(input: StreamedBytes, consume: (text: string) => void, chunkBytes: number): void {
+  const { label, skip } = detectEncoding(input.head);
+  const decoder = makeDecoder(label);
+  const utf8 = decoder.encoding === 'utf-8';
+  let toSkip = skip;
+  /** the start of a UTF-8 sequence the last piece ended in */
+  let held = null as Uint8Array | null;
+  input.each((piece) => {
+    let bytes = piece;
+    if (toSkip > 0) {
+      const skipped = Math.min(toSkip, bytes.length);
+      bytes = bytes.subarray(skipped);
+      toSkip -= skipped;
+    }
+    if (held !== null) {
+      const joined = new Uint8Array(held.length + bytes.length);
+      joined.set(held);
+      joined.set(bytes, held.length);
+      bytes = joined;
+      held = null;
+    }
+    for (let start = 0; start < bytes.length;) {
+      const last = start + chunkBytes >= bytes.length;
+      let end = last ? bytes.length : start + chunkBytes;
+      let text: string;
+      if (utf8) {
+        // As decodeXmlChunks cuts whole bytes; only the piece's last chunk holds its cut sequence back.
+        const pending = utf8PendingStart(bytes, start, end);
+        if (last && pending < end) held = bytes.slice(pending, end);
+        text = decoder.decode(bytes.subarray(start, last || pending > start ? pending : end));
+        if (!last && pending > start) end = pending;
+      } else {
+        text = decoder.decode(bytes.subarray(start, end), { stream: true });
+      }
+      if (text.length > 0) consume(text);
+      start = end;
+    }
+  });
+  const rest = utf8 ? (held === null ? '' : decoder.decode(held)) : decoder.decode();
   if (rest.length > 0) consume(rest);
 }
 
