@@ -8,6 +8,7 @@ import { columnTimeRange, timeRange } from '../store/track-columns.js';
 import {
   lastColumnTime,
   packedPointsJson,
+  packedPointsJsonSlices,
   packTrackColumns,
   packTrackPoints,
   unpackTrackPoints,
@@ -166,6 +167,29 @@ describe('packed track points and their JSON', () => {
     expect(() => unpackTrackPoints(packed.subarray(0, packed.byteLength - 8))).toThrow(/damaged/);
     expect(() => unpackTrackPoints(new Uint8Array([3, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
     expect(() => unpackTrackPoints(new Uint8Array(3))).toThrow(/damaged/);
+    // A bitmap that counts another number of points than its section holds: refused before any slice.
+    const sparse = packTrackPoints([{ x: 1, t: 1 }, { t: 2 }, { x: 3, t: 3 }]);
+    const lying = sparse.slice();
+    const xBitmap = 8 + 16;
+    lying[xBitmap] = 0b111;
+    expect(() => unpackTrackPoints(lying)).toThrow(/damaged/);
+    expect(() => packedPointsJsonSlices(lying)).toThrow(/damaged/);
+  });
+
+  it('renders the same JSON a slice at a time as whole, whatever the slice (property, issue 36)', () => {
+    const value = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.double(), fc.constant(Number.NaN));
+    const point = fc
+      .array(fc.tuple(fc.constantFrom(...TRACK_POINT_KEYS), value), { maxLength: 10 })
+      .map((entries) => Object.fromEntries(entries) as TrackPoint);
+    fc.assert(
+      fc.property(fc.array(point, { maxLength: 80 }), fc.integer({ min: 1, max: 100 }), (points, slice) => {
+        const packed = packTrackPoints(points);
+        const slices = [...packedPointsJsonSlices(packed, slice)];
+        expect(slices.join('')).toBe(packedPointsJson(packed));
+        // '[', one slice per `slice` points, ']'
+        expect(slices.length).toBe(2 + Math.ceil(points.length / slice));
+      }),
+    );
   });
 });
 

@@ -280,46 +280,108 @@ function readColumns(points: readonly TrackPoint[]): { columns: Float64Array[]; 
  * than inventing points.
  */
 export function unpackTrackPoints(packed: Uint8Array): TrackPoint[] {
-  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const damaged = (): Error =>
-    new Error('the stored points are damaged (not a packed form of version 1 or 2)');
-  const version = packed.byteLength < HEADER_BYTES ? 0 : view.getUint8(0);
-  if (version !== 1 && version !== VERSION) throw damaged();
-  const mask = view.getUint16(2, true);
-  const count = view.getUint32(4, true);
-  const bitmapBytes = padded(Math.ceil(count / 8));
-  const points = Array.from({ length: count }, (): TrackPoint => ({}));
-  let offset = HEADER_BYTES;
-  TRACK_POINT_KEYS.forEach((key, k) => {
-    if ((mask & (1 << k)) === 0) return;
-    const sectionHeader = version === 1 ? 8 : SECTION_HEADER_BYTES;
-    if (offset + sectionHeader > packed.byteLength) throw damaged();
-    const n = view.getUint32(offset, true);
-    const encoding = version === 1 ? FLOAT64 : sectionEncoding(view, offset);
-    if (encoding === null) throw damaged();
-    offset += sectionHeader;
-    const bitmap = n < count ? offset : -1;
-    if (bitmap >= 0) offset += bitmapBytes;
-    const { width } = encoding;
-    if (n > count || offset + n * width > packed.byteLength) throw damaged();
-    let j = 0;
-    for (let i = 0; i < count; i++) {
-      if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
-      if (j === n) throw damaged();
-      const at = offset + width * j++;
-      points[i]![key] =
-        width === 8
-          ? view.getFloat64(at, true)
-          : decoded(
-              width === 4 ? view.getUint32(at, true) : width === 2 ? view.getUint16(at, true) : packed[at]!,
-              encoding,
-            );
+  const reader = new PackedPointsReader(packed);
+  return reader.next(reader.count);
+}
+
+/** One key's values in a packed form, and how far a reader has come through them. */
+interface PackedSection {
+  key: (typeof TRACK_POINT_KEYS)[number];
+  encoding: ColumnEncoding;
+  /** where the bitmap of the points that have the key starts; -1 when every point has it */
+  bitmap: number;
+  /** where the values start */
+  values: number;
+  /** the next value's index */
+  next: number;
+}
+
+const damaged = (): Error => new Error('the stored points are damaged (not a packed form of version 1 or 2)');
+
+/**
+ * A packed form's points a range at a time, from the first (issue 36: a track of days is sent as its
+ * JSON is rendered, a slice at a time, never as two million objects at once). The whole form is
+ * checked when the reader is made, bitmaps counted included, so reading never fails half way.
+ */
+export class PackedPointsReader {
+  readonly count: number;
+  readonly #packed: Uint8Array;
+  readonly #view: DataView;
+  readonly #sections: PackedSection[] = [];
+  #next = 0;
+
+  constructor(packed: Uint8Array) {
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    const version = packed.byteLength < HEADER_BYTES ? 0 : view.getUint8(0);
+    if (version !== 1 && version !== VERSION) throw damaged();
+    const mask = view.getUint16(2, true);
+    const count = view.getUint32(4, true);
+    const bitmapBytes = padded(Math.ceil(count / 8));
+    let offset = HEADER_BYTES;
+    TRACK_POINT_KEYS.forEach((key, k) => {
+      if ((mask & (1 << k)) === 0) return;
+      const sectionHeader = version === 1 ? 8 : SECTION_HEADER_BYTES;
+      if (offset + sectionHeader > packed.byteLength) throw damaged();
+      const n = view.getUint32(offset, true);
+      const encoding = version === 1 ? FLOAT64 : sectionEncoding(view, offset);
+      if (encoding === null) throw damaged();
+      offset += sectionHeader;
+      const bitmap = n < count ? offset : -1;
+      if (bitmap >= 0) {
+        if (offset + bitmapBytes > packed.byteLength || bitsSet(packed, bitmap, count) !== n) throw damaged();
+        offset += bitmapBytes;
+      }
+      const { width } = encoding;
+      if (n > count || offset + n * width > packed.byteLength) throw damaged();
+      this.#sections.push({ key, encoding, bitmap, values: offset, next: 0 });
+      offset += version === 1 ? n * 8 : padded(n * width);
+    });
+    if (offset !== packed.byteLength) throw damaged();
+    this.count = count;
+    this.#packed = packed;
+    this.#view = view;
+  }
+
+  /** Whether every point has been read. */
+  get done(): boolean {
+    return this.#next === this.count;
+  }
+
+  /** The next `wanted` points (fewer at the end; none once done). */
+  next(wanted: number): TrackPoint[] {
+    const start = this.#next;
+    const end = Math.min(this.count, start + wanted);
+    const points = Array.from({ length: end - start }, (): TrackPoint => ({}));
+    const packed = this.#packed;
+    const view = this.#view;
+    // Section by section, as the values lie: each point's keys still come in TRACK_POINT_KEYS order.
+    for (const section of this.#sections) {
+      const { key, encoding, bitmap, values } = section;
+      const { width } = encoding;
+      let j = section.next;
+      for (let i = start; i < end; i++) {
+        if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
+        const at = values + width * j++;
+        points[i - start]![key] =
+          width === 8
+            ? view.getFloat64(at, true)
+            : decoded(
+                width === 4 ? view.getUint32(at, true) : width === 2 ? view.getUint16(at, true) : packed[at]!,
+                encoding,
+              );
+      }
+      section.next = j;
     }
-    if (j !== n) throw damaged();
-    offset += version === 1 ? n * 8 : padded(n * width);
-  });
-  if (offset !== packed.byteLength) throw damaged();
-  return points;
+    this.#next = end;
+    return points;
+  }
+}
+
+/** How many of the first `count` bits of the bitmap at `offset` are set. */
+function bitsSet(bytes: Uint8Array, offset: number, count: number): number {
+  let set = 0;
+  for (let i = 0; i < count; i++) if ((bytes[offset + (i >> 3)]! & (1 << (i & 7))) !== 0) set++;
+  return set;
 }
 
 /** A version 2 section's encoding, or null when its header is not one this version writes. */
@@ -338,6 +400,32 @@ function sectionEncoding(view: DataView, offset: number): ColumnEncoding | null 
  */
 export function packedPointsJson(packed: Uint8Array): string {
   return JSON.stringify(unpackTrackPoints(packed));
+}
+
+/** Points per slice of packedPointsJsonSlices: a few milliseconds of rendering, about 600 KB of text. */
+export const JSON_SLICE_POINTS = 8192;
+
+/**
+ * packedPointsJson a slice at a time, the same text once joined: `[`, then the points in slices of
+ * `slicePoints`, then `]`. Only one slice's points and text exist at a time (issue 36). The form is
+ * checked before the first slice is given (PackedPointsReader).
+ */
+export function packedPointsJsonSlices(
+  packed: Uint8Array,
+  slicePoints = JSON_SLICE_POINTS,
+): Generator<string, void, undefined> {
+  return jsonSlices(new PackedPointsReader(packed), slicePoints);
+}
+
+function* jsonSlices(reader: PackedPointsReader, slicePoints: number): Generator<string, void, undefined> {
+  yield '[';
+  let separator = '';
+  while (!reader.done) {
+    const text = JSON.stringify(reader.next(slicePoints));
+    yield separator + text.slice(1, -1);
+    separator = ',';
+  }
+  yield ']';
 }
 
 /** `lastPointTime` of a track's columns (`parseRideFileColumns`). */

@@ -21,12 +21,11 @@ import { forbidden, notAuthorized, notFound } from '../errors.js';
 import { recordWithUrl, type AssetRecordWithPoints } from '../store/index.js';
 import { legacyPage, pathId } from './inputs.js';
 import { legacyAssetUrl, legacyUrlPrefix, parsedRecord } from './records.js';
+import { recordWithPointsJson } from '../store/record-body.js';
 import { RenderedJson } from './respond.js';
 import { legacyRoute } from './route.js';
 import { viewerId } from './users.js';
 import { legacyList } from './version.js';
-
-const CLOSE_RECORD_AND_ROOT = Buffer.from('}}');
 
 export function legacyAssets(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
   for (const type of ['route', 'trip'] as const) registerAssetEndpoints(app, context, type);
@@ -47,11 +46,8 @@ function registerAssetEndpoints(app: FastifyInstance, context: ServerContext, ty
       const found = await store.assets.findRecordWithPoints(type, id);
       if (found === undefined) throw notFound(`${type} ${id} not found`);
       await assertVisible(context, type, found, viewerId(call));
-      // `{"trip":{…record…,"track_points":[…points…]}}`: the record without its closing brace, then the
-      // points' bytes as stored, never parsed (store/assets.ts).
       const record = recordWithUrl(found.json, url);
-      const head = Buffer.from(`{"${type}":${record.slice(0, -1)},"track_points":`);
-      return { body: new RenderedJson(Buffer.concat([head, found.points, CLOSE_RECORD_AND_ROOT])) };
+      return { body: new RenderedJson(recordWithPointsJson(type, record, found.points)) };
     },
   });
 

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { LegacyParams } from './params.js';
+import { jsonBody, mapJsonText, spliced, type JsonText } from '../store/record-body.js';
 
 const CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
 const MAX_CALLBACK_LENGTH = 128;
@@ -36,7 +37,7 @@ export function jsonpCallback(request: FastifyRequest, params: LegacyParams): st
  * hundreds of thousands of points).
  */
 export class RenderedJson {
-  constructor(readonly bytes: Buffer) {}
+  constructor(readonly json: JsonText) {}
 }
 
 /** Sends `body` (a value, or RenderedJson) as JSON or as JSONP, with `status`. */
@@ -47,15 +48,20 @@ export function sendLegacy(
   body: unknown,
 ): FastifyReply {
   void reply.code(status);
-  const rendered = body instanceof RenderedJson ? body.bytes : null;
+  const rendered = body instanceof RenderedJson ? body.json : null;
   if (callback === null) {
-    return reply.type('application/json; charset=utf-8').send(rendered ?? JSON.stringify(body));
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(rendered === null ? JSON.stringify(body) : jsonBody(rendered));
   }
-  const json = rendered === null ? JSON.stringify(body) : rendered.toString('utf8');
   // U+2028/2029 are valid in JSON but ended a script string literal before ES2019; escape them.
-  const safeJson = json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  const safe = (json: string): string => json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  const script =
+    rendered === null
+      ? `/**/${callback}(${safe(JSON.stringify(body))});`
+      : jsonBody(spliced(`/**/${callback}(`, mapJsonText(rendered, safe), ');'));
   return reply
     .type('application/javascript; charset=utf-8')
     .header('x-content-type-options', 'nosniff')
-    .send(`/**/${callback}(${safeJson});`);
+    .send(script);
 }

@@ -26,8 +26,9 @@ import {
   type TrackTripColumns,
 } from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
-import { packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
+import { packedPointsJsonSlices, packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
 import type { PointsRenderer } from './points-renderer.js';
+import type { JsonText } from './record-body.js';
 
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
@@ -88,9 +89,20 @@ export interface AssetRecordWithPoints {
   visibility: Visibility;
   /** the stored record JSON, `{"id":…,"name":…,…}` (store/asset-records.ts), without `url` */
   json: string;
-  /** the points' JSON array text as UTF-8 bytes (store/track-points.ts) */
-  points: Buffer;
+  /**
+   * the points' JSON array text: as UTF-8 bytes, or for a track of days as pieces rendered from its
+   * packed form when asked for (store/record-body.ts, issue 36)
+   */
+  points: JsonText;
 }
+
+/**
+ * Packed bytes from which a track's JSON is not kept but rendered a slice at a time at each reading:
+ * about 300,000 points, three and a half days at one a second, whose JSON (about 25 MB) is still
+ * written once at the first reading. Past it the JSON is about six times the packed form (a database
+ * grew by a gigabyte that way) and writing it held the main thread (issue 36).
+ */
+export const KEEP_JSON_BELOW_BYTES = 4 * 1024 * 1024;
 
 /** The tables behind each asset type. */
 const TABLES = {
@@ -408,19 +420,18 @@ export class Assets {
    * The JSON of points stored packed (migration 004), rendered by the store's renderer. A small
    * track's is kept in place of the packed form the first time, so every later read sends the text
    * as it is; a reader that renders the same points meanwhile writes the same text, and the second
-   * write changes nothing. A huge track stays packed and is rendered in a thread at each reading
-   * (issue 36, store/points-renderer.ts).
+   * write changes nothing. A huge track stays packed and its JSON is rendered a slice at a time as the
+   * response is sent, at each reading (issue 36, store/record-body.ts).
    */
-  async #pointsJson(type: AssetType, id: number, packed: Buffer): Promise<Buffer> {
-    const { json, keep } = await this.#renderer.render(packed);
-    if (keep) {
-      await this.#context.db
-        .updateTable(TABLES[type].points as 'trip_track_points')
-        .set({ points: json.toString('utf8'), packed: null })
-        .where('asset_id', '=', id)
-        .where('points', 'is', null)
-        .execute();
-    }
+  async #pointsJson(type: AssetType, id: number, packed: Buffer): Promise<JsonText> {
+    if (packed.byteLength >= KEEP_JSON_BELOW_BYTES) return packedPointsJsonSlices(packed);
+    const json = await this.#renderer.render(packed);
+    await this.#context.db
+      .updateTable(TABLES[type].points as 'trip_track_points')
+      .set({ points: json.toString('utf8'), packed: null })
+      .where('asset_id', '=', id)
+      .where('points', 'is', null)
+      .execute();
     return json;
   }
 

@@ -1,13 +1,11 @@
 /**
- * The points' JSON at their reading (store/assets.ts, migration 004), rendered off the main thread
- * when the track is large (issue 36, "a legal archive stalls everyone": the first reading of four
- * rides of 2,000,000 points rendered them on the main thread, and every other rider's request waited
- * seconds). A small track is rendered where it is asked for: a thread's round trip would cost more
- * than the work. The caller keeps the JSON in place of the packed form, so later readings send it as
- * it is, unless the track is huge (days of points): its JSON is about six times its packed form, a
- * database grew by a gigabyte that way, and writing it held the main thread; such a track is rendered
- * at each reading. The thread starts with the first large track and ends once it has had nothing to
- * do for a while, so its memory goes back too.
+ * The points' JSON at their first reading (store/assets.ts, migration 004), rendered off the main
+ * thread when the track is large (issue 36, "a legal archive stalls everyone": the first reading of
+ * four rides of 2,000,000 points rendered them on the main thread, and every other rider's request
+ * waited seconds). A small track is rendered where it is asked for: a thread's round trip would cost
+ * more than the work. The caller keeps the JSON in place of the packed form, so later readings send it
+ * as it is (a track of days is not given here: store/record-body.ts). The thread starts with the first
+ * large track and ends once it has had nothing to do for a while, so its memory goes back too.
  */
 import { Piscina } from 'piscina';
 import { packedPointsJson } from '../codec/track-points.js';
@@ -15,28 +13,15 @@ import { workerScript } from '../worker-script.js';
 
 /** Packed bytes from which a track is rendered in the thread: about 5,000 points. */
 export const RENDER_IN_THREAD_FROM_BYTES = 64 * 1024;
-/**
- * Packed bytes from which a track's JSON is not kept: about 300,000 points, three and a half days at
- * one a second, whose JSON (about 25 MB) is still written once at the first reading.
- */
-export const KEEP_JSON_BELOW_BYTES = 4 * 1024 * 1024;
 /** How long the thread is kept with nothing to do. */
 const IDLE_MS = 30_000;
-
-/** The points' JSON as UTF-8 bytes, and whether the caller should keep it in place of the packed form. */
-export interface RenderedPoints {
-  json: Buffer;
-  keep: boolean;
-}
 
 export class PointsRenderer {
   #pool: Piscina<Uint8Array, Uint8Array> | null = null;
 
-  /** `[{"x":…,"y":…,…},…]`, point for point what packedPointsJson renders. */
-  async render(packed: Uint8Array): Promise<RenderedPoints> {
-    if (packed.byteLength < RENDER_IN_THREAD_FROM_BYTES) {
-      return { json: Buffer.from(packedPointsJson(packed)), keep: true };
-    }
+  /** `[{"x":…,"y":…,…},…]` as UTF-8 bytes, point for point what packedPointsJson renders. */
+  async render(packed: Uint8Array): Promise<Buffer> {
+    if (packed.byteLength < RENDER_IN_THREAD_FROM_BYTES) return Buffer.from(packedPointsJson(packed));
     this.#pool ??= new Piscina<Uint8Array, Uint8Array>({
       ...workerScript('render-worker', import.meta.url),
       name: 'renderPointsJson',
@@ -47,10 +32,7 @@ export class PointsRenderer {
     });
     // A copy goes to the thread: the caller's bytes may be a view of a larger buffer.
     const bytes = await this.#pool.run(packed);
-    return {
-      json: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      keep: packed.byteLength < KEEP_JSON_BELOW_BYTES,
-    };
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   async close(): Promise<void> {

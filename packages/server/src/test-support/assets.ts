@@ -7,6 +7,7 @@ import { parseRideFile, type Track } from '@rideport/ridefile';
 import type { AssetType } from '../db/schema.js';
 import type { AssetRow } from '../store/assets.js';
 import type { AssetMetadata, CreatedAsset } from '../store/index.js';
+import type { JsonText } from '../store/record-body.js';
 import type { TestServer } from './server.js';
 
 export function tracksOf(bytes: Uint8Array, filename: string): Track[] {
@@ -43,7 +44,10 @@ export async function storedAsset<T extends AssetType>(
 ): Promise<{ row: AssetRow<T>; points: string } | undefined> {
   const row = await server.store.assets.find(type, id);
   const found = await server.store.assets.findRecordWithPoints(type, id);
-  return row === undefined || found === undefined
-    ? undefined
-    : { row, points: found.points.toString('utf8') };
+  return row === undefined || found === undefined ? undefined : { row, points: jsonTextString(found.points) };
+}
+
+/** JSON text the store gave, as bytes or as pieces rendered when asked for, as one string. */
+export function jsonTextString(json: JsonText): string {
+  return Buffer.isBuffer(json) ? json.toString('utf8') : [...json].join('');
 }

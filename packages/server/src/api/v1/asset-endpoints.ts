@@ -17,6 +17,7 @@ import type { ServerContext } from '../../context.js';
 import type { AssetType } from '../../db/schema.js';
 import { forbidden, notFound } from '../../errors.js';
 import { sendOriginal } from '../../original-download.js';
+import { jsonBody, recordWithPointsJson } from '../../store/record-body.js';
 import { VersionedCache } from '../../versioned-cache.js';
 import { pageOf, PAGINATION_QUERY_SCHEMA, paginationMeta, type PaginationQuery } from './pagination.js';
 import {
@@ -49,7 +50,6 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * then stays level (docs/operators/memory.md).
  */
 const PAGE_CACHE_BYTES = 8 * 1024 * 1024;
-const CLOSE_RECORD_AND_ROOT = Buffer.from('}}');
 
 interface IdParams {
   id: number;
@@ -116,11 +116,8 @@ export function registerAssetEndpoints(app: FastifyInstance, context: ServerCont
       if (found.userId !== user.id && found.visibility !== 'public') {
         throw forbidden(`${type} ${id} belongs to another user and is not public`);
       }
-      // `{"trip":{…record…,"track_points":[…points…]}}`: the record without its closing brace, then
-      // the points' bytes as stored.
       const record = assetRecordJson(prefix, type, found.json);
-      const head = Buffer.from(`{"${type}":${record.slice(0, -1)},"track_points":`);
-      return reply.type(JSON_CONTENT_TYPE).send(Buffer.concat([head, found.points, CLOSE_RECORD_AND_ROOT]));
+      return reply.type(JSON_CONTENT_TYPE).send(jsonBody(recordWithPointsJson(type, record, found.points)));
     },
   });
 
