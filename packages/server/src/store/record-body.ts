@@ -37,10 +37,19 @@ export function* spliced(
 
 /**
  * A body for Fastify's `reply.send`: the bytes as they are, or a stream of the pieces that asks for
- * the next one only when the socket has taken the last (one piece buffered at a time).
+ * the next one only when the socket has taken the last (one piece buffered at a time), and lets the
+ * event loop turn before each: a socket that takes everything at once (a reader on the same machine)
+ * would otherwise have every piece rendered in one go, while other riders' requests wait.
  */
 export function jsonBody(json: JsonText): Buffer | Readable {
-  return Buffer.isBuffer(json) ? json : Readable.from(json, { highWaterMark: 1 });
+  return Buffer.isBuffer(json) ? json : Readable.from(paced(json), { highWaterMark: 1 });
+}
+
+async function* paced(pieces: Iterable<string>): AsyncGenerator<string, void, undefined> {
+  for (const piece of pieces) {
+    yield piece;
+    await new Promise((turned) => setImmediate(turned));
+  }
 }
 
 /** Each piece of the text passed through `change` (a JSONP wrapper's escaping), bytes decoded first. */
