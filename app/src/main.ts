@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { tuneLongRunningProcess } from '@rideport/host/long-running';
-import { limitAllocatorArenas } from '@rideport/host/freed-memory';
+import { limitAllocatorArenas, mapLargeBlocksApart } from '@rideport/host/freed-memory';
 import { DesktopApp } from './desktop-app.js';
 import { realElectron } from './electron-real.js';
 
@@ -13,6 +13,7 @@ import { realElectron } from './electron-real.js';
 // are capped after the imports have loaded (Electron's own threads have their arenas by then), so
 // the cap holds for the threads started later: the parse workers, libuv's pool.
 limitAllocatorArenas();
+mapLargeBlocksApart();
 tuneLongRunningProcess();
 
 const desktop = new DesktopApp({

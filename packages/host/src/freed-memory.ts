@@ -98,21 +98,60 @@ export function limitAllocatorArenas(
   return allocator.mallopt(M_ARENA_MAX, max) === 1;
 }
 
+/** malloc.h's M_MMAP_THRESHOLD: blocks of at least this many bytes are mappings of their own */
+const M_MMAP_THRESHOLD = -3;
+
 /**
- * How far V8's heap may grow past its size after the last full collection before another is asked
+ * The size from which a block is a mapping of its own, given back the moment it is freed. glibc starts
+ * at 128 KiB but raises the threshold to the size of each mapped block freed, up to 32 MiB: after the
+ * first large upload every Buffer of a few megabytes (a file, its packed points, a blob read from the
+ * database) came from the heaps, and what they left there stayed resident until a trim, and for good
+ * where a live block sat above it (issue 36: a minute after a burst of archives the server held
+ * hundreds of megabytes more than before). A fixed threshold keeps glibc from raising it.
+ */
+export const LARGE_BLOCK_BYTES = 256 * 1024;
+
+/**
+ * Makes every block of `threshold` bytes or more a mapping of its own for the rest of the process's
+ * life (see LARGE_BLOCK_BYTES). Left alone when the user set `MALLOC_MMAP_THRESHOLD_` or
+ * `glibc.malloc.mmap_threshold` in `GLIBC_TUNABLES`, and where there is no glibc. True when it was set.
+ */
+export function mapLargeBlocksApart(
+  threshold = LARGE_BLOCK_BYTES,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  allocator: Pick<GlibcAllocator, 'mallopt'> | null = glibcAllocator(),
+): boolean {
+  if (allocator === null) return false;
+  if (env.MALLOC_MMAP_THRESHOLD_ !== undefined || env.GLIBC_TUNABLES?.includes('mmap_threshold') === true) {
+    return false;
+  }
+  return allocator.mallopt(M_MMAP_THRESHOLD, threshold) === 1;
+}
+
+/**
+ * How far V8's memory may grow past its size after the last full collection before another is asked
  * for: a full collection stops the main thread for a time that grows with the memory in use, so it is
  * asked for only when there is memory to gain, not every minute.
  */
 export const HEAP_GROWTH_BEFORE_COLLECTING_BYTES = 1024 * 1024;
 
 /**
- * `collect`, run only when V8's heap (the pages it holds, `total_heap_size`) has grown by more than
- * `growth` since the last time it ran (or since this was made).
+ * What V8 holds: the pages of its heap (`total_heap_size`) and the memory outside it that JavaScript
+ * objects keep alive (`external_memory`: Buffers, whose dead ones only a collection frees; issue 36).
+ */
+function v8Bytes(): number {
+  const statistics = getHeapStatistics();
+  return statistics.total_heap_size + statistics.external_memory;
+}
+
+/**
+ * `collect`, run only when V8's memory (its heap's pages and the memory outside it, v8Bytes) has grown
+ * by more than `growth` since the last time it ran (or since this was made).
  */
 export function collectWhenGrown(
   collect: CollectGarbage,
   growth = HEAP_GROWTH_BEFORE_COLLECTING_BYTES,
-  heapBytes: () => number = () => getHeapStatistics().total_heap_size,
+  heapBytes: () => number = v8Bytes,
 ): CollectGarbage {
   let after = heapBytes();
   return async () => {
