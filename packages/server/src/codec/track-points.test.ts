@@ -165,7 +165,7 @@ describe('packed track points and their JSON', () => {
   it('refuses damaged bytes instead of inventing points', () => {
     const packed = packTrackPoints([{ x: 7.1, y: 46.2, t: 1 }, { t: 2 }]);
     expect(() => unpackTrackPoints(packed.subarray(0, packed.byteLength - 8))).toThrow(/damaged/);
-    expect(() => unpackTrackPoints(new Uint8Array([3, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
+    expect(() => unpackTrackPoints(new Uint8Array([4, 0, 0, 0, 0, 0, 0, 0]))).toThrow(/damaged/);
     expect(() => unpackTrackPoints(new Uint8Array(3))).toThrow(/damaged/);
     // A bitmap that counts another number of points than its section holds: refused before any slice.
     const sparse = packTrackPoints([{ x: 1, t: 1 }, { t: 2 }, { x: 3, t: 3 }]);
@@ -174,6 +174,56 @@ describe('packed track points and their JSON', () => {
     lying[xBitmap] = 0b111;
     expect(() => unpackTrackPoints(lying)).toThrow(/damaged/);
     expect(() => packedPointsJsonSlices(lying)).toThrow(/damaged/);
+  });
+
+  it('reads the packed form of version 2, which servers before issue 36 stored', () => {
+    // Written by the version 2 packer (fixed widths only) for these points.
+    const points: TrackPoint[] = [
+      { x: 8.540001, y: 47.370001, e: 410.2, t: 1717232400, h: 120, p: 0 },
+      { x: 8.540013, y: 47.369995, e: 410.4, t: 1717232401, p: 250 },
+      { t: 1717232405, d: 12.5, s: 3.5, T: 21 },
+      { x: 8.540101, y: 47.369901, e: 409.8, t: 1717232406, c: 90, h: 121, p: 1336.5 },
+    ];
+    const version2 = Buffer.from(
+      'AgD/AwQAAAADAAAAAQYAAAAAACDsSWBBCwAAAAAAAAAADGQAAAAAAAMAAAABBgAAAAAAaHWWhkELAAAAAAAAAGReAAAAAAAAAwAAAAEB' +
+        'AAAAAAAAAAKwQAsAAAAAAAAABAYAAAAAAAAEAAAAAQAAAAAAAMS4ltlBAAEFBgAAAAABAAAAAQAAAAAAAAAAgFZACAAAAAAAAAAAAAAA' +
+        'AAAAAAIAAAABAAAAAAAAAAAAXkAJAAAAAAAAAAABAAAAAAAAAwAAAAIBAAAAAAAAAAAAAAsAAAAAAAAAAADECTU0AAABAAAAAQEAAAAA' +
+        'AAAAgEFABAAAAAAAAAAAAAAAAAAAAAEAAAABAQAAAAAAAABAX0AEAAAAAAAAAAAAAAAAAAAAAQAAAAEAAAAAAAAAAAA1QAQAAAAAAAAA' +
+        'AAAAAAAAAAA=',
+      'base64',
+    );
+    expect(version2[0]).toBe(2);
+    expect(unpackTrackPoints(version2)).toEqual(points);
+    expect(packedPointsJson(version2)).toBe(storedJson(points));
+  });
+
+  it('packs a ride’s steps as varint deltas: a third of the fixed widths, the same points (issue 36)', () => {
+    const ride: TrackPoint[] = Array.from({ length: 20_000 }, (_, i) => ({
+      x: Math.round((8.54 + i * 3e-6 + Math.sin(i / 50) * 2e-5) * 1e6) / 1e6,
+      y: Math.round((47.37 + Math.cos(i / 70) * 2e-4) * 1e6) / 1e6,
+      e: Math.round((400 + Math.sin(i / 300) * 40) * 5) / 5,
+      t: 1_717_232_400 + i,
+      h: 120 + (i % 37),
+    }));
+    const packed = packTrackPoints(ride);
+    expect(packed[0]).toBe(3);
+    expect(unpackTrackPoints(packed)).toEqual(ride);
+    // Fixed widths would take 4 + 4 + 2 + 4 + 1 bytes a point.
+    expect(packed.byteLength).toBeLessThan((20_000 * 15) / 2.5);
+  });
+
+  it('refuses varints that run past their section or end half way', () => {
+    // Steps 1,000 apart: a varint of two bytes each (the first, 0, of one), where fixed widths take four.
+    const packed = Buffer.from(packTrackPoints(Array.from({ length: 100 }, (_, i) => ({ t: 1000 * i }))));
+    // One section, t: its header, then its values' byte length and the varints.
+    const lengthAt = 8 + 16;
+    expect(packed.readUInt32LE(lengthAt)).toBe(1 + 99 * 2);
+    const longer = Buffer.from(packed);
+    longer.writeUInt32LE(5000, lengthAt);
+    expect(() => unpackTrackPoints(longer)).toThrow(/damaged/);
+    const unfinished = Buffer.from(packed);
+    unfinished[lengthAt + 4 + 198] = 0x81;
+    expect(() => unpackTrackPoints(unfinished)).toThrow(/damaged/);
   });
 
   it('renders the same JSON a slice at a time as whole, whatever the slice (property, issue 36)', () => {

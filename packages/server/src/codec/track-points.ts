@@ -22,11 +22,20 @@
  * number; otherwise as float64. A value that is not a finite number is not stored (JSON has no NaN;
  * every key is optional).
  *
- * Version 1 (float64 values only, no per-key width, scale and base) is still read: databases hold it.
+ * Version 3 (issue 36, "the stored points are compact") is version 2 with one more value width, 0: the
+ * steps as varint deltas. Such a section's values are a u32 byte length L, then P LEB128 varints, each
+ * the zigzag of (n_j − n_{j−1}) with n_{−1} = 0, padded (with L's four bytes) to a multiple of 8. A
+ * column is written so when that is smaller than its fixed width: a ride's steps change little from
+ * one point to the next (a second of time, a few metres of position), so most take one byte where the
+ * fixed width took four, and a ride packs into about a third of version 2's bytes, which the main
+ * thread writes to the database and reads back at each rendering.
+ *
+ * Versions 1 (float64 values only, no per-key width, scale and base) and 2 are still read: databases
+ * hold them.
  */
 import { TRACK_POINT_KEYS, type TrackColumns, type TrackPoint } from '@rideport/ridefile';
 
-const VERSION = 2;
+const VERSION = 3;
 const HEADER_BYTES = 8;
 const SECTION_HEADER_BYTES = 16;
 
@@ -41,11 +50,48 @@ const padded = (bytes: number): number => Math.ceil(bytes / 8) * 8;
 
 /** How one column's values are stored. */
 interface ColumnEncoding {
-  /** bytes per value: 8 for float64, else an unsigned integer */
-  width: 1 | 2 | 4 | 8;
+  /** bytes per value: 8 for float64, else an unsigned integer; 0: varint deltas (version 3) */
+  width: 0 | 1 | 2 | 4 | 8;
   scale: number;
   base: number;
 }
+
+/** ColumnEncoding.width of a column stored as varint deltas of its steps */
+const VARINT = 0;
+/** the u32 byte length in front of a varint section's values */
+const VARINT_LENGTH_BYTES = 4;
+
+/** The zigzag of a whole number: 0, −1, 1, −2, … as 0, 1, 2, 3, …, in floating point (past 2^31). */
+const zigzag = (delta: number): number => (delta >= 0 ? 2 * delta : -2 * delta - 1);
+const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+
+/** How many bytes the LEB128 varint of `z` (a whole number ≥ 0) takes. */
+function varintBytes(z: number): number {
+  let bytes = 1;
+  while (z >= 128) {
+    z = Math.floor(z / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+/** The bytes a column of steps `u` (present values only, NaN skipped) takes as varint deltas. */
+function varintSize(column: Float64Array, base: number): number {
+  let size = 0;
+  let previous = 0;
+  for (let i = 0; i < column.length; i++) {
+    const value = column[i]!;
+    if (value !== value) continue;
+    const u = value - base;
+    size += varintBytes(zigzag(u - previous));
+    previous = u;
+  }
+  return size;
+}
+
+/** The bytes of a section's values: fixed width, or a varint section's length, varints and padding. */
+const valuesBytes = (n: number, encoding: ColumnEncoding, varints: number): number =>
+  encoding.width === VARINT ? padded(VARINT_LENGTH_BYTES + varints) : padded(n * encoding.width);
 
 const FLOAT64: ColumnEncoding = { width: 8, scale: 0, base: 0 };
 
@@ -129,6 +175,23 @@ function encodeColumn(column: Float64Array, scratch: Float64Array): ColumnEncodi
   return { width, scale, base: range.min };
 }
 
+/**
+ * A column's encoding (encodeColumn) and its varints' bytes: varint deltas (version 3) where they
+ * take fewer bytes than its fixed width, else that width (0 varint bytes).
+ */
+function encodeColumnCompactly(
+  column: Float64Array,
+  present: number,
+  scratch: Float64Array,
+): { encoding: ColumnEncoding; varints: number } {
+  const encoding = encodeColumn(column, scratch);
+  if (encoding.width === 8) return { encoding, varints: 0 };
+  const varints = varintSize(column, encoding.base);
+  return VARINT_LENGTH_BYTES + varints < present * encoding.width
+    ? { encoding: { ...encoding, width: VARINT }, varints }
+    : { encoding, varints: 0 };
+}
+
 /** The least decimal places from `from` at which `value` is whole, else semicircles, else -1. */
 function scaleOf(value: number, from: number): number {
   if (from !== SEMICIRCLES) {
@@ -174,13 +237,18 @@ export function packTrackColumns(track: TrackColumns): Uint8Array<ArrayBuffer> {
 function packColumns(count: number, columns: Float64Array[], present: Uint32Array): Uint8Array<ArrayBuffer> {
   const bitmapBytes = padded(Math.ceil(count / 8));
   const scratch = new Float64Array(count);
-  const encodings = columns.map((column, k) => (present[k] === 0 ? FLOAT64 : encodeColumn(column, scratch)));
+  const encoded = columns.map((column, k) =>
+    present[k] === 0
+      ? { encoding: FLOAT64, varints: 0 }
+      : encodeColumnCompactly(column, present[k]!, scratch),
+  );
   let size = HEADER_BYTES;
   let mask = 0;
   present.forEach((n, k) => {
     if (n === 0) return;
     mask |= 1 << k;
-    size += SECTION_HEADER_BYTES + (n < count ? bitmapBytes : 0) + padded(n * encodings[k]!.width);
+    const { encoding, varints } = encoded[k]!;
+    size += SECTION_HEADER_BYTES + (n < count ? bitmapBytes : 0) + valuesBytes(n, encoding, varints);
   });
   const buffer = new ArrayBuffer(size);
   const bytes = new Uint8Array(buffer);
@@ -192,7 +260,7 @@ function packColumns(count: number, columns: Float64Array[], present: Uint32Arra
   columns.forEach((column, k) => {
     const n = present[k]!;
     if (n === 0) return;
-    const encoding = encodings[k]!;
+    const { encoding, varints } = encoded[k]!;
     view.setUint32(offset, n, true);
     view.setUint8(offset + 4, encoding.width);
     view.setUint8(offset + 5, encoding.scale);
@@ -204,24 +272,46 @@ function packColumns(count: number, columns: Float64Array[], present: Uint32Arra
       }
       offset += bitmapBytes;
     }
-    // Each section starts at a multiple of 8 in a buffer of our own: values go in through a typed view.
-    const values = typedValues(buffer, offset, n, encoding.width);
-    let j = 0;
-    for (let i = 0; i < count; i++) {
-      const value = column[i]!;
-      if (Number.isNaN(value)) continue;
-      values[j++] = encoding.width === 8 ? value : value - encoding.base;
+    if (encoding.width === VARINT) {
+      view.setUint32(offset, varints, true);
+      writeVarintDeltas(bytes, offset + VARINT_LENGTH_BYTES, column, encoding.base);
+    } else {
+      // Each section starts at a multiple of 8 in a buffer of our own: values go in through a typed view.
+      const values = typedValues(buffer, offset, n, encoding.width);
+      let j = 0;
+      for (let i = 0; i < count; i++) {
+        const value = column[i]!;
+        if (Number.isNaN(value)) continue;
+        values[j++] = encoding.width === 8 ? value : value - encoding.base;
+      }
     }
-    offset += padded(n * encoding.width);
+    offset += valuesBytes(n, encoding, varints);
   });
   return bytes;
+}
+
+/** Writes the varint deltas of the column's steps (present values only) from `at`. */
+function writeVarintDeltas(bytes: Uint8Array, at: number, column: Float64Array, base: number): void {
+  let previous = 0;
+  for (let i = 0; i < column.length; i++) {
+    const value = column[i]!;
+    if (value !== value) continue;
+    const u = value - base;
+    let z = zigzag(u - previous);
+    previous = u;
+    while (z >= 128) {
+      bytes[at++] = (z % 128) | 128;
+      z = Math.floor(z / 128);
+    }
+    bytes[at++] = z;
+  }
 }
 
 function typedValues(
   buffer: ArrayBuffer,
   offset: number,
   length: number,
-  width: ColumnEncoding['width'],
+  width: 1 | 2 | 4 | 8,
 ): Float64Array | Uint32Array | Uint16Array | Uint8Array {
   if (width === 8) return new Float64Array(buffer, offset, length);
   if (width === 4) return new Uint32Array(buffer, offset, length);
@@ -290,10 +380,12 @@ interface PackedSection {
   encoding: ColumnEncoding;
   /** where the bitmap of the points that have the key starts; -1 when every point has it */
   bitmap: number;
-  /** where the values start */
+  /** where the values start (a varint section's first varint) */
   values: number;
-  /** the next value's index */
+  /** the next value's index; in a varint section, the next varint's byte */
   next: number;
+  /** in a varint section, the last value's steps from the base */
+  last: number;
 }
 
 const damaged = (): Error => new Error('the stored points are damaged (not a packed form of version 1 or 2)');
@@ -313,7 +405,7 @@ export class PackedPointsReader {
   constructor(packed: Uint8Array) {
     const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
     const version = packed.byteLength < HEADER_BYTES ? 0 : view.getUint8(0);
-    if (version !== 1 && version !== VERSION) throw damaged();
+    if (version !== 1 && version !== 2 && version !== VERSION) throw damaged();
     const mask = view.getUint16(2, true);
     const count = view.getUint32(4, true);
     const bitmapBytes = padded(Math.ceil(count / 8));
@@ -323,7 +415,7 @@ export class PackedPointsReader {
       const sectionHeader = version === 1 ? 8 : SECTION_HEADER_BYTES;
       if (offset + sectionHeader > packed.byteLength) throw damaged();
       const n = view.getUint32(offset, true);
-      const encoding = version === 1 ? FLOAT64 : sectionEncoding(view, offset);
+      const encoding = version === 1 ? FLOAT64 : sectionEncoding(view, offset, version);
       if (encoding === null) throw damaged();
       offset += sectionHeader;
       const bitmap = n < count ? offset : -1;
@@ -332,9 +424,21 @@ export class PackedPointsReader {
         offset += bitmapBytes;
       }
       const { width } = encoding;
-      if (n > count || offset + n * width > packed.byteLength) throw damaged();
-      this.#sections.push({ key, encoding, bitmap, values: offset, next: 0 });
-      offset += version === 1 ? n * 8 : padded(n * width);
+      if (n > count) throw damaged();
+      if (width === VARINT) {
+        if (offset + VARINT_LENGTH_BYTES > packed.byteLength) throw damaged();
+        const varints = view.getUint32(offset, true);
+        const start = offset + VARINT_LENGTH_BYTES;
+        if (start + varints > packed.byteLength || varintsEnded(packed, start, start + varints) !== n) {
+          throw damaged();
+        }
+        this.#sections.push({ key, encoding, bitmap, values: start, next: start, last: 0 });
+        offset += padded(VARINT_LENGTH_BYTES + varints);
+      } else {
+        if (offset + n * width > packed.byteLength) throw damaged();
+        this.#sections.push({ key, encoding, bitmap, values: offset, next: 0, last: 0 });
+        offset += version === 1 ? n * 8 : padded(n * width);
+      }
     });
     if (offset !== packed.byteLength) throw damaged();
     this.count = count;
@@ -356,6 +460,10 @@ export class PackedPointsReader {
     const view = this.#view;
     // Section by section, as the values lie: each point's keys still come in TRACK_POINT_KEYS order.
     for (const section of this.#sections) {
+      if (section.encoding.width === VARINT) {
+        readVarintDeltas(section, packed, points, start, end);
+        continue;
+      }
       const { key, encoding, bitmap, values } = section;
       const { width } = encoding;
       let j = section.next;
@@ -377,6 +485,42 @@ export class PackedPointsReader {
   }
 }
 
+/** The values of a varint section for points [start, end) into `points` (from `start`), and on. */
+function readVarintDeltas(
+  section: PackedSection,
+  packed: Uint8Array,
+  points: TrackPoint[],
+  start: number,
+  end: number,
+): void {
+  const { key, encoding, bitmap } = section;
+  let at = section.next;
+  let u = section.last;
+  for (let i = start; i < end; i++) {
+    if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
+    let z = 0;
+    let unit = 1;
+    let byte: number;
+    do {
+      byte = packed[at++]!;
+      z += (byte & 127) * unit;
+      unit *= 128;
+    } while (byte >= 128);
+    u += unzigzag(z);
+    points[i - start]![key] = decoded(u, encoding);
+  }
+  section.next = at;
+  section.last = u;
+}
+
+/** How many varints end in bytes [start, end), which must end with one: else -1. */
+function varintsEnded(bytes: Uint8Array, start: number, end: number): number {
+  if (end > start && bytes[end - 1]! >= 128) return -1;
+  let ended = 0;
+  for (let i = start; i < end; i++) if (bytes[i]! < 128) ended++;
+  return ended;
+}
+
 /** How many of the first `count` bits of the bitmap at `offset` are set. */
 function bitsSet(bytes: Uint8Array, offset: number, count: number): number {
   let set = 0;
@@ -384,12 +528,13 @@ function bitsSet(bytes: Uint8Array, offset: number, count: number): number {
   return set;
 }
 
-/** A version 2 section's encoding, or null when its header is not one this version writes. */
-function sectionEncoding(view: DataView, offset: number): ColumnEncoding | null {
+/** A version 2 or 3 section's encoding, or null when its header is not one that version writes. */
+function sectionEncoding(view: DataView, offset: number, version: number): ColumnEncoding | null {
   const width = view.getUint8(offset + 4);
   const scale = view.getUint8(offset + 5);
   const base = view.getFloat64(offset + 8, true);
-  if (width !== 1 && width !== 2 && width !== 4 && width !== 8) return null;
+  const varint = width === VARINT && version >= 3;
+  if (!varint && width !== 1 && width !== 2 && width !== 4 && width !== 8) return null;
   if ((scale > MAX_DECIMALS && scale !== SEMICIRCLES) || !Number.isSafeInteger(base)) return null;
   return { width, scale, base };
 }
@@ -400,6 +545,12 @@ function sectionEncoding(view: DataView, offset: number): ColumnEncoding | null 
  */
 export function packedPointsJson(packed: Uint8Array): string {
   return JSON.stringify(unpackTrackPoints(packed));
+}
+
+/** How many points a packed form holds, read from its header (0 for bytes too short to have one). */
+export function packedPointCount(packed: Uint8Array): number {
+  if (packed.byteLength < HEADER_BYTES) return 0;
+  return new DataView(packed.buffer, packed.byteOffset, packed.byteLength).getUint32(4, true);
 }
 
 /** Points per slice of packedPointsJsonSlices: a few milliseconds of rendering, about 600 KB of text. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { RideFileErrorCode, RideFileWarningCode, warningWords, type WarnedTrack } from '@rideport/ridefile';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
+import { gpxGzipBomb } from '../../../../test/support/gzip-bomb.js';
 import { buildServer } from '../app.js';
 import { openPlatform } from '../platform.js';
 import type { TaskObject } from '../store/index.js';
@@ -178,9 +178,9 @@ describe('stopping', () => {
         close: () => app.close(),
       });
       // A gzip bomb keeps a worker busy long enough to stop the server under it.
-      const bomb = gzipSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
+      const bomb = gpxGzipBomb();
       const taskId = taskIdOf(
-        await upload(asTestServer(first), credentials, { name: 'bomb.gz', bytes: bomb }),
+        await upload(asTestServer(first), credentials, { name: 'bomb.gpx.gz', bytes: bomb }),
       );
       for (;;) {
         const row = await first.rideport.store.tasks.find(taskId);

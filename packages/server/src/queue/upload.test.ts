@@ -6,6 +6,7 @@ import {
   readCorpus,
   readFixture,
 } from '../../../../test/support/corpus.js';
+import { gpxGzipBomb } from '../../../../test/support/gzip-bomb.js';
 import { storedAsset, tracksOf } from '../test-support/assets.js';
 import {
   BASE_URL,
@@ -208,8 +209,8 @@ describe('POST /trips.json with a file', () => {
   });
 
   it('a gzip bomb fails as too large, and the server answers while a worker inflates it', async () => {
-    const bomb = gzipSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
-    const taskId = taskIdOf(await upload(server, credentials, { name: 'bomb.fit.gz', bytes: bomb }));
+    const bomb = gpxGzipBomb();
+    const taskId = taskIdOf(await upload(server, credentials, { name: 'bomb.gpx.gz', bytes: bomb }));
     // The status endpoint answers while the task is still being read: the main thread is not inflating.
     let answeredWhilePending = false;
     for (let task = (await taskStatuses(server, credentials, [taskId]))[0]!; task.status === 0;) {

@@ -26,7 +26,12 @@ import {
   type TrackTripColumns,
 } from './track-columns.js';
 import { assertFits, MAX_STORED_WARNINGS, TEXT_MAX_CHARS, TextTooLongError } from './text-limits.js';
-import { packedPointsJsonSlices, packTrackPoints, unpackTrackPoints } from '../codec/track-points.js';
+import {
+  packedPointCount,
+  packedPointsJsonSlices,
+  packTrackPoints,
+  unpackTrackPoints,
+} from '../codec/track-points.js';
 import type { PointsRenderer } from './points-renderer.js';
 import type { JsonText } from './record-body.js';
 
@@ -97,12 +102,12 @@ export interface AssetRecordWithPoints {
 }
 
 /**
- * Packed bytes from which a track's JSON is not kept but rendered a slice at a time at each reading:
- * about 300,000 points, three and a half days at one a second, whose JSON (about 25 MB) is still
- * written once at the first reading. Past it the JSON is about six times the packed form (a database
- * grew by a gigabyte that way) and writing it held the main thread (issue 36).
+ * Points from which a track's JSON is not kept but rendered a slice at a time at each reading: three
+ * and a half days at one a second, whose JSON (about 25 MB) is still written once at the first
+ * reading. Past it the JSON is many times the packed form (a database grew by a gigabyte that way)
+ * and writing it held the main thread (issue 36).
  */
-export const KEEP_JSON_BELOW_BYTES = 4 * 1024 * 1024;
+export const KEEP_JSON_BELOW_POINTS = 300_000;
 
 /** The tables behind each asset type. */
 const TABLES = {
@@ -424,7 +429,7 @@ export class Assets {
    * response is sent, at each reading (issue 36, store/record-body.ts).
    */
   async #pointsJson(type: AssetType, id: number, packed: Buffer): Promise<JsonText> {
-    if (packed.byteLength >= KEEP_JSON_BELOW_BYTES) return packedPointsJsonSlices(packed);
+    if (packedPointCount(packed) >= KEEP_JSON_BELOW_POINTS) return packedPointsJsonSlices(packed);
     const json = await this.#renderer.render(packed);
     await this.#context.db
       .updateTable(TABLES[type].points as 'trip_track_points')

@@ -8,11 +8,11 @@
  * large track and ends once it has had nothing to do for a while, so its memory goes back too.
  */
 import { Piscina } from 'piscina';
-import { packedPointsJson } from '../codec/track-points.js';
+import { packedPointCount, packedPointsJson } from '../codec/track-points.js';
 import { workerScript } from '../worker-script.js';
 
-/** Packed bytes from which a track is rendered in the thread: about 5,000 points. */
-export const RENDER_IN_THREAD_FROM_BYTES = 64 * 1024;
+/** Points from which a track is rendered in the thread: a few milliseconds of the main thread's time. */
+export const RENDER_IN_THREAD_FROM_POINTS = 5_000;
 /** How long the thread is kept with nothing to do. */
 const IDLE_MS = 30_000;
 
@@ -21,7 +21,7 @@ export class PointsRenderer {
 
   /** `[{"x":…,"y":…,…},…]` as UTF-8 bytes, point for point what packedPointsJson renders. */
   async render(packed: Uint8Array): Promise<Buffer> {
-    if (packed.byteLength < RENDER_IN_THREAD_FROM_BYTES) return Buffer.from(packedPointsJson(packed));
+    if (packedPointCount(packed) < RENDER_IN_THREAD_FROM_POINTS) return Buffer.from(packedPointsJson(packed));
     this.#pool ??= new Piscina<Uint8Array, Uint8Array>({
       ...workerScript('render-worker', import.meta.url),
       name: 'renderPointsJson',
