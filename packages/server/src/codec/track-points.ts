@@ -216,9 +216,10 @@ export function packTrackColumns(track: TrackColumns): Uint8Array<ArrayBuffer> {
   const present = new Uint32Array(TRACK_POINT_KEYS.length);
   const columns = TRACK_POINT_KEYS.map((key, k) => {
     const source = track[key];
+    // Nothing for a channel the track lacks (of ten, a ride from a phone has four): packing skips it.
+    if (source === undefined) return new Float64Array(0);
     // A copy in any case: packing replaces a column's values by their steps (encodeColumn).
     const column = new Float64Array(count);
-    if (source === undefined) return column.fill(NaN);
     for (let i = 0; i < count; i++) {
       const value = source[i]!;
       if (Number.isFinite(value)) {
