@@ -138,19 +138,6 @@ describe("V8's full collection", () => {
     expect(seen).toEqual([0, 0, 1, 1, 1, 2, 3]);
   });
 
-  it('counts the memory outside the heap that Buffers hold, which only a collection frees (issue 36)', async () => {
-    let collections = 0;
-    const collect = collectWhenGrown(() => {
-      collections += 1;
-      return Promise.resolve();
-    });
-    // 32 MB outside V8's heap; its pages grow by a few bytes only.
-    const held = Buffer.alloc(32 * 1024 * 1024, 1);
-    await collect();
-    expect(held.length).toBeGreaterThan(0);
-    expect(collections).toBe(1);
-  });
-
   it('frees what nothing refers to any more, without the process being started with --expose-gc', async () => {
     const collect = v8FullCollection();
     expect(collect).not.toBeNull();

@@ -129,29 +129,23 @@ export function mapLargeBlocksApart(
 }
 
 /**
- * How far V8's memory may grow past its size after the last full collection before another is asked
+ * How far V8's heap may grow past its size after the last full collection before another is asked
  * for: a full collection stops the main thread for a time that grows with the memory in use, so it is
  * asked for only when there is memory to gain, not every minute.
  */
 export const HEAP_GROWTH_BEFORE_COLLECTING_BYTES = 1024 * 1024;
 
 /**
- * What V8 holds: the pages of its heap (`total_heap_size`) and the memory outside it that JavaScript
- * objects keep alive (`external_memory`: Buffers, whose dead ones only a collection frees; issue 36).
- */
-function v8Bytes(): number {
-  const statistics = getHeapStatistics();
-  return statistics.total_heap_size + statistics.external_memory;
-}
-
-/**
- * `collect`, run only when V8's memory (its heap's pages and the memory outside it, v8Bytes) has grown
- * by more than `growth` since the last time it ran (or since this was made).
+ * `collect`, run only when V8's heap (the pages it holds, `total_heap_size`) has grown by more than
+ * `growth` since the last time it ran (or since this was made). The memory outside the heap that
+ * Buffers hold is not counted: V8 collects for it by itself, incrementally, where a full collection
+ * forced in the middle of a burst of uploads stopped the server's main thread for 250–330 ms
+ * (bench:archive-stall, issue 36).
  */
 export function collectWhenGrown(
   collect: CollectGarbage,
   growth = HEAP_GROWTH_BEFORE_COLLECTING_BYTES,
-  heapBytes: () => number = v8Bytes,
+  heapBytes: () => number = () => getHeapStatistics().total_heap_size,
 ): CollectGarbage {
   let after = heapBytes();
   return async () => {
