@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { LegacyParams } from './params.js';
-import { jsonBody, mapJsonText, spliced, type JsonText } from '../store/record-body.js';
+import { jsonBody, mappedText, spliced, type JsonText } from '../store/record-body.js';
 
 const CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
 const MAX_CALLBACK_LENGTH = 128;
@@ -56,10 +56,14 @@ export function sendLegacy(
   }
   // U+2028/2029 are valid in JSON but ended a script string literal before ES2019; escape them.
   const safe = (json: string): string => json.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
-  const script =
-    rendered === null
-      ? `/**/${callback}(${safe(JSON.stringify(body))});`
-      : jsonBody(spliced(`/**/${callback}(`, mapJsonText(rendered, safe), ');'));
+  let script: string | ReturnType<typeof jsonBody>;
+  if (rendered === null || Buffer.isBuffer(rendered)) {
+    const json = rendered === null ? JSON.stringify(body) : rendered.toString('utf8');
+    script = `/**/${callback}(${safe(json)});`;
+  } else {
+    // A track of days, a slice at a time (store/record-body.ts): each slice escaped as it comes.
+    script = jsonBody(spliced(`/**/${callback}(`, mappedText(rendered, safe), ');'));
+  }
   return reply
     .type('application/javascript; charset=utf-8')
     .header('x-content-type-options', 'nosniff')

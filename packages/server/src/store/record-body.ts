@@ -52,12 +52,8 @@ async function* paced(pieces: Iterable<string>): AsyncGenerator<string, void, un
   }
 }
 
-/** Each piece of the text passed through `change` (a JSONP wrapper's escaping), bytes decoded first. */
-export function mapJsonText(json: JsonText, change: (text: string) => string): Iterable<string> {
-  return Buffer.isBuffer(json) ? [change(json.toString('utf8'))] : mapped(json, change);
-}
-
-function* mapped(
+/** Each piece of the text passed through `change` (a JSONP wrapper's escaping), when asked for. */
+export function* mappedText(
   pieces: Iterable<string>,
   change: (text: string) => string,
 ): Generator<string, void, undefined> {
