@@ -21,7 +21,10 @@
  * within 20 % of its level before the burst within a minute. Prints figures and the verdict; exits 0
  * either way (tests never assert wall-clock times). Linux only (/proc); elsewhere it says so and exits 0.
  *
- * `-- --points N`, `-- --megabytes M`: a smaller archive (a quick look).
+ * `-- --points N`, `-- --megabytes M`: a smaller archive (a quick look). `-- --heap`: the server runs with
+ * the DevTools inspector, and at the end a full collection is forced there (bench/inspector.ts): the
+ * RSS after it, and the main thread's heap and external memory, tell memory still in use from garbage
+ * not yet collected.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -34,6 +37,7 @@ import { parseArgs } from 'node:util';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { createBenchAccounts, type BenchAccount } from './account.js';
+import { Inspector, inspectorUrl, type HeapReading } from './inspector.js';
 import { formatTable } from './table.js';
 import { resetPeak, status } from './proc-memory.js';
 
@@ -46,6 +50,7 @@ const { values: flags } = parseArgs({
     points: { type: 'string', default: '1990000' },
     megabytes: { type: 'string', default: '255' },
     'settle-seconds': { type: 'string', default: '60' },
+    heap: { type: 'boolean', default: false },
   },
 });
 const POINTS = Number(flags.points);
@@ -165,7 +170,8 @@ function startServe(data: string): Child {
   const env = { ...process.env };
   // Without tsx's loader: the server runs from the build, as a rider runs it.
   delete env['NODE_OPTIONS'];
-  const child = spawn(process.execPath, [RIDEPORT, 'serve', '--data', data, '--port', '0'], {
+  const inspect = flags.heap ? ['--inspect=127.0.0.1:0'] : [];
+  const child = spawn(process.execPath, [...inspect, RIDEPORT, 'serve', '--data', data, '--port', '0'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -187,6 +193,20 @@ async function listening(server: Child): Promise<string> {
     if (server.process.exitCode !== null) throw new Error(`rideport serve exited: ${server.output()}`);
     if (Date.now() - startMs > 60_000) throw new Error(`rideport serve did not listen: ${server.output()}`);
     await sleep(100);
+  }
+}
+
+/** The server's main thread after a full collection forced through the inspector, and its RSS then. */
+async function afterCollection(server: Child, pid: number): Promise<{ rssMb: number; heap: HeapReading }> {
+  const address = inspectorUrl(server.output());
+  if (address === null) throw new Error('the server printed no inspector address');
+  const inspector = await Inspector.connect(address);
+  try {
+    const heap = await inspector.heapAfterCollection();
+    await sleep(1000);
+    return { rssMb: status(pid, 'VmRSS'), heap };
+  } finally {
+    inspector.close();
   }
 }
 
@@ -397,6 +417,7 @@ try {
     settle.push({ seconds: (performance.now() - endedMs) / 1000, rssMb: status(pid, 'VmRSS') });
   }
   const settledMb = settle.at(-1)?.rssMb ?? Number.NaN;
+  const collected = flags.heap ? await afterCollection(server, pid) : null;
 
   console.log(`\nAnother rider's GET /api/v1/trips.json, one socket, ${POLL_PAUSE_MS} ms apart:\n`);
   console.log(
@@ -420,6 +441,13 @@ try {
     `\nServer RSS before the burst ${beforeMb.toFixed(0)} MB; after it ended: ` +
       settle.map((row) => `${row.seconds.toFixed(0)} s ${row.rssMb.toFixed(0)} MB`).join(', '),
   );
+  if (collected !== null) {
+    console.log(
+      `After a full collection forced then: RSS ${collected.rssMb.toFixed(0)} MB; the main thread's heap ` +
+        `${(collected.heap.heapUsedBytes / MB).toFixed(1)} MB in use of ${(collected.heap.heapTotalBytes / MB).toFixed(1)} MB, ` +
+        `external ${(collected.heap.externalBytes / MB).toFixed(1)} MB.`,
+    );
+  }
   console.log(
     `Database (file and log): ${databaseBefore.toFixed(1)} MB before the burst, ${databaseAfter.toFixed(1)} MB after it.`,
   );
