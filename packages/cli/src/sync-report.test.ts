@@ -110,17 +110,27 @@ afterEach(async () => {
   directory.remove();
 });
 
-/** One pass over the folder, reported in text on `terminal` with `stdout`; the report, stopped. */
+/**
+ * One pass over the folder, its five rides uploaded as one batch and reported in text on `terminal`
+ * with `stdout`; the report, stopped. The rides are all collected, uploads paused, before the report
+ * starts and uploads go on: otherwise, on a loaded machine, uploads began while the folder was still
+ * being read, in batches of one or two, which draw no bar (BAR_MINIMUM_RIDES), and the bar's tests
+ * failed now and then.
+ */
 async function syncOnceOn(
   terminal: ReturnType<typeof fakeTerminal>,
   stdout: CliWritable,
 ): Promise<SyncReport> {
+  engine.pause();
   engine.chooseImport(engine.status().sources[0]!.id, { kind: 'all' });
+  await engine.syncOnce();
+  expect(engine.status().counts).toMatchObject({ found: 5, queued: 5, synced: 0 });
   const report = reportSync(
     engine,
     { stdout, stderr: new Capture(), cwd: directory.path, terminal: terminal as never },
     'text',
   );
+  engine.resume();
   await engine.syncOnce();
   report.stop();
   return report;
