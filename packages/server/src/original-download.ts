@@ -2,9 +2,10 @@
  * "Download original" (issue 20, "Original files"): the file a ride or route was read from, as its
  * owner uploaded it, with its file name and the content type of its format. Kept gzip-compressed
  * (store/original-files.ts): an upload that was a `.gz` is sent byte for byte, any other is gunzipped
- * as it streams, so the file is never held decompressed in memory.
+ * as it streams, so the file is never held decompressed in memory; a large one is read from the
+ * database a part at a time as the client takes it (store/large-values.ts).
  */
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
 import { attachment } from './content-disposition.js';
@@ -39,6 +40,13 @@ export function sendOriginal(reply: FastifyReply, file: OriginalFile, fallback: 
     'cache-control': 'private, no-store',
     'x-content-type-options': 'nosniff',
   });
-  if (file.uploadedGzip) return reply.header('content-length', file.bytes.length).send(file.bytes);
-  return reply.send(Readable.from([file.bytes]).pipe(createGunzip()));
+  const gzipped = Readable.from(file.gzipped, { objectMode: false });
+  if (file.uploadedGzip) return reply.header('content-length', file.gzippedLength).send(gzipped);
+  // An error on the way (the ride was deleted while it was sent) destroys both streams; Fastify then
+  // ends the answer, cut short, rather than leaving the client waiting.
+  return reply.send(
+    pipeline(gzipped, createGunzip(), () => {
+      // Said by the streams' own error, which Fastify sees.
+    }),
+  );
 }

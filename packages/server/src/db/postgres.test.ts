@@ -226,7 +226,7 @@ describe.skipIf(cluster.skipped !== null)('the PostgreSQL engine', () => {
           format: 'gpx',
           uploadedGzip: false,
           byteLength: compressible.length,
-          bytes: compressible,
+          stored: { bytes: compressible },
         },
         database.db,
       );

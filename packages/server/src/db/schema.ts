@@ -2,7 +2,7 @@
  * The tables, as Kysely sees them (one interface per table; the migrations create them). Times are
  * Unix milliseconds (INTEGER); the API formats them. Visibility is stored in v1 words.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export type Visibility = 'public' | 'friends_only' | 'private';
 export type AccountKind = 'person' | 'organization';
@@ -204,8 +204,11 @@ export interface OriginalFilesTable {
   uploaded_gzip: number;
   /** bytes of the upload as sent */
   byte_length: number;
+  /** the file gzip-compressed; empty when it is a large value (large_value_id) */
   bytes: Buffer;
   created_at: number;
+  /** the large value holding the file's bytes (migration 017), or null when `bytes` holds them */
+  large_value_id: ColumnType<number | null, number | null | undefined, never>;
 }
 
 export type RoutesTable = AssetColumns;
@@ -325,6 +328,23 @@ export interface QueuedTasksTable {
 
 export interface TaskUploadsTable {
   task_id: number;
+  /** the upload's bytes; empty when they are a large value (large_value_id) */
+  bytes: Buffer;
+  /** the large value holding the upload's bytes (migration 017), or null when `bytes` holds them */
+  large_value_id: ColumnType<number | null, number | null | undefined, never>;
+}
+
+/** A byte value stored in parts (migration 017, store/large-values.ts). */
+export interface LargeValuesTable {
+  id: Generated<number>;
+  byte_length: number;
+  created_at: number;
+}
+
+export interface LargeValuePartsTable {
+  value_id: number;
+  /** 0, 1, …: the parts in order */
+  part: number;
   bytes: Buffer;
 }
 
@@ -398,6 +418,8 @@ export interface Database {
   queued_tasks: QueuedTasksTable;
   original_files: OriginalFilesTable;
   task_uploads: TaskUploadsTable;
+  large_values: LargeValuesTable;
+  large_value_parts: LargeValuePartsTable;
   task_objects: TaskObjectsTable;
   club_routes: ClubRoutesTable;
   webhook_outbox: WebhookOutboxTable;

@@ -5,11 +5,13 @@
  * the same user and client is a duplicate whatever the bytes; a duplicate's new name is not applied
  * and the task says so.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { zipSync } from 'fflate';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixture } from '../../../../test/support/corpus.js';
+import { LARGE_VALUE_PART_BYTES } from '../store/index.js';
 import { legacySetup, type LegacySetup } from '../test-support/legacy.js';
 import { testServer, type TestServer } from '../test-support/server.js';
 import { taskIdOf, tasksEndedOverSocket, uploadOverSocket } from '../test-support/uploads.js';
@@ -141,6 +143,75 @@ describe('original files', () => {
       );
       expect(stored.byte_length, name).toBe(bytes.length);
     }
+  });
+
+  it('keeps a file larger than a part as one value, written once, and deletes it with the ride', async () => {
+    // Issue 36: bytes above a part are a large value (store/large-values.ts). A .gz upload and a ride
+    // of a ZIP are their own original: one value, named by the task and then by the original file.
+    // A plain upload's original is compressed by the server: a value of its own.
+    const largeValues = () =>
+      server.store.transaction(async (trx) => ({
+        values: await trx.selectFrom('large_values').select(['id', 'byte_length']).execute(),
+        parts: await trx.selectFrom('large_value_parts').select(['value_id', 'part']).execute(),
+      }));
+    const before = await largeValues();
+    // Random text in each point's description, so that the gzip stays larger than a part.
+    const ride = (day: number): Buffer => {
+      const points = Array.from({ length: 40_000 }, (_, i) => {
+        const at = new Date(Date.UTC(2024, 5, 4 + day, 8) + i * 1000).toISOString();
+        const lat = (47 + i * 1e-5).toFixed(6);
+        return `<trkpt lat="${lat}" lon="8.5"><time>${at}</time><desc>${randomBytes(24).toString('hex')}</desc></trkpt>`;
+      });
+      return Buffer.from(
+        `<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points.join('')}</trkseg></trk></gpx>`,
+      );
+    };
+    const plain = ride(0);
+    const gzipped = gzipSync(ride(1));
+    const inZip = ride(2);
+    const zipped = zipSync({ 'rides/ride.gpx': inZip });
+    expect(gzipped.length).toBeGreaterThan(LARGE_VALUE_PART_BYTES);
+    const trips: number[] = [];
+    for (const [name, bytes, sentBack] of [
+      ['plain.gpx', plain, plain],
+      ['gzipped.gpx.gz', gzipped, gzipped],
+      ['zipped.zip', zipped, inZip],
+    ] as const) {
+      const task = await uploaded('alice', name, bytes);
+      expect(task.response_code, name).toBe('success');
+      trips.push(tripOf(task));
+      const back = await original('alice', tripOf(task));
+      expect(back.status, name).toBe(200);
+      expect(sha256(back.bytes), name).toBe(sha256(sentBack));
+    }
+    const during = await largeValues();
+    // One value per original, none left of the tasks' uploads, every part there.
+    expect(during.values.length).toBe(before.values.length + 3);
+    for (const value of during.values) {
+      const parts = during.parts.filter((part) => part.value_id === value.id);
+      expect(parts.length).toBe(Math.ceil(value.byte_length / LARGE_VALUE_PART_BYTES));
+    }
+    const originals = await server.store.transaction((trx) =>
+      trx
+        .selectFrom('original_files')
+        .select(['large_value_id', 'bytes'])
+        .orderBy('id', 'desc')
+        .limit(3)
+        .execute(),
+    );
+    for (const file of originals) {
+      expect(file.large_value_id).not.toBeNull();
+      expect(file.bytes.length).toBe(0);
+    }
+    for (const tripId of trips) {
+      const deleted = await request(`${origin}/api/v1/trips/${tripId}.json`, {
+        method: 'DELETE',
+        headers: { authorization: basic('alice') },
+      });
+      expect(deleted.statusCode).toBe(204);
+      await deleted.body.dump();
+    }
+    expect(await largeValues()).toEqual(before);
   });
 
   it('deletes the original with the ride (the last ride made from it)', async () => {

@@ -240,7 +240,7 @@ describe('purging finished tasks', () => {
     const failure = await endedTask(server, userId, -1, 'failure');
     const success = await endedTask(server, userId, 1, 'success');
     const pending = await storedTask(server, userId, new TextEncoder().encode('pending'), 'pending');
-    expect(await server.store.tasks.purge()).toEqual({ successful: 2, failed: 1 });
+    expect(await server.store.tasks.purge()).toEqual({ successful: 2, failed: 1, unnamedValues: 0 });
     const credentials = await credentialsFor(server, { id: userId, email: '', password: '' });
     const left = await taskStatuses(server, credentials, [oldFailure, oldSuccess, failure, success, pending]);
     expect(left.map((task) => task.id)).toEqual([failure, pending]);

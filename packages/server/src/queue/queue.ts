@@ -30,8 +30,16 @@ import { faultWords, passingStorageFault, StorageFaultNotice, type StorageFault 
 import { ServerError, UploadErrorCode } from '../errors.js';
 import { warnedTrack } from '../store/asset-records.js';
 import type { ExclusiveRole } from '../db/engine.js';
-import type { AssetMetadata, ClaimedTask, TaskMetadata, TaskObject, TaskOutcome } from '../store/index.js';
-import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
+import type {
+  AssetMetadata,
+  ClaimedTask,
+  NewOriginalFile,
+  Store,
+  TaskMetadata,
+  TaskObject,
+  TaskOutcome,
+} from '../store/index.js';
+import { isLarge, TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 
 import type { ParseOutcome } from './parse-worker.js';
 import type { BulkArchive } from './archive.js';
@@ -529,9 +537,16 @@ export class UploadQueue {
    * (taking it last could deadlock with such an upload).
    */
   async #store(run: RunningTask, file: ParsedFile): Promise<void> {
+    const { store } = this.#context;
+    // A large original that is not the task's own upload is written before the transaction, part by
+    // part (store/large-values.ts), and deleted after it unless the transaction named it.
+    const written =
+      isLarge(file.gzipped) && !isTheUpload(run.task, file)
+        ? await store.largeValues.write(file.gzipped)
+        : null;
     try {
-      if ((await this.#storeRides(run, file, 'lock last')) === 'again') {
-        await this.#storeRides(run, file, 'lock first');
+      if ((await this.#storeRides(run, file, written, 'lock last')) === 'again') {
+        await this.#storeRides(run, file, written, 'lock first');
       }
       this.#storageIsBack();
     } catch (error) {
@@ -543,6 +558,8 @@ export class UploadQueue {
         return;
       }
       throw error;
+    } finally {
+      if (written !== null) await store.largeValues.deleteIfUnnamed(written);
     }
   }
 
@@ -554,6 +571,7 @@ export class UploadQueue {
   async #storeRides(
     run: RunningTask,
     file: ParsedFile,
+    writtenOriginal: number | null,
     lock: 'lock first' | 'lock last',
   ): Promise<'stored' | 'again'> {
     const { task, owner } = run;
@@ -585,7 +603,7 @@ export class UploadQueue {
               userId: task.userId,
               filename: task.filename,
               format: file.format,
-              bytes: file.gzipped,
+              stored: await originalStored(store, task, file, writtenOriginal, trx),
               uploadedGzip: file.uploadedGzip,
               byteLength: file.uploadLength,
             },
@@ -727,6 +745,31 @@ export class UploadQueue {
       this.#log.error({ err: error }, 'upload queue: purging tasks failed');
     }
   }
+}
+
+/**
+ * Whether the original file kept is the task's upload itself (an upload that was gzip, or a ride of a
+ * ZIP kept as gzip by the server): then the two are one large value, written once.
+ */
+function isTheUpload(task: ClaimedTask, file: ParsedFile): boolean {
+  return file.uploadedGzip || task.unzippedLength !== null;
+}
+
+/** Where the original's bytes are: in its row, a large value written for it, or the upload's own. */
+async function originalStored(
+  store: Store,
+  task: ClaimedTask,
+  file: ParsedFile,
+  written: number | null,
+  trx: Kysely<Database>,
+): Promise<NewOriginalFile['stored']> {
+  if (written !== null) return { largeValueId: written };
+  if (isLarge(file.gzipped) && isTheUpload(task, file)) {
+    const largeValueId = await store.tasks.uploadLargeValue(task.id, trx);
+    // A task stored before large values (migration 017) holds its upload in its row.
+    if (largeValueId !== null) return { largeValueId };
+  }
+  return { bytes: file.gzipped };
 }
 
 function duration(milliseconds: number): string {

@@ -24,6 +24,7 @@ import { SignInLinks } from './sign-in-links.js';
 import { Tasks } from './tasks.js';
 import { TrainingLog } from './training-log.js';
 import { TripRecordings } from './trip-recordings.js';
+import { LargeValues } from './large-values.js';
 import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
 import { PointsRenderer } from './points-renderer.js';
@@ -78,6 +79,8 @@ export class Store {
   readonly assets: Assets;
   /** the files routes and trips were read from, as uploaded (issue 20) */
   readonly originalFiles: OriginalFiles;
+  /** byte values written and read part by part: large uploads and original files (issue 36) */
+  readonly largeValues: LargeValues;
   /** trips by their time range and recording: the same recording, overlapping rides (issue 16) */
   readonly tripRecordings: TripRecordings;
   /** each ride's power curve, computed once, for the overview (issue 19) */
@@ -113,14 +116,15 @@ export class Store {
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context, this.#renderer);
-    this.originalFiles = new OriginalFiles(context);
+    this.largeValues = new LargeValues(context);
+    this.originalFiles = new OriginalFiles(context, this.largeValues);
     this.powerCurves = new PowerCurves(context, this.assets);
     this.trainingLog = new TrainingLog(context);
     this.tripRecordings = new TripRecordings(context);
     this.changes = new AssetChanges(context);
     this.events = new Events(context);
     this.clubs = new Clubs(context);
-    this.tasks = new Tasks(context, options.failedTaskRetentionMs);
+    this.tasks = new Tasks(context, options.failedTaskRetentionMs, this.largeValues);
     this.webhooks = new Webhooks(context);
     this.rateWindows = new RateWindows(context);
   }
@@ -183,6 +187,8 @@ export type {
   TaskStatusRow,
 } from './tasks.js';
 export type { RangeQuery, TripRecording } from './trip-recordings.js';
+export type { NewOriginalFile, OriginalFile } from './original-files.js';
+export { isLarge, LARGE_VALUE_PART_BYTES } from './large-values.js';
 export type { AttemptOutcome, AttemptRecord, DeliveryLogRow, OutboxRow } from './webhooks.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
 export type { OAuthAccessToken, OAuthGrant } from './oauth.js';

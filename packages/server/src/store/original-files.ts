@@ -1,19 +1,25 @@
 /**
  * The files uploads were read from (issue 20, "Original files"; migration 10): kept gzip-compressed
  * with the routes and trips made from them, so their owner can download the file as they sent it. The
- * triggers of migration 10 delete a file with the last route or trip that names it.
+ * triggers of migration 10 delete a file with the last route or trip that names it. A file larger than a
+ * part is a large value (large-values.ts, migration 017), written before the upload queue's transaction
+ * and named by the row, or the task's own upload when the file is the upload itself.
  */
 import type { Kysely } from 'kysely';
 import type { AssetType, Database } from '../db/schema.js';
 import type { StoreContext } from './context.js';
+import { IN_LARGE_VALUE, type LargeValues } from './large-values.js';
 
 export interface NewOriginalFile {
   userId: number;
   filename: string | null;
   /** the format the parser read */
   format: string;
-  /** the upload as sent when it was gzip, else the upload gzip-compressed */
-  bytes: Uint8Array;
+  /**
+   * the upload as sent when it was gzip, else the upload gzip-compressed: in the row (`bytes`), or a
+   * large value written already (`largeValueId`)
+   */
+  stored: { bytes: Uint8Array } | { largeValueId: number };
   uploadedGzip: boolean;
   /** bytes of the upload as sent */
   byteLength: number;
@@ -24,19 +30,24 @@ export interface OriginalFile {
   format: string;
   uploadedGzip: boolean;
   byteLength: number;
-  /** gzip-compressed */
-  bytes: Buffer;
+  /** the length of the gzip-compressed bytes */
+  gzippedLength: number;
+  /** the gzip-compressed bytes, a part at a time (a large value is read as it is sent) */
+  gzipped: Iterable<Buffer> | AsyncIterable<Buffer>;
 }
 
 export class OriginalFiles {
   readonly #context: StoreContext;
+  readonly #largeValues: LargeValues;
 
-  constructor(context: StoreContext) {
+  constructor(context: StoreContext, largeValues: LargeValues) {
     this.#context = context;
+    this.#largeValues = largeValues;
   }
 
   /** Stores the file in `db` (the upload queue's transaction); its id. */
   async save(file: NewOriginalFile, db: Kysely<Database>): Promise<number> {
+    const { stored } = file;
     const { id } = await db
       .insertInto('original_files')
       .values({
@@ -45,8 +56,12 @@ export class OriginalFiles {
         format: file.format,
         uploaded_gzip: file.uploadedGzip ? 1 : 0,
         byte_length: file.byteLength,
-        // A view of the same memory, not a copy (better-sqlite3 binds Buffers).
-        bytes: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength),
+        bytes:
+          'bytes' in stored
+            ? // A view of the same memory, not a copy (better-sqlite3 binds Buffers).
+              Buffer.from(stored.bytes.buffer, stored.bytes.byteOffset, stored.bytes.byteLength)
+            : IN_LARGE_VALUE,
+        large_value_id: 'largeValueId' in stored ? stored.largeValueId : null,
         created_at: this.#context.clock(),
       })
       .returning('id')
@@ -59,17 +74,22 @@ export class OriginalFiles {
     const row = await this.#context.db
       .selectFrom(type === 'trip' ? 'trips as a' : ('routes as a' as 'trips as a'))
       .innerJoin('original_files as f', 'f.id', 'a.original_file_id')
-      .select(['f.filename', 'f.format', 'f.uploaded_gzip', 'f.byte_length', 'f.bytes'])
+      .select(['f.filename', 'f.format', 'f.uploaded_gzip', 'f.byte_length', 'f.bytes', 'f.large_value_id'])
       .where('a.id', '=', assetId)
       .executeTakeFirst();
-    return row === undefined
-      ? undefined
-      : {
-          filename: row.filename,
-          format: row.format,
-          uploadedGzip: row.uploaded_gzip === 1,
-          byteLength: row.byte_length,
-          bytes: row.bytes,
-        };
+    if (row === undefined) return undefined;
+    const { large_value_id: largeValueId } = row;
+    const gzippedLength =
+      largeValueId === null ? row.bytes.length : await this.#largeValues.byteLength(largeValueId);
+    // Deleted between the two reads (its ride was deleted): as if it had not been found.
+    if (gzippedLength === undefined) return undefined;
+    return {
+      filename: row.filename,
+      format: row.format,
+      uploadedGzip: row.uploaded_gzip === 1,
+      byteLength: row.byte_length,
+      gzippedLength,
+      gzipped: largeValueId === null ? [row.bytes] : this.#largeValues.parts(largeValueId),
+    };
   }
 }

@@ -21,6 +21,7 @@ import type {
 import { PreparedQuery } from '../db/prepared.js';
 import { RECORD_FORMAT } from './asset-records.js';
 import type { StoreContext } from './context.js';
+import { IN_LARGE_VALUE, isLarge, type LargeValues } from './large-values.js';
 import { assertFits, cutToWholeChars, cutWithEllipsis, TEXT_MAX_CHARS } from './text-limits.js';
 
 export type TaskRow = Selectable<QueuedTasksTable>;
@@ -108,6 +109,8 @@ export interface TaskObjectRecord extends TaskObject {
 export interface PurgedTasks {
   successful: number;
   failed: number;
+  /** large values of uploads that never committed (large-values.ts) */
+  unnamedValues: number;
 }
 
 /** A change to a task whose lease its worker no longer holds (another worker claimed it). */
@@ -136,11 +139,13 @@ const PROGRESS_PROCESSING = 10;
 export class Tasks {
   readonly #context: StoreContext;
   readonly #failedRetentionMs: number;
+  readonly #largeValues: LargeValues;
   readonly #statuses;
 
-  constructor(context: StoreContext, failedRetentionMs: number) {
+  constructor(context: StoreContext, failedRetentionMs: number, largeValues: LargeValues) {
     this.#context = context;
     this.#failedRetentionMs = failedRetentionMs;
+    this.#largeValues = largeValues;
     // Clients poll this many times a second (issue 5): one statement for any list of ids, the list
     // bound as a JSON array, built once (db/prepared.ts).
     this.#statuses = new PreparedQuery(context.db, 2, (db, userId: number, idsJson: string) =>
@@ -172,7 +177,8 @@ export class Tasks {
 
   /**
    * Stores the tasks and their bytes in one transaction (the rides of one ZIP upload, issue 20: all of
-   * them or none); their ids, in order.
+   * them or none); their ids, in order. Bytes larger than a part are written first, part by part
+   * (large-values.ts), and named in the transaction; should it fail, they are deleted.
    */
   async createMany(tasks: readonly NewTask[]): Promise<number[]> {
     for (const task of tasks) {
@@ -180,10 +186,25 @@ export class Tasks {
       assertFits('trip[description]', task.metadata.description, TEXT_MAX_CHARS.assetDescription);
       assertFits('external_id', task.externalId ?? undefined, TEXT_MAX_CHARS.externalId);
     }
+    const largeValueIds: (number | null)[] = [];
+    try {
+      for (const task of tasks) {
+        largeValueIds.push(isLarge(task.bytes) ? await this.#largeValues.write(task.bytes) : null);
+      }
+      return await this.#insertMany(tasks, largeValueIds);
+    } catch (error) {
+      for (const id of largeValueIds) {
+        if (id !== null) await this.#largeValues.deleteIfUnnamed(id).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  #insertMany(tasks: readonly NewTask[], largeValueIds: readonly (number | null)[]): Promise<number[]> {
     return this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
       const ids: number[] = [];
-      for (const task of tasks) {
+      for (const [index, task] of tasks.entries()) {
         const { id } = await db
           .insertInto('queued_tasks')
           .values({
@@ -205,7 +226,15 @@ export class Tasks {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await db.insertInto('task_uploads').values({ task_id: id, bytes: task.bytes }).execute();
+        const largeValueId = largeValueIds[index] ?? null;
+        await db
+          .insertInto('task_uploads')
+          .values({
+            task_id: id,
+            bytes: largeValueId === null ? task.bytes : IN_LARGE_VALUE,
+            large_value_id: largeValueId,
+          })
+          .execute();
         ids.push(id);
       }
       return ids;
@@ -310,12 +339,21 @@ export class Tasks {
 
   /**
    * The uploaded bytes of a task that has not ended, in memory of their own (the parse worker takes
-   * it: queue/pool.ts). Read in slices where the engine says so (db/engine.ts, bytesReadSlice), into
-   * one buffer, so reading an upload costs little more than its size (issue 18).
+   * it: queue/pool.ts): a large value part by part (large-values.ts), else read in slices where the
+   * engine says so (db/engine.ts, bytesReadSlice), into one buffer, so reading an upload costs little
+   * more than its size (issue 18). Undefined when the task has ended meanwhile (another node read it,
+   * or it was deleted) and its bytes are gone.
    */
   async uploadBytes(taskId: number): Promise<Buffer | undefined> {
     const { db, engine } = this.#context;
     const slice = engine.bytesReadSlice;
+    const stored = await db
+      .selectFrom('task_uploads')
+      .select(['large_value_id', sql<number | string>`length(bytes)`.as('length')])
+      .where('task_id', '=', taskId)
+      .executeTakeFirst();
+    if (stored === undefined) return undefined;
+    if (stored.large_value_id !== null) return this.#largeValues.read(stored.large_value_id);
     if (slice === null) {
       const row = await db
         .selectFrom('task_uploads')
@@ -324,24 +362,30 @@ export class Tasks {
         .executeTakeFirst();
       return row?.bytes;
     }
-    const sized = await db
-      .selectFrom('task_uploads')
-      .select(sql<number | string>`length(bytes)`.as('length'))
-      .where('task_id', '=', taskId)
-      .executeTakeFirst();
-    if (sized === undefined) return undefined;
-    const bytes = Buffer.allocUnsafeSlow(Number(sized.length));
+    const bytes = Buffer.allocUnsafeSlow(Number(stored.length));
     for (let start = 0; start < bytes.length; start += slice) {
       const row = await db
         .selectFrom('task_uploads')
         .select(engine.bytesSlice(sql.ref('bytes'), start, slice).as('part'))
         .where('task_id', '=', taskId)
         .executeTakeFirst();
-      // The task ended meanwhile (another node read it, or it was deleted): its bytes are gone.
       if (row?.part == null) return undefined;
       row.part.copy(bytes, start);
     }
     return bytes;
+  }
+
+  /**
+   * The large value holding the task's upload, for the original file when it is the upload itself
+   * (a `.gz` upload, a ride of a ZIP: one value named by both); null when the upload is in its row.
+   */
+  async uploadLargeValue(taskId: number, transaction?: Kysely<Database>): Promise<number | null> {
+    const row = await (transaction ?? this.#context.db)
+      .selectFrom('task_uploads')
+      .select('large_value_id')
+      .where('task_id', '=', taskId)
+      .executeTakeFirst();
+    return row?.large_value_id ?? null;
   }
 
   /**
@@ -487,10 +531,11 @@ export class Tasks {
   /**
    * Deletes every successful task (duplicates too) and the failed ones that ended longer ago than the
    * retention (docs/contributors/decisions.md §5: successful tasks nightly, failed ones after 30 days); their objects
-   * and any bytes go with them (foreign-key cascade).
+   * and any bytes go with them (foreign-key cascade); then the large values of uploads that never
+   * committed.
    */
   async purge(): Promise<PurgedTasks> {
-    return this.#context.db.transaction().execute(async (db) => {
+    const tasks = await this.#context.db.transaction().execute(async (db) => {
       const now = this.#context.clock();
       const successful = await db
         .deleteFrom('queued_tasks')
@@ -504,6 +549,7 @@ export class Tasks {
         .executeTakeFirst();
       return { successful: Number(successful.numDeletedRows), failed: Number(failed.numDeletedRows) };
     });
+    return { ...tasks, unnamedValues: await this.#largeValues.deleteUnnamed() };
   }
 }
 

@@ -7,26 +7,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_BYTES_READ_SLICE } from '../db/postgres.js';
-import { openPlatform, type Platform } from '../platform.js';
-import { newMasterKey } from '../security/secrets.js';
-import { testDatabaseUrl } from '../test-support/test-database.js';
+import type { Platform } from '../platform.js';
+import { storeOnly } from '../test-support/store-only.js';
 
 // The store alone, without a server: no upload queue claims these tasks and ends them meanwhile.
 let platform: Platform;
 let userId: number;
 
 beforeAll(async () => {
-  const databaseUrl = await testDatabaseUrl();
-  platform = await openPlatform({
-    databasePath: ':memory:',
-    ...(databaseUrl === undefined ? {} : { databaseUrl, masterKey: newMasterKey() }),
-    baseUrl: 'http://rideport.test',
-  });
-  ({ id: userId } = await platform.store.users.createPerson({
-    email: 'uma@example.com',
-    password: 'correct horse battery',
-    name: 'Uma',
-  }));
+  ({ platform, userId } = await storeOnly({ email: 'uma@example.com', name: 'Uma' }));
 });
 afterAll(async () => {
   await platform.close();

@@ -4,6 +4,14 @@
  * ran. Each migration after 009 adds its undoing here.
  */
 export const UNDO_MIGRATIONS_AFTER_009 = `
+  DROP TRIGGER task_uploads_large_value_gone;
+  DROP TRIGGER original_files_large_value_gone;
+  DROP INDEX task_uploads_large_value;
+  DROP INDEX original_files_large_value;
+  ALTER TABLE task_uploads DROP COLUMN large_value_id;
+  ALTER TABLE original_files DROP COLUMN large_value_id;
+  DROP TABLE large_value_parts;
+  DROP TABLE large_values;
   ALTER TABLE queued_tasks DROP COLUMN gzipped_by_server;
   -- 014-change-signals and 015-blob-storage change nothing on SQLite: their names go with the rest below.
   DROP TABLE rate_windows;
