@@ -1,5 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE, SLOT_X } from './columns.js';
+import {
+  DEFAULT_MAX_POINTS,
+  PointColumns,
+  ReadProgress,
+  SLOT_C,
+  SLOT_H,
+  SLOT_P,
+  SLOT_TEMPERATURE,
+  SLOT_X,
+} from './columns.js';
 
 describe('PointColumns: Float32 whole-number channels that widen when they must', () => {
   it('starts cadence, heart rate, power and temperature as Float32 and the rest as Float64', () => {
@@ -52,5 +62,67 @@ describe('PointColumns: Float32 whole-number channels that widen when they must'
     expect(wide[0]).toBe(300);
     expect(columns.widen(SLOT_P)).toBe(wide);
     expect(columns.widen(SLOT_X)).toBe(columns.x);
+  });
+});
+
+describe('PointColumns: sized by the reader’s progress through its file (issue 36)', () => {
+  /**
+   * A track of `rows` points, each `perRow` characters of text (give or take `jitter`), after `before`
+   * characters of other text, in a file of `after` more: the capacities the columns grow through.
+   */
+  function grownThrough(
+    rows: number,
+    perRow: number,
+    jitter: number,
+    before: number,
+    after: number,
+  ): number[] {
+    const progress = new ReadProgress(before + rows * perRow + after);
+    progress.read = before;
+    const columns = new PointColumns(DEFAULT_MAX_POINTS, undefined, progress);
+    const capacities = [columns.capacity];
+    for (let row = 0; row < rows; row++) {
+      progress.read += perRow + ((row * 7919) % (2 * jitter + 1)) - jitter;
+      columns.append();
+      if (columns.capacity !== capacities.at(-1)) capacities.push(columns.capacity);
+    }
+    expect(columns.length).toBe(rows);
+    return capacities;
+  }
+
+  it('grows once or twice to little more than the track, where doubling held up to twice it', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2_000, max: 400_000 }),
+        fc.integer({ min: 40, max: 400 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (rows, perRow, jitter, before) => {
+          const capacities = grownThrough(rows, perRow, Math.min(jitter, perRow - 1), before, 100);
+          expect(capacities.length - 1).toBeLessThanOrEqual(2);
+          expect(capacities.at(-1)!).toBeLessThanOrEqual(Math.ceil(rows * 1.25) + 1024);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('never grows past the cap on points, whatever the file says of its length', () => {
+    const progress = new ReadProgress(Number.MAX_SAFE_INTEGER);
+    const columns = new PointColumns(5_000, undefined, progress);
+    for (let row = 0; row < 5_000; row++) {
+      progress.read += 1;
+      columns.append();
+    }
+    expect(columns.capacity).toBe(5_000);
+    expect(() => columns.append()).toThrow('a track holds more than 5000 points');
+  });
+
+  it('doubles as before when the file’s length is unknown or already read', () => {
+    expect(grownThrough(10_000, 100, 0, 0, -1_000_000)).toEqual([1024, 2048, 4096, 8192, 16384]);
+    const progress = new ReadProgress(null);
+    const columns = new PointColumns(DEFAULT_MAX_POINTS, undefined, progress);
+    for (let row = 0; row < 3_000; row++) columns.append();
+    expect(columns.capacity).toBe(4096);
   });
 });

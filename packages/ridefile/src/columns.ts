@@ -5,6 +5,25 @@ export const DEFAULT_MAX_POINTS = 2_000_000;
 
 const INITIAL_CAPACITY = 1024;
 
+/** Room left above a growth's estimate of a track's rows, so that an estimate a little low grows once. */
+const ESTIMATE_MARGIN = 1.0625;
+
+/** The least a growth multiplies the capacity by when an estimate says less (an estimate too low). */
+const LEAST_GROWTH = 1.5;
+
+/**
+ * How far an XML reader is through its file, in characters of its text, for sizing a track's columns
+ * (issue 36: doubling, a 2,000,000-point track held 1,048,576 rows and 2,000,000 more while it grew,
+ * about 200 MB, in each parse thread). `total` is the file's length in bytes, or what its gzip says it
+ * inflates to: a hint, which a file's bytes can make wrong but never past the cap on points.
+ */
+export class ReadProgress {
+  /** characters read so far */
+  read = 0;
+
+  constructor(readonly total: number | null) {}
+}
+
 /** A channel's values: Float64, or Float32 for a whole-number channel while every value fits exactly. */
 export type Column = Float64Array | Float32Array;
 
@@ -55,9 +74,23 @@ export class PointColumns {
   /** the ten channels by slot, in the specification's key order (x y e t c h p s d T) */
   channels: Column[];
   readonly #maxPoints: number;
+  readonly #progress: ReadProgress | null;
+  /** `#progress.read` when the track began */
+  readonly #readBefore: number;
 
-  constructor(maxPoints = DEFAULT_MAX_POINTS, capacityHint = INITIAL_CAPACITY) {
+  /**
+   * `progress`: the reader's progress through the file, from which a growth estimates the rows the
+   * track will hold (the rows so far, in proportion to the text read since the track began), where
+   * doubling would otherwise hold up to twice the track's rows while it grows.
+   */
+  constructor(
+    maxPoints = DEFAULT_MAX_POINTS,
+    capacityHint = INITIAL_CAPACITY,
+    progress: ReadProgress | null = null,
+  ) {
     this.#maxPoints = maxPoints;
+    this.#progress = progress;
+    this.#readBefore = progress?.read ?? 0;
     const capacity = Math.max(1, Math.min(capacityHint, maxPoints));
     this.x = new Float64Array(capacity);
     this.y = new Float64Array(capacity);
@@ -224,9 +257,24 @@ export class PointColumns {
     );
   }
 
+  /** The rows a track has room for once grown: as many as the reader's progress says it will hold, else twice its rows. */
+  #grownCapacity(current: number): number {
+    const progress = this.#progress;
+    const readHere = progress === null ? 0 : progress.read - this.#readBefore;
+    const left = progress?.total == null ? 0 : progress.total - progress.read;
+    if (readHere <= 0 || left <= 0) return Math.max(current * 2, INITIAL_CAPACITY);
+    const expected = Math.ceil(this.length * (1 + left / readHere) * ESTIMATE_MARGIN);
+    return Math.max(expected, Math.ceil(current * LEAST_GROWTH), current + INITIAL_CAPACITY);
+  }
+
+  /** How many rows the columns have room for now (tests: how they grew). */
+  get capacity(): number {
+    return this.x.length;
+  }
+
   #grow(): void {
     const current = this.x.length;
-    const next = Math.min(Math.max(current * 2, INITIAL_CAPACITY), this.#maxPoints);
+    const next = Math.min(this.#grownCapacity(current), this.#maxPoints);
     this.x = grown(this.x, next);
     this.y = grown(this.y, next);
     this.e = grown(this.e, next);

@@ -51,13 +51,26 @@ export function gunzipStreamed(
   }
   if (total === 0) return null;
   const head = concat(pieces, total);
+  const said = saidLength(bytes);
   return {
     head,
+    ...(said === null ? {} : { expectedLength: Math.min(said, maxBytes) }),
     each(take) {
       const walked = gunzipEach(bytes, maxBytes, take);
       sayFault(walked.total, walked.fault, warnings);
     },
   };
+}
+
+/**
+ * What a gzip says it inflates to: its last four bytes, the length of its (last) member modulo 4 GiB
+ * (RFC 1952, ISIZE). A hint, for sizing what is read from it; null when there is no such word.
+ */
+function saidLength(bytes: Uint8Array): number | null {
+  if (bytes.length < 18) return null;
+  const at = bytes.length - 4;
+  const said = (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+  return said > 0 ? said : null;
 }
 
 /** A gunzip that stopped before its end: an error when nothing came out, else a warning. */

@@ -8,6 +8,13 @@ export interface StreamedBytes {
   readonly head: Uint8Array;
   /** hands every byte, from the first, to `take` a piece at a time, keeping none; walked once */
   each(take: (piece: Uint8Array) => void): void;
+  /** how many bytes there will be, as far as is known beforehand (a gzip's own word): a hint only */
+  readonly expectedLength?: number;
+}
+
+/** The bytes' length, or what they are expected to come to; null when unknown. */
+export function expectedByteLength(bytes: FileBytes): number | null {
+  return bytes instanceof Uint8Array ? bytes.length : (bytes.expectedLength ?? null);
 }
 
 /** What the XML readers read: the bytes whole, or as they are decompressed. */

@@ -1,4 +1,4 @@
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
+import { PointColumns, ReadProgress, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
 import {
   noWheelSensor,
   pausesBetweenSegments,
@@ -11,7 +11,7 @@ import { boundedFileText } from '../file-text.js';
 import type { Warning } from '../model.js';
 import { endRow, hasAnyTime, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
-import type { FileBytes } from '../streamed-bytes.js';
+import { expectedByteLength, type FileBytes } from '../streamed-bytes.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
 
@@ -50,6 +50,7 @@ export function readGpx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
   /** row of the point being read, -1 outside points */
   let row = -1;
   let pointDepth = -1;
+  const progress = new ReadProgress(expectedByteLength(bytes));
 
   readXml(
     bytes,
@@ -71,7 +72,7 @@ export function readGpx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
             track = {
               isRoute: name === 'rte',
               depth,
-              columns: new PointColumns(options.maxPoints),
+              columns: new PointColumns(options.maxPoints, undefined, progress),
               name: null,
               sport: null,
               segmentStarts: [],
@@ -117,6 +118,7 @@ export function readGpx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
       },
     },
     warnings,
+    { progress },
   );
 
   return { creator, drafts, warnings };

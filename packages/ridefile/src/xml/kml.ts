@@ -1,4 +1,13 @@
-import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from '../columns.js';
+import {
+  PointColumns,
+  ReadProgress,
+  SLOT_C,
+  SLOT_D,
+  SLOT_H,
+  SLOT_P,
+  SLOT_S,
+  SLOT_TEMPERATURE,
+} from '../columns.js';
 import {
   noWheelSensor,
   pausesBetweenSegments,
@@ -20,7 +29,7 @@ import {
   setValue,
 } from './rows.js';
 import { readXml } from './sax.js';
-import type { FileBytes } from '../streamed-bytes.js';
+import { expectedByteLength, type FileBytes } from '../streamed-bytes.js';
 import { parseIsoSeconds, parseNumber, readNumberFields } from './values.js';
 
 /** docs/contributors/architecture.md: KML never has a wheel sensor; nothing in it says where speed or distance came from. */
@@ -82,6 +91,9 @@ export function readKml(bytes: FileBytes, options: ReaderOptions): ReaderResult 
   let group: Group | null = null;
   let track: OpenTrack | null = null;
   let lineDepth = -1;
+  // gx:Track's points come as its text is read, so the text read says how many are to come; a
+  // LineString's come all at once from its whole text, so its columns double as before.
+  const progress = new ReadProgress(expectedByteLength(bytes));
 
   const openGroup = (ownerDepth: number): Group => {
     group ??= { depth: ownerDepth, name: null, track: null, line: null, segmentStarts: [], warnings: [] };
@@ -105,7 +117,7 @@ export function readKml(bytes: FileBytes, options: ReaderOptions): ReaderResult 
           openGroup(depth);
         } else if (name === 'Track') {
           const owner = openGroup(depth);
-          const columns = (owner.track ??= new PointColumns(options.maxPoints));
+          const columns = (owner.track ??= new PointColumns(options.maxPoints, undefined, progress));
           if (columns.length > 0) owner.segmentStarts.push(columns.length);
           track = {
             depth,
@@ -160,7 +172,7 @@ export function readKml(bytes: FileBytes, options: ReaderOptions): ReaderResult 
     },
     warnings,
     // A LineString's `coordinates` is the whole route in one text.
-    { wholeText: WHOLE_TEXT },
+    { wholeText: WHOLE_TEXT, progress },
   );
 
   return { creator: null, drafts, warnings };

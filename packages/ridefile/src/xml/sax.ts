@@ -7,6 +7,7 @@ import { localName } from './names.js';
 import { installSaxesFastPaths } from './saxes-fast.js';
 import { decodeXmlChunks } from './text.js';
 import type { FileBytes } from '../streamed-bytes.js';
+import type { ReadProgress } from '../columns.js';
 
 /**
  * The streaming XML layer under the GPX, TCX and KML readers (issue 2: saxes, never a DOM).
@@ -43,6 +44,8 @@ export interface XmlVisitor {
 export interface ReadXmlOptions {
   /** local names of the elements whose text is kept whole, however long */
   wholeText?: ReadonlySet<string>;
+  /** counts the characters read, for the readers' columns to size themselves by (columns.ts) */
+  progress?: ReadProgress;
 }
 
 /** After this many XML errors the input is not worth reading further. */
@@ -133,7 +136,9 @@ export function readXml(
   });
 
   try {
+    const { progress } = options;
     decodeXmlChunks(bytes, (chunk) => {
+      if (progress !== undefined) progress.read += chunk.length;
       parser.write(chunk);
       bound?.afterWrite();
     });

@@ -1,4 +1,4 @@
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
+import { PointColumns, ReadProgress, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
 import {
   emptyLap,
   noWheelSensor,
@@ -12,7 +12,7 @@ import { boundedFileText } from '../file-text.js';
 import type { Lap, RecordedTotals, TrackSensors, Warning } from '../model.js';
 import { endRow, parseLatitude, parseLongitude, setChannelValue, setValue } from './rows.js';
 import { readXml } from './sax.js';
-import type { FileBytes } from '../streamed-bytes.js';
+import { expectedByteLength, type FileBytes } from '../streamed-bytes.js';
 import { normalizeSport } from './sport.js';
 import { parseIsoSeconds, parseNumber } from './values.js';
 
@@ -75,6 +75,7 @@ export function readTcx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
   let lap: Lap | null = null;
   let lapDepth = -1;
   const point: PointState = { row: -1, depth: -1, present: false, runCadence: NaN };
+  const progress = new ReadProgress(expectedByteLength(bytes));
 
   readXml(
     bytes,
@@ -85,12 +86,12 @@ export function readTcx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
         if (point.row >= 0) return; // values inside a Trackpoint are read when their element closes
         if (container === null) {
           if (name === 'Activity') {
-            container = newContainer(false, depth, options);
+            container = newContainer(false, depth, options, progress);
             const sport = attributes['Sport'] ?? null;
             container.sportAttribute = sport;
             container.biking = sport?.trim() === 'Biking';
           } else if (name === 'Course' && path[depth - 2] === 'Courses') {
-            container = newContainer(true, depth, options);
+            container = newContainer(true, depth, options, progress);
           }
         } else if (name === 'Trackpoint') {
           point.row = container.columns.append();
@@ -158,16 +159,22 @@ export function readTcx(bytes: FileBytes, options: ReaderOptions): ReaderResult 
       },
     },
     warnings,
+    { progress },
   );
 
   return { creator, drafts, warnings };
 }
 
-function newContainer(isCourse: boolean, depth: number, options: ReaderOptions): OpenContainer {
+function newContainer(
+  isCourse: boolean,
+  depth: number,
+  options: ReaderOptions,
+  progress: ReadProgress,
+): OpenContainer {
   return {
     isCourse,
     depth,
-    columns: new PointColumns(options.maxPoints),
+    columns: new PointColumns(options.maxPoints, undefined, progress),
     sportAttribute: null,
     biking: false,
     startTime: null,
