@@ -559,7 +559,8 @@ export class UploadQueue {
       }
       throw error;
     } finally {
-      if (written !== null) await store.largeValues.deleteIfUnnamed(written);
+      // Left behind when this fails, it goes with the nightly purge.
+      if (written !== null) await store.largeValues.deleteIfUnnamed(written).catch(() => false);
     }
   }
 
