@@ -33,13 +33,12 @@ import type { ExclusiveRole } from '../db/engine.js';
 import type {
   AssetMetadata,
   ClaimedTask,
-  NewOriginalFile,
-  Store,
+  StagedOriginal,
   TaskMetadata,
   TaskObject,
   TaskOutcome,
 } from '../store/index.js';
-import { isLarge, TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
+import { TASK_MESSAGES, TaskLeaseLostError } from '../store/index.js';
 
 import type { ParseOutcome } from './parse-worker.js';
 import type { BulkArchive } from './archive.js';
@@ -537,16 +536,15 @@ export class UploadQueue {
    * (taking it last could deadlock with such an upload).
    */
   async #store(run: RunningTask, file: ParsedFile): Promise<void> {
-    const { store } = this.#context;
-    // A large original that is not the task's own upload is written before the transaction, part by
-    // part (store/large-values.ts), and deleted after it unless the transaction named it.
-    const written =
-      isLarge(file.gzipped) && !isTheUpload(run.task, file)
-        ? await store.largeValues.write(file.gzipped)
-        : null;
+    const { task } = run;
+    // A large original is written before the transaction, outside it (store/large-values.ts).
+    const original = await this.#context.store.originalFiles.stage(
+      file.gzipped,
+      isTheUpload(task, file) ? task.id : null,
+    );
     try {
-      if ((await this.#storeRides(run, file, written, 'lock last')) === 'again') {
-        await this.#storeRides(run, file, written, 'lock first');
+      if ((await this.#storeRides(run, file, original, 'lock last')) === 'again') {
+        await this.#storeRides(run, file, original, 'lock first');
       }
       this.#storageIsBack();
     } catch (error) {
@@ -559,8 +557,7 @@ export class UploadQueue {
       }
       throw error;
     } finally {
-      // Left behind when this fails, it goes with the nightly purge.
-      if (written !== null) await store.largeValues.deleteIfUnnamed(written).catch(() => false);
+      await original.release();
     }
   }
 
@@ -572,7 +569,7 @@ export class UploadQueue {
   async #storeRides(
     run: RunningTask,
     file: ParsedFile,
-    writtenOriginal: number | null,
+    staged: StagedOriginal,
     lock: 'lock first' | 'lock last',
   ): Promise<'stored' | 'again'> {
     const { task, owner } = run;
@@ -604,7 +601,7 @@ export class UploadQueue {
               userId: task.userId,
               filename: task.filename,
               format: file.format,
-              stored: await originalStored(store, task, file, writtenOriginal, trx),
+              stored: await staged.stored(trx),
               uploadedGzip: file.uploadedGzip,
               byteLength: file.uploadLength,
             },
@@ -750,27 +747,10 @@ export class UploadQueue {
 
 /**
  * Whether the original file kept is the task's upload itself (an upload that was gzip, or a ride of a
- * ZIP kept as gzip by the server): then the two are one large value, written once.
+ * ZIP kept as gzip by the server): then the two are stored once.
  */
 function isTheUpload(task: ClaimedTask, file: ParsedFile): boolean {
   return file.uploadedGzip || task.unzippedLength !== null;
-}
-
-/** Where the original's bytes are: in its row, a large value written for it, or the upload's own. */
-async function originalStored(
-  store: Store,
-  task: ClaimedTask,
-  file: ParsedFile,
-  written: number | null,
-  trx: Kysely<Database>,
-): Promise<NewOriginalFile['stored']> {
-  if (written !== null) return { largeValueId: written };
-  if (isLarge(file.gzipped) && isTheUpload(task, file)) {
-    const largeValueId = await store.tasks.uploadLargeValue(task.id, trx);
-    // A task stored before large values (migration 017) holds its upload in its row.
-    if (largeValueId !== null) return { largeValueId };
-  }
-  return { bytes: file.gzipped };
 }
 
 function duration(milliseconds: number): string {

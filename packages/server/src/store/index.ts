@@ -187,8 +187,8 @@ export type {
   TaskStatusRow,
 } from './tasks.js';
 export type { RangeQuery, TripRecording } from './trip-recordings.js';
-export type { NewOriginalFile, OriginalFile } from './original-files.js';
-export { isLarge, LARGE_VALUE_PART_BYTES } from './large-values.js';
+export type { NewOriginalFile, OriginalFile, StagedOriginal } from './original-files.js';
+export { LARGE_VALUE_PART_BYTES } from './large-values.js';
 export type { AttemptOutcome, AttemptRecord, DeliveryLogRow, OutboxRow } from './webhooks.js';
 export type { IssuedAuthToken } from './auth-tokens.js';
 export type { OAuthAccessToken, OAuthGrant } from './oauth.js';

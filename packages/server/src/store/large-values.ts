@@ -73,16 +73,11 @@ export class LargeValues {
   }
 
   /**
-   * The value's parts in order, each read by a statement of its own when it is wanted; throws
-   * `LargeValueGoneError` when the value is gone, or deleted while it is read (its ride was deleted).
+   * The parts of the value of `byteLength` bytes in order, each read by a statement of its own when it
+   * is wanted; throws `LargeValueGoneError` when the value is gone, or deleted while it is read (its
+   * ride was deleted).
    */
-  async *parts(id: number): AsyncGenerator<Buffer> {
-    const byteLength = await this.byteLength(id);
-    if (byteLength === undefined) throw new LargeValueGoneError(id);
-    yield* this.#parts(id, byteLength);
-  }
-
-  async *#parts(id: number, byteLength: number): AsyncGenerator<Buffer> {
+  async *parts(id: number, byteLength: number): AsyncGenerator<Buffer> {
     let read = 0;
     for (let part = 0; read < byteLength; part++) {
       const row = await this.#context.db
@@ -106,7 +101,7 @@ export class LargeValues {
     const bytes = Buffer.allocUnsafeSlow(byteLength);
     let at = 0;
     try {
-      for await (const part of this.#parts(id, byteLength)) {
+      for await (const part of this.parts(id, byteLength)) {
         part.copy(bytes, at);
         at += part.length;
       }

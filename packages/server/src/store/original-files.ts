@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { AssetType, Database } from '../db/schema.js';
 import type { StoreContext } from './context.js';
-import { IN_LARGE_VALUE, type LargeValues } from './large-values.js';
+import { IN_LARGE_VALUE, isLarge, type LargeValues } from './large-values.js';
 
 export interface NewOriginalFile {
   userId: number;
@@ -36,6 +36,16 @@ export interface OriginalFile {
   gzipped: Iterable<Buffer> | AsyncIterable<Buffer>;
 }
 
+/**
+ * An original's bytes made ready before the upload queue's transaction: `stored` says where they are,
+ * for `OriginalFiles.save` in the transaction; `release`, after it, deletes what was written for them
+ * and no row named (the transaction rolled back, or found the ride stored already).
+ */
+export interface StagedOriginal {
+  stored(db: Kysely<Database>): Promise<NewOriginalFile['stored']>;
+  release(): Promise<void>;
+}
+
 export class OriginalFiles {
   readonly #context: StoreContext;
   readonly #largeValues: LargeValues;
@@ -43,6 +53,40 @@ export class OriginalFiles {
   constructor(context: StoreContext, largeValues: LargeValues) {
     this.#context = context;
     this.#largeValues = largeValues;
+  }
+
+  /**
+   * Makes the original's bytes (`gzipped`) ready to be named in a transaction. A small file goes in its
+   * row. A large one is a large value (large-values.ts): when it is the task's own upload
+   * (`uploadOfTask`: a `.gz` upload, a ride of a ZIP), the value the upload is already; else one
+   * written now, part by part, outside any transaction.
+   */
+  async stage(gzipped: Uint8Array, uploadOfTask: number | null): Promise<StagedOriginal> {
+    const none = (): Promise<void> => Promise.resolve();
+    if (!isLarge(gzipped)) return { stored: () => Promise.resolve({ bytes: gzipped }), release: none };
+    if (uploadOfTask !== null) {
+      return {
+        stored: async (db) => {
+          const row = await db
+            .selectFrom('task_uploads')
+            .select('large_value_id')
+            .where('task_id', '=', uploadOfTask)
+            .executeTakeFirst();
+          // A task stored before large values (migration 017) holds its upload in its row.
+          const largeValueId = row?.large_value_id ?? null;
+          return largeValueId === null ? { bytes: gzipped } : { largeValueId };
+        },
+        release: none,
+      };
+    }
+    const largeValueId = await this.#largeValues.write(gzipped);
+    return {
+      stored: () => Promise.resolve({ largeValueId }),
+      release: async () => {
+        // Left behind when this fails, it goes with the nightly purge.
+        await this.#largeValues.deleteIfUnnamed(largeValueId).catch(() => false);
+      },
+    };
   }
 
   /** Stores the file in `db` (the upload queue's transaction); its id. */
@@ -74,22 +118,32 @@ export class OriginalFiles {
     const row = await this.#context.db
       .selectFrom(type === 'trip' ? 'trips as a' : ('routes as a' as 'trips as a'))
       .innerJoin('original_files as f', 'f.id', 'a.original_file_id')
-      .select(['f.filename', 'f.format', 'f.uploaded_gzip', 'f.byte_length', 'f.bytes', 'f.large_value_id'])
+      .leftJoin('large_values as v', 'v.id', 'f.large_value_id')
+      .select([
+        'f.filename',
+        'f.format',
+        'f.uploaded_gzip',
+        'f.byte_length',
+        'f.bytes',
+        'f.large_value_id',
+        'v.byte_length as value_length',
+      ])
       .where('a.id', '=', assetId)
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const { large_value_id: largeValueId } = row;
-    const gzippedLength =
-      largeValueId === null ? row.bytes.length : await this.#largeValues.byteLength(largeValueId);
-    // Deleted between the two reads (its ride was deleted): as if it had not been found.
-    if (gzippedLength === undefined) return undefined;
-    return {
+    const { large_value_id: largeValueId, value_length: valueLength } = row;
+    const details = {
       filename: row.filename,
       format: row.format,
       uploadedGzip: row.uploaded_gzip === 1,
       byteLength: row.byte_length,
-      gzippedLength,
-      gzipped: largeValueId === null ? [row.bytes] : this.#largeValues.parts(largeValueId),
+    };
+    if (largeValueId === null) return { ...details, gzippedLength: row.bytes.length, gzipped: [row.bytes] };
+    // The key names a value, so it is there: a value goes only with the last row naming it.
+    return {
+      ...details,
+      gzippedLength: valueLength!,
+      gzipped: this.#largeValues.parts(largeValueId, valueLength!),
     };
   }
 }

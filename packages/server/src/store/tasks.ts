@@ -347,6 +347,15 @@ export class Tasks {
   async uploadBytes(taskId: number): Promise<Buffer | undefined> {
     const { db, engine } = this.#context;
     const slice = engine.bytesReadSlice;
+    if (slice === null) {
+      const row = await db
+        .selectFrom('task_uploads')
+        .select(['large_value_id', 'bytes'])
+        .where('task_id', '=', taskId)
+        .executeTakeFirst();
+      if (row?.large_value_id == null) return row?.bytes;
+      return this.#largeValues.read(row.large_value_id);
+    }
     const stored = await db
       .selectFrom('task_uploads')
       .select(['large_value_id', sql<number | string>`length(bytes)`.as('length')])
@@ -354,14 +363,6 @@ export class Tasks {
       .executeTakeFirst();
     if (stored === undefined) return undefined;
     if (stored.large_value_id !== null) return this.#largeValues.read(stored.large_value_id);
-    if (slice === null) {
-      const row = await db
-        .selectFrom('task_uploads')
-        .select('bytes')
-        .where('task_id', '=', taskId)
-        .executeTakeFirst();
-      return row?.bytes;
-    }
     const bytes = Buffer.allocUnsafeSlow(Number(stored.length));
     for (let start = 0; start < bytes.length; start += slice) {
       const row = await db
@@ -373,19 +374,6 @@ export class Tasks {
       row.part.copy(bytes, start);
     }
     return bytes;
-  }
-
-  /**
-   * The large value holding the task's upload, for the original file when it is the upload itself
-   * (a `.gz` upload, a ride of a ZIP: one value named by both); null when the upload is in its row.
-   */
-  async uploadLargeValue(taskId: number, transaction?: Kysely<Database>): Promise<number | null> {
-    const row = await (transaction ?? this.#context.db)
-      .selectFrom('task_uploads')
-      .select('large_value_id')
-      .where('task_id', '=', taskId)
-      .executeTakeFirst();
-    return row?.large_value_id ?? null;
   }
 
   /**
