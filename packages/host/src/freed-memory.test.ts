@@ -152,6 +152,30 @@ describe("V8's full collection", () => {
   });
 });
 
+/**
+ * Runs `body` in a Node process of its own, with this module as `host` and glibc as `libc` (koffi), and
+ * `unset` left out of its environment: what it wrote.
+ */
+function inOwnProcess(
+  body: string,
+  args: string[],
+  unset: string,
+): Promise<{ stdout: string; stderr: string }> {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const module = JSON.stringify(new URL('./freed-memory.ts', import.meta.url).href);
+  const script = `const host = await import(${module});
+const { createRequire } = await import('node:module');
+const libc = createRequire(${module})('koffi').load('libc.so.6');
+${body}`;
+  return promisify(execFile)(
+    process.execPath,
+    ['--import', tsx, '--input-type=module', '-e', script, ...args],
+    {
+      env: { ...process.env, NODE_OPTIONS: '', [unset]: undefined },
+    },
+  );
+}
+
 describe('large blocks mapped apart (issue 36)', () => {
   it('sets M_MMAP_THRESHOLD to 256 KiB, unless the user set it', () => {
     const calls: [number, number][] = [];
@@ -177,18 +201,12 @@ describe('large blocks mapped apart (issue 36)', () => {
   it.skipIf(trim === null)(
     'gives a large freed block back at once, even below a live block (glibc)',
     async () => {
-      const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-      const module = new URL('./freed-memory.ts', import.meta.url).href;
-      const script = `const { mapLargeBlocksApart } = await import(${JSON.stringify(module)});
-const { createRequire } = await import('node:module');
-const { readFileSync } = await import('node:fs');
-const koffi = createRequire(${JSON.stringify(module)})('koffi');
-const libc = koffi.load('libc.so.6');
+      const script = `const { readFileSync } = await import('node:fs');
 const malloc = libc.func('void *malloc(size_t)');
 const free = libc.func('void free(void *)');
 const memset = libc.func('void *memset(void *, int, size_t)');
 const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
-if (process.argv.includes('apart')) mapLargeBlocksApart();
+if (process.argv.includes('apart')) host.mapLargeBlocksApart();
 const size = 16 * 1024 * 1024;
 free(memset(malloc(size), 1, size)); // glibc raises its threshold to this size
 const before = rss();
@@ -198,11 +216,7 @@ free(large);
 console.log(JSON.stringify({ kept: rss() - before }));
 free(above);`;
       const run = async (apart: boolean): Promise<number> => {
-        const { stdout } = await promisify(execFile)(
-          process.execPath,
-          ['--import', tsx, '--input-type=module', '-e', script, ...(apart ? ['apart'] : [])],
-          { env: { ...process.env, NODE_OPTIONS: '', MALLOC_MMAP_THRESHOLD_: undefined } },
-        );
+        const { stdout } = await inOwnProcess(script, apart ? ['apart'] : [], 'MALLOC_MMAP_THRESHOLD_');
         return (JSON.parse(stdout) as { kept: number }).kept;
       };
       const [apart, pooled] = await Promise.all([run(true), run(false)]);
@@ -232,16 +246,11 @@ describe('the arenas capped', () => {
   it.skipIf(trim === null)(
     'keeps threads started afterwards from making arenas of their own (glibc)',
     async () => {
-      const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-      const module = new URL('./freed-memory.ts', import.meta.url).href;
       // glibc's malloc_stats() writes one "Arena N:" block per arena to standard error: a count of
       // the allocator's own, where the process's mappings would count V8's reservations too.
-      const script = `const { limitAllocatorArenas } = await import(${JSON.stringify(module)});
-const { createRequire } = await import('node:module');
-const { Worker } = await import('node:worker_threads');
-const koffi = createRequire(${JSON.stringify(module)})('koffi');
-const mallocStats = koffi.load('libc.so.6').func('void malloc_stats()');
-const capped = process.argv.includes('cap') && limitAllocatorArenas();
+      const script = `const { Worker } = await import('node:worker_threads');
+const mallocStats = libc.func('void malloc_stats()');
+const capped = process.argv.includes('cap') && host.limitAllocatorArenas();
 mallocStats();
 process.stderr.write('--- after\\n');
 const work = 'const a = []; for (let i = 0; i < 300000; i++) a.push({ i, b: Buffer.alloc(64, i) }); a.length;';
@@ -249,11 +258,7 @@ await Promise.all(Array.from({ length: 6 }, () => new Promise((done) => new Work
 mallocStats();
 console.log(JSON.stringify({ capped }));`;
       const run = async (cap: boolean): Promise<{ capped: boolean; before: number; after: number }> => {
-        const { stdout, stderr } = await promisify(execFile)(
-          process.execPath,
-          ['--import', tsx, '--input-type=module', '-e', script, ...(cap ? ['cap'] : [])],
-          { env: { ...process.env, NODE_OPTIONS: '', MALLOC_ARENA_MAX: undefined } },
-        );
+        const { stdout, stderr } = await inOwnProcess(script, cap ? ['cap'] : [], 'MALLOC_ARENA_MAX');
         const [before, after] = stderr
           .split('--- after\n')
           .map((stats) => stats.match(/^Arena \d+:$/gm)?.length ?? 0);

@@ -68,9 +68,6 @@ export function mallocTrim(): MallocTrim | null {
   return glibcAllocator()?.trim ?? null;
 }
 
-/** malloc.h's M_ARENA_MAX: the most arenas glibc makes, the main heap's included */
-const M_ARENA_MAX = -8;
-
 /**
  * Arenas a long-running process keeps at most. glibc makes up to eight per core, one for each thread
  * that allocates while the others' are busy, and memory freed in one is never used by another: in
@@ -93,13 +90,8 @@ export function limitAllocatorArenas(
   env: Readonly<Record<string, string | undefined>> = process.env,
   allocator: Pick<GlibcAllocator, 'mallopt'> | null = glibcAllocator(),
 ): boolean {
-  if (allocator === null) return false;
-  if (env.MALLOC_ARENA_MAX !== undefined || env.GLIBC_TUNABLES?.includes('arena_max') === true) return false;
-  return allocator.mallopt(M_ARENA_MAX, max) === 1;
+  return setAllocatorOption(ARENA_MAX, max, env, allocator);
 }
-
-/** malloc.h's M_MMAP_THRESHOLD: blocks of at least this many bytes are mappings of their own */
-const M_MMAP_THRESHOLD = -3;
 
 /**
  * The size from which a block is a mapping of its own, given back the moment it is freed. glibc starts
@@ -121,11 +113,39 @@ export function mapLargeBlocksApart(
   env: Readonly<Record<string, string | undefined>> = process.env,
   allocator: Pick<GlibcAllocator, 'mallopt'> | null = glibcAllocator(),
 ): boolean {
+  return setAllocatorOption(MMAP_THRESHOLD, threshold, env, allocator);
+}
+
+/** One of glibc's `mallopt` options, with the ways a user sets it without us. */
+interface AllocatorOption {
+  /** malloc.h's constant */
+  param: number;
+  /** the environment variable glibc reads it from */
+  variable: string;
+  /** its name in `GLIBC_TUNABLES` (`glibc.malloc.<name>`) */
+  tunable: string;
+}
+
+/** malloc.h's M_ARENA_MAX: the most arenas glibc makes, the main heap's included */
+const ARENA_MAX: AllocatorOption = { param: -8, variable: 'MALLOC_ARENA_MAX', tunable: 'arena_max' };
+
+/** malloc.h's M_MMAP_THRESHOLD: blocks of at least this many bytes are mappings of their own */
+const MMAP_THRESHOLD: AllocatorOption = {
+  param: -3,
+  variable: 'MALLOC_MMAP_THRESHOLD_',
+  tunable: 'mmap_threshold',
+};
+
+/** Sets `option` to `value` unless the user set it, or there is no glibc; true when it was set. */
+function setAllocatorOption(
+  { param, variable, tunable }: AllocatorOption,
+  value: number,
+  env: Readonly<Record<string, string | undefined>>,
+  allocator: Pick<GlibcAllocator, 'mallopt'> | null,
+): boolean {
   if (allocator === null) return false;
-  if (env.MALLOC_MMAP_THRESHOLD_ !== undefined || env.GLIBC_TUNABLES?.includes('mmap_threshold') === true) {
-    return false;
-  }
-  return allocator.mallopt(M_MMAP_THRESHOLD, threshold) === 1;
+  if (env[variable] !== undefined || env.GLIBC_TUNABLES?.includes(tunable) === true) return false;
+  return allocator.mallopt(param, value) === 1;
 }
 
 /**
