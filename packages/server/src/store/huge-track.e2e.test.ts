@@ -9,7 +9,13 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packedPointsJson, packTrackPoints } from '../codec/track-points.js';
 import { onlyTrack, storeFile } from '../test-support/assets.js';
-import { createPerson, testServer, type TestServer } from '../test-support/server.js';
+import {
+  createPerson,
+  credentialsFor,
+  testServer,
+  type Credentials,
+  type TestServer,
+} from '../test-support/server.js';
 import { KEEP_JSON_BELOW_POINTS } from './assets.js';
 
 /** A GPX ride of `count` points, a second apart, with positions and elevation. */
@@ -27,8 +33,7 @@ function longGpx(count: number): Uint8Array {
 let server: TestServer;
 let origin: string;
 let tripId: number;
-let apiKey: string;
-let authToken: string;
+let credentials: Credentials;
 /** the points' JSON as the codec renders it whole */
 let expectedPoints: string;
 
@@ -36,9 +41,7 @@ beforeAll(async () => {
   server = await testServer();
   origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
   const rider = await createPerson(server, 'Days Long');
-  const client = await server.store.apiClients.create(rider.id, { name: 'Reader' });
-  apiKey = client.apiKey;
-  authToken = (await server.store.authTokens.issue(rider.id, client.id)).token;
+  credentials = await credentialsFor(server, rider);
   const gpx = longGpx(400_000);
   const [created] = await storeFile(server, rider.id, gpx, 'days.gpx');
   tripId = created!.row.id;
@@ -60,12 +63,12 @@ async function get(
   path: string,
 ): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   const response = await request(`${origin}${path}`, {
-    headers: { authorization: `Basic ${Buffer.from(`${apiKey}:${authToken}`).toString('base64')}` },
+    headers: { authorization: credentials.basic },
   });
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
-const legacyQuery = (): string => `apikey=${apiKey}&auth_token=${authToken}`;
+const legacyQuery = (): string => `apikey=${credentials.apiKey}&auth_token=${credentials.authToken}`;
 
 describe('a track of days', () => {
   it('is sent whole by v1, rendered as it is sent, and stays packed', async () => {
@@ -99,9 +102,8 @@ describe('a track of days', () => {
   it('leaves the server answering when a client stops reading half way and goes', async () => {
     const { hostname: host, port } = new URL(origin);
     const socket = connect(Number(port), host.replace(/^\[|\]$/g, ''));
-    const credentials = Buffer.from(`${apiKey}:${authToken}`).toString('base64');
     socket.write(
-      `GET /api/v1/trips/${tripId}.json HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Basic ${credentials}\r\n\r\n`,
+      `GET /api/v1/trips/${tripId}.json HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${credentials.basic}\r\n\r\n`,
     );
     // Read a little, then stop reading (the server must not render the rest ahead), then go.
     const first = await new Promise<Buffer>((resolve) => socket.once('data', resolve));
