@@ -68,8 +68,10 @@ export function gunzipStreamed(
  */
 function saidLength(bytes: Uint8Array): number | null {
   if (bytes.length < 18) return null;
-  const at = bytes.length - 4;
-  const said = (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+  const said = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(
+    bytes.length - 4,
+    true,
+  );
   return said > 0 ? said : null;
 }
 
