@@ -59,7 +59,8 @@ let pending: NodeJS.Timeout | null = null;
  * otherwise keeps what a large file left (its text, its columns, buffers of hundreds of megabytes
  * outside V8's heap) for as long as it waits, since V8 collects only when more is allocated; and a
  * thread given one large file after another would hold the last one's beside the next. The debt is
- * paid half a second later when the thread is idle, or by collectOwedGarbage as the next task starts,
+ * paid half a second later when the thread is idle (the pools let an idle thread run its timers:
+ * thread-pool.ts), or by collectOwedGarbage as the next task starts,
  * whichever is first (measured by `bench:archive-stall`). Once collected, dead buffers are free for the
  * process's allocator to give back (@rideport/host's malloc_trim). Only this thread stops, never the
  * main one.

@@ -7,7 +7,7 @@
  * random later hour, which looks like a leak from outside (issue 22); started together, the memory
  * and descriptors reach their level with the first upload and stay there.
  */
-import { Piscina } from 'piscina';
+import { threadPool } from '../thread-pool.js';
 import { workerScript } from '../worker-script.js';
 import type { ParseOutcome, ParseRequest } from './parse-worker.js';
 import type { SplitOutcome, SplitRequest } from './unzip-worker.js';
@@ -26,13 +26,12 @@ export interface ParsePool {
 }
 
 export function createParsePool(threads: number): ParsePool {
-  const pool = new Piscina<ParseRequest | SplitRequest, ParseOutcome | SplitOutcome>({
+  const pool = threadPool<ParseRequest | SplitRequest, ParseOutcome | SplitOutcome>({
     ...workerScript('parse-worker', import.meta.url),
     name: 'parseUpload',
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
-    recordTiming: false,
   });
   const unzip = workerScript('unzip-worker', import.meta.url).filename;
   return {

@@ -7,8 +7,9 @@
  * as it is (a track of days is not given here: store/record-body.ts). The thread starts with the first
  * large track and ends once it has had nothing to do for a while, so its memory goes back too.
  */
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { packedPointCount, packedPointsJson } from '../codec/track-points.js';
+import { threadPool } from '../thread-pool.js';
 import { workerScript } from '../worker-script.js';
 
 /** Points from which a track is rendered in the thread: a few milliseconds of the main thread's time. */
@@ -22,13 +23,12 @@ export class PointsRenderer {
   /** `[{"x":…,"y":…,…},…]` as UTF-8 bytes, point for point what packedPointsJson renders. */
   async render(packed: Uint8Array): Promise<Buffer> {
     if (packedPointCount(packed) < RENDER_IN_THREAD_FROM_POINTS) return Buffer.from(packedPointsJson(packed));
-    this.#pool ??= new Piscina<Uint8Array, Uint8Array>({
+    this.#pool ??= threadPool<Uint8Array, Uint8Array>({
       ...workerScript('render-worker', import.meta.url),
       name: 'renderPointsJson',
       minThreads: 0,
       maxThreads: 1,
       idleTimeout: IDLE_MS,
-      recordTiming: false,
     });
     // A copy goes to the thread: the caller's bytes may be a view of a larger buffer.
     const bytes = await this.#pool.run(packed);
