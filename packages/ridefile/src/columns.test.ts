@@ -5,20 +5,29 @@ import {
   PointColumns,
   ReadProgress,
   SLOT_C,
+  SLOT_D,
+  SLOT_E,
   SLOT_H,
   SLOT_P,
+  SLOT_S,
+  SLOT_T,
   SLOT_TEMPERATURE,
   SLOT_X,
+  SLOT_Y,
 } from './columns.js';
 
 describe('PointColumns: Float32 whole-number channels that widen when they must', () => {
-  it('starts cadence, heart rate, power and temperature as Float32 and the rest as Float64', () => {
+  it('makes cadence, heart rate, power and temperature Float32 and the rest Float64', () => {
     const columns = new PointColumns();
-    expect([columns.c, columns.h, columns.p, columns.T].map((column) => column.constructor)).toEqual([
+    const slots = [SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE, SLOT_S, SLOT_D];
+    for (const slot of slots) columns.own(slot);
+    expect(slots.map((slot) => columns.channels[slot]!.constructor)).toEqual([
       Float32Array,
       Float32Array,
       Float32Array,
       Float32Array,
+      Float64Array,
+      Float64Array,
     ]);
     expect(columns.channels.filter((column) => column instanceof Float64Array)).toHaveLength(6);
   });
@@ -41,6 +50,7 @@ describe('PointColumns: Float32 whole-number channels that widen when they must'
     columns.set(SLOT_C, 0, 85);
     columns.set(SLOT_X, 0, 8.123456789);
     for (let i = 1; i < 5000; i++) columns.set(SLOT_C, columns.append(), i % 120);
+    columns.set(SLOT_H, 0, 120);
     expect(columns.T).toBeInstanceOf(Float64Array);
     expect(columns.p).toBeInstanceOf(Float64Array);
     expect(columns.c).toBeInstanceOf(Float32Array);
@@ -62,6 +72,71 @@ describe('PointColumns: Float32 whole-number channels that widen when they must'
     expect(wide[0]).toBe(300);
     expect(columns.widen(SLOT_P)).toBe(wide);
     expect(columns.widen(SLOT_X)).toBe(columns.x);
+  });
+});
+
+describe('PointColumns: a channel without values has no column of its own (issue 36)', () => {
+  const ABSENT_UNTIL_WRITTEN = [SLOT_C, SLOT_H, SLOT_P, SLOT_S, SLOT_D, SLOT_TEMPERATURE];
+
+  it('gives only x y e t columns at first, and a channel its own with its first value', () => {
+    const columns = new PointColumns();
+    for (const slot of [SLOT_X, SLOT_Y, SLOT_E, SLOT_T]) expect(columns.has(slot)).toBe(true);
+    for (const slot of ABSENT_UNTIL_WRITTEN) expect(columns.has(slot)).toBe(false);
+    const row = columns.append();
+    columns.set(SLOT_H, row, NaN);
+    expect(columns.has(SLOT_H)).toBe(false);
+    columns.set(SLOT_H, row, 130);
+    expect(columns.has(SLOT_H)).toBe(true);
+    expect(columns.h[row]).toBe(130);
+    // The other absent channels still read as without values.
+    for (const slot of ABSENT_UNTIL_WRITTEN.filter((slot) => slot !== SLOT_H)) {
+      expect(columns.channels[slot]![row]).toBeNaN();
+    }
+  });
+
+  it('trims an absent channel to null, and finds a value written into one behind its back', () => {
+    const columns = new PointColumns();
+    columns.set(SLOT_T, columns.append(), 1_600_000_000);
+    columns.finishRows();
+    const trimmed = columns.trimmedChannels();
+    expect(ABSENT_UNTIL_WRITTEN.map((slot) => trimmed[slot])).toEqual(ABSENT_UNTIL_WRITTEN.map(() => null));
+
+    const careless = new PointColumns();
+    careless.set(SLOT_T, careless.append(), 1_600_000_000);
+    careless.d[0] = 12;
+    expect(() => {
+      careless.finishRows();
+    }).toThrow(/absent channel/);
+  });
+
+  it('keeps every value whatever order channels appear, rows grow and move (fast-check)', () => {
+    const value = fc.oneof(fc.constant(NaN), fc.integer({ min: 0, max: 2000 }), fc.double({ noNaN: true }));
+    const row = fc.array(fc.option(value, { nil: undefined }), { minLength: 10, maxLength: 10 });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 300 }), (rows) => {
+        const columns = new PointColumns(10_000, 1);
+        const kept: number[][] = [];
+        for (const values of rows) {
+          const at = columns.append();
+          values.forEach((given, slot) => {
+            if (given !== undefined) columns.set(slot, at, given);
+          });
+          if (!columns.hasAnyValue(at)) {
+            columns.dropLast();
+            continue;
+          }
+          kept.push(values.map((given) => given ?? NaN));
+        }
+        expect(columns.length).toBe(kept.length);
+        kept.forEach((values, at) => {
+          values.forEach((expected, slot) => {
+            const read = columns.channels[slot]![at]!;
+            if (Number.isNaN(expected)) expect(read).toBeNaN();
+            else expect(read).toBe(expected);
+          });
+        });
+      }),
+    );
   });
 });
 

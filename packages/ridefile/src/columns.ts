@@ -8,6 +8,12 @@ const INITIAL_CAPACITY = 1024;
 /** Room left above a growth's estimate of a track's rows, so that an estimate a little low grows once. */
 const ESTIMATE_MARGIN = 1.0625;
 
+/**
+ * The share of a track's rows that its columns may hold empty beyond them once trimmed: the room a
+ * growth's ESTIMATE_MARGIN leaves, with some to spare (PointColumns.trimmedChannels).
+ */
+const TRIM_IN_PLACE_SLACK = 0.125;
+
 /** The least a growth multiplies the capacity by when an estimate says less (an estimate too low). */
 const LEAST_GROWTH = 1.5;
 
@@ -39,6 +45,9 @@ export const SLOT_S = 7;
 export const SLOT_D = 8;
 export const SLOT_TEMPERATURE = 9;
 
+/** The channels that start as Float32 columns (see PointColumns). */
+const FLOAT32_SLOTS: ReadonlySet<number> = new Set([SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE]);
+
 /**
  * Column-wise storage of a track's samples while a reader runs: one typed array per channel, NaN where a
  * sample has no value. Readers append rows; the finishing step (track.ts) computes the summary from the
@@ -56,6 +65,13 @@ export const SLOT_TEMPERATURE = 9;
  * Every row past `length` is kept empty (NaN, `wheel` 0) up to the capacity, filled in bulk when the
  * columns are made or grown, so `append` only counts (issue 21: the FIT record loop appends a row per
  * record): whatever removes rows (`dropLast`, `compactFrom`) empties them again.
+ *
+ * `x y e t` have columns of their own from the start. The other channels are absent until a value is
+ * written to them: until then their fields are one shared column that is NaN throughout, which reads as
+ * a channel without values and costs no memory per channel (issue 36: a GPX ride has four channels of
+ * ten; 48 MB less of a parse thread's peak at 2,000,000 points). Write those channels through `set`
+ * (which makes the channel's own column with its first value), or call `own` before writing one
+ * directly; a value written into the shared column is found when the rows are finished (`finishRows`).
  */
 export class PointColumns {
   length = 0;
@@ -73,6 +89,8 @@ export class PointColumns {
   wheel: Uint8Array;
   /** the ten channels by slot, in the specification's key order (x y e t c h p s d T) */
   channels: Column[];
+  /** the column of every channel still absent: NaN throughout (see the class comment) */
+  #absent: Float64Array;
   readonly #maxPoints: number;
   readonly #progress: ReadProgress | null;
   /** `#progress.read` when the track began */
@@ -92,37 +110,59 @@ export class PointColumns {
     this.#progress = progress;
     this.#readBefore = progress?.read ?? 0;
     const capacity = Math.max(1, Math.min(capacityHint, maxPoints));
-    this.x = new Float64Array(capacity);
-    this.y = new Float64Array(capacity);
-    this.e = new Float64Array(capacity);
-    this.t = new Float64Array(capacity);
-    this.c = new Float32Array(capacity);
-    this.h = new Float32Array(capacity);
-    this.p = new Float32Array(capacity);
-    this.s = new Float64Array(capacity);
-    this.d = new Float64Array(capacity);
-    this.T = new Float32Array(capacity);
+    this.x = new Float64Array(capacity).fill(NaN);
+    this.y = new Float64Array(capacity).fill(NaN);
+    this.e = new Float64Array(capacity).fill(NaN);
+    this.t = new Float64Array(capacity).fill(NaN);
+    this.#absent = new Float64Array(capacity).fill(NaN);
+    this.c = this.h = this.p = this.s = this.d = this.T = this.#absent;
     this.wheel = new Uint8Array(capacity);
     this.channels = this.#channelList();
-    for (const channel of this.channels) channel.fill(NaN);
   }
 
   #channelList(): Column[] {
     return [this.x, this.y, this.e, this.t, this.c, this.h, this.p, this.s, this.d, this.T];
   }
 
-  /** Writes `value` into channel `slot` at `row`, widening the channel first if it cannot hold it exactly. */
+  /**
+   * Writes `value` into channel `slot` at `row`, making the channel's column first if it was absent,
+   * and widening it first if it cannot hold the value exactly. NaN (no value) makes no column.
+   */
   set(slot: number, row: number, value: number): void {
     let column = this.channels[slot]!;
+    if (column === this.#absent) {
+      if (Number.isNaN(value)) return;
+      column = this.own(slot);
+    }
     if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
       column = this.widen(slot);
     }
     column[row] = value;
   }
 
+  /** Whether channel `slot` has a column of its own: a value was written to it (see the class comment). */
+  has(slot: number): boolean {
+    return this.channels[slot] !== this.#absent;
+  }
+
+  /**
+   * Channel `slot`'s own column, made empty if the channel was absent (Float32 for cadence, heart rate,
+   * power and temperature, as the class comment says) and returned. Re-read the column fields after calling.
+   */
+  own(slot: number): Column {
+    const column = this.channels[slot]!;
+    if (column !== this.#absent) return column;
+    const capacity = this.#absent.length;
+    const made = FLOAT32_SLOTS.has(slot) ? new Float32Array(capacity) : new Float64Array(capacity);
+    made.fill(NaN);
+    this.#setField(slot, made);
+    this.channels = this.#channelList();
+    return made;
+  }
+
   /** Makes channel `slot` a Float64 column (keeping its values) and returns it. Re-read the column fields after calling. */
   widen(slot: number): Float64Array {
-    const column = this.channels[slot]!;
+    const column = this.channels[slot] === this.#absent ? this.own(slot) : this.channels[slot]!;
     if (column instanceof Float64Array) return column;
     const wide = new Float64Array(column.length);
     wide.set(column);
@@ -169,8 +209,13 @@ export class PointColumns {
   /** Empties rows [from, to), which lie past the rows in use (see the class comment). */
   #clearRows(from: number, to: number): void {
     if (to <= from) return;
-    for (const channel of this.channels) channel.fill(NaN, from, to);
+    for (const channel of this.#ownColumns()) channel.fill(NaN, from, to);
     this.wheel.fill(0, from, to);
+  }
+
+  /** The channels' columns but the shared one of the absent channels. */
+  #ownColumns(): Column[] {
+    return this.channels.filter((channel) => channel !== this.#absent);
   }
 
   /**
@@ -181,6 +226,11 @@ export class PointColumns {
    * speed or distance without a wheel sensor says nothing of its own). `wheel` has no meaning after.
    */
   finishRows(): void {
+    if (!this.#absent.every(Number.isNaN)) {
+      // A reader wrote into an absent channel's field instead of through `set` or `own`: the value
+      // would show in every absent channel. A bug of ours, never the file's.
+      throw new Error('a value was written into an absent channel of PointColumns');
+    }
     const { x, y, t, s, d, wheel } = this;
     let wheelDistance = -Infinity;
     // Only a row without a time can be empty: the rows are looked at whole only then, and compacted
@@ -203,15 +253,28 @@ export class PointColumns {
   }
 
   /**
-   * Shortens every channel to the rows in use, one at a time (so at most one channel is held twice while
-   * copying), and returns them; a channel without any value is null.
+   * Shortens every channel to the rows in use and returns them; a channel without any value is null.
+   * Where the rows left empty are few (up to TRIM_IN_PLACE_SLACK of the rows, as after a growth sized
+   * by the reader's progress) a channel becomes a view of its first rows, its buffer kept whole: a copy
+   * would hold each channel twice until the next collection (issue 36: 53 MB more of a parse thread's
+   * peak at 2,000,000 points). Else the rows are copied, one channel at a time.
    */
   trimmedChannels(): (Column | null)[] {
     const { channels } = this;
+    const inPlace = this.x.length - this.length <= this.length * TRIM_IN_PLACE_SLACK;
     const trimmed: (Column | null)[] = [];
     for (let slot = 0; slot < channels.length; slot++) {
       const column = channels[slot]!;
-      const used = column.length === this.length ? column : column.slice(0, this.length);
+      if (column === this.#absent) {
+        trimmed.push(null);
+        continue;
+      }
+      const used =
+        column.length === this.length
+          ? column
+          : inPlace
+            ? column.subarray(0, this.length)
+            : column.slice(0, this.length);
       // The long column is garbage from here: no field or list entry holds it any more.
       channels[slot] = used;
       this.#setField(slot, used);
@@ -237,6 +300,7 @@ export class PointColumns {
   }
 
   #moveRow(from: number, to: number): void {
+    // The shared column of the absent channels is NaN throughout: moving within it changes nothing.
     for (const channel of this.channels) channel[to] = channel[from]!;
     this.wheel[to] = this.wheel[from]!;
   }
@@ -275,16 +339,11 @@ export class PointColumns {
   #grow(): void {
     const current = this.x.length;
     const next = Math.min(this.#grownCapacity(current), this.#maxPoints);
-    this.x = grown(this.x, next);
-    this.y = grown(this.y, next);
-    this.e = grown(this.e, next);
-    this.t = grown(this.t, next);
-    this.c = grownColumn(this.c, next);
-    this.h = grownColumn(this.h, next);
-    this.p = grownColumn(this.p, next);
-    this.s = grown(this.s, next);
-    this.d = grown(this.d, next);
-    this.T = grownColumn(this.T, next);
+    const absent = this.#absent;
+    this.#absent = new Float64Array(next).fill(NaN);
+    this.channels.forEach((channel, slot) => {
+      this.#setField(slot, channel === absent ? this.#absent : grownColumn(channel, next));
+    });
     const wheel = new Uint8Array(next);
     wheel.set(this.wheel);
     this.wheel = wheel;

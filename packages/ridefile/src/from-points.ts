@@ -8,7 +8,7 @@
  * seconds (fractions floored, like every reader's). Checking that the values are plausible (a time in
  * milliseconds, a latitude of 200) is the caller's part: this builds what it is given.
  */
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from './columns.js';
+import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from './columns.js';
 import { noWheelSensor, UNKNOWN_RECORDING } from './draft.js';
 import type { Stat, Track, TrackKind, TrackPoint } from './model.js';
 import { channelStats, PLAUSIBLE, temperatureSpec } from './summary/channels.js';
@@ -84,8 +84,8 @@ function pointColumns(points: readonly TrackPoint[]): {
     if (point.c !== undefined) columns.set(SLOT_C, row, point.c);
     if (point.h !== undefined) columns.set(SLOT_H, row, point.h);
     if (point.p !== undefined) columns.set(SLOT_P, row, point.p);
-    if (point.s !== undefined) columns.s[row] = point.s;
-    if (point.d !== undefined) columns.d[row] = point.d;
+    if (point.s !== undefined) columns.set(SLOT_S, row, point.s);
+    if (point.d !== undefined) columns.set(SLOT_D, row, point.d);
     if (point.T !== undefined) columns.set(SLOT_TEMPERATURE, row, point.T);
     if (point.s !== undefined || point.d !== undefined) {
       columns.wheel[row] = 1;

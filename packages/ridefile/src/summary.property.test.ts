@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summaryViolations } from '../../../test/support/invariants.js';
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from './columns.js';
+import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from './columns.js';
 import { RideFileWarningCode } from './errors.js';
 import { trackFromPoints } from './from-points.js';
 import type { RecordedTotals, TimeSpan, TrackPoint, Warning } from './model.js';
@@ -128,10 +128,10 @@ function buildColumns(
     }
     if (withDistance && generated.distanceStep !== undefined) {
       distance = generated.distanceStep < 0 ? 0 : distance + generated.distanceStep;
-      columns.d[i] = distance;
+      columns.set(SLOT_D, i, distance);
     }
     if (generated.elevation !== undefined) columns.e[i] = 400 + generated.elevation;
-    if (generated.recordedSpeed !== undefined) columns.s[i] = generated.recordedSpeed;
+    if (generated.recordedSpeed !== undefined) columns.set(SLOT_S, i, generated.recordedSpeed);
     if (generated.cadence !== undefined) columns.set(SLOT_C, i, generated.cadence);
     if (generated.heartRate !== undefined) columns.set(SLOT_H, i, generated.heartRate);
     if (generated.power !== undefined) columns.set(SLOT_P, i, generated.power);

@@ -7,7 +7,7 @@ import {
   readFixture,
 } from '../../../test/support/corpus.js';
 import { invariantViolations } from '../../../test/support/invariants.js';
-import { PointColumns, SLOT_C, SLOT_H, SLOT_P } from './columns.js';
+import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S } from './columns.js';
 import { readFit } from './fit/read.js';
 import { RideFileWarningCode } from './errors.js';
 import type { RecordedTotals } from './model.js';
@@ -91,7 +91,7 @@ describe('elevation gain and loss (hysteresis)', () => {
 describe('cumulative distance from the recorded distance', () => {
   function distances(values: readonly number[]): PointColumns {
     const columns = new PointColumns();
-    for (const value of values) columns.d[columns.append()] = value;
+    for (const value of values) columns.set(SLOT_D, columns.append(), value);
     return columns;
   }
 
@@ -446,7 +446,7 @@ describe('the rules of issue 16', () => {
 
   it('takes wheel-sensor speed as recorded, and leaves an isolated GPS speed glitch out', () => {
     const gps = line(100, 6, () => 400);
-    for (let i = 0; i < gps.length; i++) gps.s[i] = i === 50 ? 60 : 6;
+    for (let i = 0; i < gps.length; i++) gps.set(SLOT_S, i, i === 50 ? 60 : 6);
     const glitch = summarize(gps, context());
     expect(glitch.speedMetersPerSecond!.max).toBeCloseTo(6, 4);
     expect(glitch.speedSpikesIgnored).toBe(1);
@@ -490,7 +490,7 @@ describe('the rules of issue 16', () => {
     const columns = columnsOf(
       Array.from({ length: 120 }, (_, i) => [1_600_000_000 + i, NaN, NaN, NaN, i < 60 ? 180 : 0] as const),
     );
-    for (let i = 0; i < columns.length; i++) columns.d[i] = 0;
+    for (let i = 0; i < columns.length; i++) columns.set(SLOT_D, i, 0);
     const summary = summarize(columns, context({ sport: 'cycling' }));
     expect(summary.movingSeconds).toBe(59);
     expect(summary.speedMetersPerSecond).toBeNull();

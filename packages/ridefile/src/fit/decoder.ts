@@ -724,8 +724,11 @@ class SegmentDecoder {
       }
     }
     const recordSteps = globalNum === RECORD_NUM ? compileRecordSteps(fields) : null;
+    // The record steps write their channels' columns directly: each gets its own (PointColumns).
     for (const step of recordSteps ?? []) {
-      if (step.slot >= 0 && !writesSmallIntegers(step)) this.#records.widen(step.slot);
+      if (step.slot < 0) continue;
+      if (writesSmallIntegers(step)) this.#records.own(step.slot);
+      else this.#records.widen(step.slot);
     }
     const definition: Definition = {
       globalNum,

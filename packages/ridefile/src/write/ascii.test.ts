@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRideFile } from '../parse.js';
 import { PointColumns } from '../columns.js';
 import { noWheelSensor, UNKNOWN_RECORDING } from '../draft.js';
+import { TRACK_POINT_KEYS } from '../model.js';
 import { finishTrack } from '../track.js';
 import {
   AsciiChunkBuilder,
@@ -146,7 +147,7 @@ describe('GPX points with any set of channels', () => {
           for (const [key, value] of Object.entries(draft) as Array<
             [keyof typeof draft, number | undefined]
           >) {
-            if (value !== undefined) columns[key][row] = value;
+            if (value !== undefined) columns.set(TRACK_POINT_KEYS.indexOf(key), row, value);
           }
         }
         // A route: its points need no times to stay a route.

@@ -10,7 +10,7 @@ import {
   readCorpus,
   REPOSITORY_ROOT,
 } from '../../../../test/support/corpus.js';
-import { PointColumns } from '../columns.js';
+import { PointColumns, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S, SLOT_TEMPERATURE } from '../columns.js';
 import { noWheelSensor, UNKNOWN_RECORDING } from '../draft.js';
 import type { RideFile, Track, TrackPoint } from '../model.js';
 import { parseRideFile } from '../parse.js';
@@ -39,12 +39,12 @@ function ride(count: number, options: { name?: string | null; wheel?: boolean } 
     columns.y[row] = 47 + i * 1e-5;
     columns.e[row] = 400 + (i % 50) / 5;
     columns.t[row] = START + i;
-    columns.h[row] = 120 + (i % 40);
-    columns.c[row] = 85;
-    columns.p[row] = 200 + (i % 7);
-    columns.s[row] = 7.5;
-    columns.d[row] = i * 7.5;
-    columns.T[row] = 18;
+    columns.set(SLOT_H, row, 120 + (i % 40));
+    columns.set(SLOT_C, row, 85);
+    columns.set(SLOT_P, row, 200 + (i % 7));
+    columns.set(SLOT_S, row, 7.5);
+    columns.set(SLOT_D, row, i * 7.5);
+    columns.set(SLOT_TEMPERATURE, row, 18);
     columns.wheel[row] = options.wheel === true ? 1 : 0;
   }
   return finishTrack({

@@ -1,4 +1,13 @@
-import { PointColumns, ReadProgress, SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE } from '../columns.js';
+import {
+  PointColumns,
+  ReadProgress,
+  SLOT_C,
+  SLOT_D,
+  SLOT_H,
+  SLOT_P,
+  SLOT_S,
+  SLOT_TEMPERATURE,
+} from '../columns.js';
 import {
   noWheelSensor,
   pausesBetweenSegments,
@@ -146,7 +155,7 @@ function readPointValue(
     // GPX 1.0 `<speed>` child of the point, TrackPointExtension v2 `speed`, OpenTracks: the recorded
     // speed, used for the summary only (no wheel sensor, so never in the output points).
     case 'speed':
-      setValue(columns.s, row, parseNumber(text));
+      setChannelValue(columns, SLOT_S, row, parseNumber(text));
       break;
     case 'hr':
       setChannelValue(columns, SLOT_H, row, parseNumber(text));
@@ -165,7 +174,7 @@ function readPointValue(
       break;
     // cluetrust gpxdata and OpenTracks: distance from the start, the summary's distance.
     case 'distance':
-      setValue(columns.d, row, parseNumber(text));
+      setChannelValue(columns, SLOT_D, row, parseNumber(text));
       break;
     default:
       break;

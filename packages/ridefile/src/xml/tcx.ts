@@ -1,4 +1,4 @@
-import { PointColumns, ReadProgress, SLOT_C, SLOT_H, SLOT_P } from '../columns.js';
+import { PointColumns, ReadProgress, SLOT_C, SLOT_D, SLOT_H, SLOT_P, SLOT_S } from '../columns.js';
 import {
   emptyLap,
   noWheelSensor,
@@ -212,7 +212,7 @@ function readPointValue(
       if (parent === 'Trackpoint') setValue(columns.e, row, parseNumber(text));
       break;
     case 'DistanceMeters':
-      if (parent === 'Trackpoint') setValue(columns.d, row, parseNumber(text));
+      if (parent === 'Trackpoint') setChannelValue(columns, SLOT_D, row, parseNumber(text));
       break;
     case 'Value':
       if (parent === 'HeartRateBpm') setChannelValue(columns, SLOT_H, row, parseNumber(text));
@@ -228,7 +228,7 @@ function readPointValue(
       break;
     // TPX extension (ActivityExtension v2), under any prefix.
     case 'Speed':
-      if (parent === 'TPX') setValue(columns.s, row, parseNumber(text));
+      if (parent === 'TPX') setChannelValue(columns, SLOT_S, row, parseNumber(text));
       break;
     case 'Watts':
       if (parent === 'TPX') setChannelValue(columns, SLOT_P, row, parseNumber(text));
