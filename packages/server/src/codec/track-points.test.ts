@@ -7,6 +7,7 @@ import { tracksOf } from '../test-support/assets.js';
 import { columnTimeRange, timeRange } from '../store/track-columns.js';
 import {
   lastColumnTime,
+  PackedPointsReader,
   packedPointsJson,
   packedPointsJsonSlices,
   packTrackColumns,
@@ -240,6 +241,29 @@ describe('packed track points and their JSON', () => {
         expect(slices.length).toBe(2 + Math.ceil(points.length / slice));
       }),
     );
+  });
+
+  it('reads any keys as columns, NaN where a point has none, as the points read (property, issue 36)', () => {
+    const value = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.double(), fc.constant(Number.NaN));
+    const point = fc
+      .array(fc.tuple(fc.constantFrom(...TRACK_POINT_KEYS), value), { maxLength: 10 })
+      .map((entries) => Object.fromEntries(entries) as TrackPoint);
+    const keys = fc.uniqueArray(fc.constantFrom(...TRACK_POINT_KEYS), { minLength: 1 });
+    fc.assert(
+      fc.property(fc.array(point, { maxLength: 80 }), keys, (points, wanted) => {
+        const packed = packTrackPoints(points);
+        const columns = new PackedPointsReader(packed).columns(wanted);
+        const back = unpackTrackPoints(packed);
+        for (const key of wanted) {
+          expect(columns[key]).toHaveLength(points.length);
+          expect(Array.from(columns[key])).toEqual(back.map((read) => read[key] ?? Number.NaN));
+        }
+      }),
+    );
+    // Only from a reader that has read nothing.
+    const reader = new PackedPointsReader(packTrackPoints([{ t: 1 }, { t: 2 }]));
+    reader.next(1);
+    expect(() => reader.columns(['t'])).toThrow(/first point/);
   });
 });
 

@@ -478,44 +478,81 @@ export class PackedPointsReader {
     const start = this.#next;
     const end = Math.min(this.count, start + wanted);
     const points = Array.from({ length: end - start }, (): TrackPoint => ({}));
-    const packed = this.#packed;
-    const view = this.#view;
+    const values = new Float64Array(end - start);
     // Section by section, as the values lie: each point's keys still come in TRACK_POINT_KEYS order.
     for (const section of this.#sections) {
-      if (section.encoding.width === VARINT) {
-        readVarintDeltas(section, packed, points, start, end);
-        continue;
+      this.#decode(section, start, end, values);
+      const { key } = section;
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i]!;
+        // A stored value is finite: NaN is a point without one.
+        if (value === value) points[i]![key] = value;
       }
-      const { key, encoding, bitmap, values } = section;
-      const { width } = encoding;
-      let j = section.next;
-      for (let i = start; i < end; i++) {
-        if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
-        const at = values + width * j++;
-        points[i - start]![key] =
-          width === 8
-            ? view.getFloat64(at, true)
-            : decoded(
-                width === 4 ? view.getUint32(at, true) : width === 2 ? view.getUint16(at, true) : packed[at]!,
-                encoding,
-              );
-      }
-      section.next = j;
     }
     this.#next = end;
     return points;
   }
+
+  /**
+   * Every point's value of each of `keys`, NaN where a point has none, as columns (issue 36: the
+   * same-recording check compares two rides of days without making their points): from a reader that
+   * has read nothing yet, which is done after. The keys no point has share one column of NaN, to be
+   * read only.
+   */
+  columns<Key extends (typeof TRACK_POINT_KEYS)[number]>(keys: readonly Key[]): Record<Key, Float64Array> {
+    if (this.#next !== 0) throw new Error('PackedPointsReader.columns reads from the first point only');
+    let none: Float64Array | null = null;
+    const columns = {} as Record<Key, Float64Array>;
+    for (const key of keys) {
+      const section = this.#sections.find((candidate) => candidate.key === key);
+      if (section === undefined) {
+        columns[key] = none ??= new Float64Array(this.count).fill(NaN);
+        continue;
+      }
+      const column = new Float64Array(this.count);
+      this.#decode(section, 0, this.count, column);
+      columns[key] = column;
+    }
+    this.#next = this.count;
+    return columns;
+  }
+
+  /** A section's values for points [start, end) into `into` (from 0), NaN for a point without one. */
+  #decode(section: PackedSection, start: number, end: number, into: Float64Array): void {
+    const packed = this.#packed;
+    const view = this.#view;
+    const { encoding, bitmap, values } = section;
+    const { width } = encoding;
+    into.fill(NaN, 0, end - start);
+    if (width === VARINT) {
+      readVarintDeltas(section, packed, into, start, end);
+      return;
+    }
+    let j = section.next;
+    for (let i = start; i < end; i++) {
+      if (bitmap >= 0 && (packed[bitmap + (i >> 3)]! & (1 << (i & 7))) === 0) continue;
+      const at = values + width * j++;
+      into[i - start] =
+        width === 8
+          ? view.getFloat64(at, true)
+          : decoded(
+              width === 4 ? view.getUint32(at, true) : width === 2 ? view.getUint16(at, true) : packed[at]!,
+              encoding,
+            );
+    }
+    section.next = j;
+  }
 }
 
-/** The values of a varint section for points [start, end) into `points` (from `start`), and on. */
+/** The values of a varint section for points [start, end) into `into` (from 0), and on. */
 function readVarintDeltas(
   section: PackedSection,
   packed: Uint8Array,
-  points: TrackPoint[],
+  into: Float64Array,
   start: number,
   end: number,
 ): void {
-  const { key, encoding, bitmap } = section;
+  const { encoding, bitmap } = section;
   let at = section.next;
   let u = section.last;
   for (let i = start; i < end; i++) {
@@ -529,7 +566,7 @@ function readVarintDeltas(
       unit *= 128;
     } while (byte >= 128);
     u += unzigzag(z);
-    points[i - start]![key] = decoded(u, encoding);
+    into[i - start] = decoded(u, encoding);
   }
   section.next = at;
   section.last = u;
