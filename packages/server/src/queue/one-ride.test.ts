@@ -6,11 +6,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
-import { parseRideFile, writeGpx, writeTcx } from '@rideport/ridefile';
+import { parseRideFile, parseRideFileColumns, writeGpx, writeTcx } from '@rideport/ridefile';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chainedFixtureParts } from '../../../../fixtures/fit/generate.js';
 import { readFixture } from '../../../../test/support/corpus.js';
+import { lastColumnTime, packTrackColumns } from '../codec/track-points.js';
 import { newMasterKey } from '../security/secrets.js';
+import { columnTimeRange } from '../store/track-columns.js';
 import { onPostgres, reopenableDatabase } from '../test-support/test-database.js';
 import {
   createPerson,
@@ -26,6 +28,9 @@ import {
   type LegacyCredentials,
   type QueuedTask,
 } from '../test-support/uploads.js';
+import { findSameRide, PointComparisons } from './one-ride.js';
+import type { ParsedTrack } from './parse-worker.js';
+import { createParsePool } from './pool.js';
 
 let server: TestServer;
 let rider: Person;
@@ -86,6 +91,35 @@ describe('the same recording in other bytes is a duplicate of the stored trip', 
       expect(tripIdsOf(task), name).toEqual([id]);
     }
     expect(await trips()).toHaveLength(1);
+  });
+
+  it('compares the points once, in a worker thread, however often the same trip is looked at (issue 36)', async () => {
+    const [id] = tripIdsOf(await send('ride.fit', WHOLE));
+    // The GPX names no device: the points decide (rule (c)).
+    const gpx = parseRideFileColumns(text(writeGpx(parseRideFile(WHOLE))));
+    const { columns, ...details } = gpx.tracks[0]!;
+    const parsed: ParsedTrack = {
+      track: { ...details, points: [] },
+      pointCount: columns.length,
+      packedPoints: packTrackColumns(columns),
+      lastTime: lastColumnTime(columns),
+      timeRange: columnTimeRange(columns),
+    };
+    const pool = createParsePool(1);
+    const threads: number[] = [];
+    const comparisons = new PointComparisons(async (request) => {
+      threads.push(1);
+      return pool.compare(request);
+    });
+    try {
+      // Before the transaction, then inside it, then under the rider's lock: as the queue asks.
+      for (let look = 0; look < 3; look++) {
+        expect((await findSameRide(server.store, rider.id, parsed, comparisons))?.trip.id).toBe(id);
+      }
+      expect(threads).toHaveLength(1);
+    } finally {
+      await pool.destroy();
+    }
   });
 
   it('another rider’s copy of the same file is that rider’s own ride', async () => {

@@ -3,22 +3,15 @@
  * that is the same recording (same-recording.ts), if any, and whether the new file completes it; and
  * the task's words for what was found. Runs inside the transaction that stores the file's rides
  * (queue.ts), like the SHA-256 re-check, so two uploads of one recording at once make one trip: the
- * second transaction starts after the first commits and finds its trip.
+ * second transaction starts after the first commits and finds its trip. The comparisons of points it
+ * needs are made before that transaction, in a worker thread (PointComparisons).
  */
-import type { TrackPoint } from '@rideport/ridefile';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Store, TaskObject, TaskOutcome, TripRecording } from '../store/index.js';
-import { unpackTrackPoints } from '../codec/track-points.js';
+import type { CompareOutcome, CompareRequest } from './compare-worker.js';
 import type { ParsedTrack } from './parse-worker.js';
-import {
-  compareIdentities,
-  comparePoints,
-  completes,
-  pointsAgree,
-  trackFacts,
-  type RecordingFacts,
-} from './same-recording.js';
+import { compareIdentities, trackFacts, type RecordingFacts } from './same-recording.js';
 
 /** A stored trip that is the same recording as a new ride. */
 export interface SameRide {
@@ -48,18 +41,60 @@ export function comparedAs(trip: Pick<TripRecording, 'ended_at' | 'point_count'>
   return `${trip.ended_at}/${trip.point_count}`;
 }
 
+/** A comparison of points in a worker thread of the parse pool (compare-worker.ts). */
+export type CompareInThread = (request: CompareRequest) => Promise<CompareOutcome>;
+
+/**
+ * The comparisons of one new ride's points with stored trips, each made once, in a worker thread, and
+ * kept by the trip as it was compared (comparedAs): the queue makes them before the transaction that
+ * stores the ride, so that inside it, where every other request waits on SQLite, they are looked up,
+ * and only a trip completed meanwhile is compared again (issue 36: two rides of 2,000,000 points
+ * compared as objects, inside the transaction, stopped the server for 5 s).
+ */
+export class PointComparisons {
+  readonly #compare: CompareInThread;
+  readonly #made = new Map<number, { as: string; outcome: CompareOutcome }>();
+
+  constructor(compare: CompareInThread) {
+    this.#compare = compare;
+  }
+
+  async of(
+    store: Store,
+    trip: TripRecording,
+    parsed: ParsedTrack,
+    facts: RecordingFacts,
+    db: Kysely<Database> | undefined,
+  ): Promise<CompareOutcome> {
+    const as = comparedAs(trip);
+    const made = this.#made.get(trip.id);
+    if (made?.as === as) return made.outcome;
+    const outcome = await this.#compare({
+      incoming: parsed.packedPoints,
+      incomingFacts: facts,
+      // A trip without a points row has no points.
+      stored: (await store.assets.storedPoints('trip', trip.id, db)) ?? { json: '[]' },
+      storedFacts: storedFacts(trip),
+    });
+    this.#made.set(trip.id, { as, outcome });
+    return outcome;
+  }
+}
+
 /**
  * The first stored trip of `userId` (by start time) that is the same recording as `parsed`, read
- * with `transaction`; null when none is. A trip in `compared` as it is now is passed over, and every
- * trip compared is put there (queue.ts checks again under the rider's lock, comparing only the trips
- * stored or completed since). Only trips whose time range touches the ride's are compared;
- * points are read only when the identities cannot decide, or to see whether the new file completes.
+ * with `db` (a transaction, or the store's connection when omitted); null when none is. A trip in
+ * `compared` as it is now is passed over, and every trip compared is put there (queue.ts checks
+ * again under the rider's lock, comparing only the trips stored or completed since). Only trips whose
+ * time range touches the ride's are compared; points are compared (`comparisons`) only when the
+ * identities cannot decide, or to see whether the new file completes.
  */
 export async function findSameRide(
   store: Store,
   userId: number,
   parsed: ParsedTrack,
-  transaction: Kysely<Database>,
+  comparisons: PointComparisons,
+  db?: Kysely<Database>,
   compared: TripsCompared = new Map(),
 ): Promise<SameRide | null> {
   const range = parsed.timeRange;
@@ -67,31 +102,21 @@ export async function findSameRide(
   const candidates = await store.tripRecordings.inRange(
     userId,
     { fromMs: range.first * 1000, toMs: range.last * 1000, meet: 'touching' },
-    transaction,
+    db,
   );
   if (candidates.length === 0) return null;
   const facts = trackFacts(parsed.track, range);
-  let newPoints: TrackPoint[] | undefined;
-  const incomingPoints = (): TrackPoint[] => (newPoints ??= unpackTrackPoints(parsed.packedPoints));
   for (const trip of candidates) {
     if (compared.get(trip.id) === comparedAs(trip)) continue;
     compared.set(trip.id, comparedAs(trip));
     const stored = storedFacts(trip);
     const identity = compareIdentities(facts, stored);
     if (identity.kind === 'different') continue;
-    let storedPoints: TrackPoint[] | undefined;
-    const tripPoints = async (): Promise<TrackPoint[]> =>
-      (storedPoints ??= (await store.assets.points('trip', trip.id, transaction)) ?? []);
-    if (identity.kind === 'compare points') {
-      if (!pointsAgree(comparePoints(incomingPoints(), await tripPoints()))) continue;
-    }
     const longer = stored.lastTime !== null && facts.lastTime !== null && stored.lastTime < facts.lastTime;
-    return {
-      trip,
-      completes:
-        longer &&
-        completes({ facts: stored, points: await tripPoints() }, { facts, points: incomingPoints() }),
-    };
+    if (identity.kind === 'same' && !longer) return { trip, completes: false };
+    const points = await comparisons.of(store, trip, parsed, facts, db);
+    if (identity.kind === 'compare points' && !points.agree) continue;
+    return { trip, completes: longer && points.completes };
   }
   return null;
 }

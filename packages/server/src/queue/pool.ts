@@ -9,6 +9,7 @@
  */
 import { threadPool } from '../thread-pool.js';
 import { workerScript } from '../worker-script.js';
+import type { CompareOutcome, CompareRequest } from './compare-worker.js';
 import type { ParseOutcome, ParseRequest } from './parse-worker.js';
 import type { SplitOutcome, SplitRequest } from './unzip-worker.js';
 
@@ -20,13 +21,18 @@ export interface ParsePool {
   parse(request: ParseRequest, signal: AbortSignal): Promise<ParseOutcome>;
   /** Splits an upload that may be an archive of rides in a worker thread (unzip-worker.ts, issue 20). */
   split(request: SplitRequest): Promise<SplitOutcome>;
+  /** Compares a new ride's points with a stored trip's in a worker thread (compare-worker.ts, issue 36). */
+  compare(request: CompareRequest): Promise<CompareOutcome>;
   /** the threads running: every one of them from the start */
   readonly threadCount: number;
   destroy(): Promise<void>;
 }
 
 export function createParsePool(threads: number): ParsePool {
-  const pool = threadPool<ParseRequest | SplitRequest, ParseOutcome | SplitOutcome>({
+  const pool = threadPool<
+    ParseRequest | SplitRequest | CompareRequest,
+    ParseOutcome | SplitOutcome | CompareOutcome
+  >({
     ...workerScript('parse-worker', import.meta.url),
     name: 'parseUpload',
     minThreads: threads,
@@ -34,6 +40,7 @@ export function createParsePool(threads: number): ParsePool {
     idleTimeout: Number.POSITIVE_INFINITY,
   });
   const unzip = workerScript('unzip-worker', import.meta.url).filename;
+  const compare = workerScript('compare-worker', import.meta.url).filename;
   return {
     parse(request, signal) {
       const moved = movable(request.bytes);
@@ -49,6 +56,10 @@ export function createParsePool(threads: number): ParsePool {
         { ...request, bytes: moved },
         { filename: unzip, name: 'splitUpload', transferList: [moved.buffer] },
       ) as Promise<SplitOutcome>;
+    },
+    compare(request) {
+      // Copied, not moved: the caller stores the new ride's packed points afterwards.
+      return pool.run(request, { filename: compare, name: 'compareRecordings' }) as Promise<CompareOutcome>;
     },
     get threadCount() {
       return pool.threads.length;

@@ -45,6 +45,8 @@ import type { BulkArchive } from './archive.js';
 import {
   comparedAs,
   findSameRide,
+  PointComparisons,
+  type CompareInThread,
   foundWords,
   inWords,
   sameRecordingOutcome,
@@ -171,11 +173,21 @@ export class UploadQueue {
    * earns. A file that is neither a ZIP nor gzip-compressed is one ride without asking a thread, so an
    * upload's answer never waits behind the rides the workers are reading.
    */
+  /**
+   * The parse pool, made with one thread at least: a server without parse workers (`serve
+   * --no-workers`) still splits the archives it accepts and compares the rides it stores.
+   */
+  #threads(): ParsePool {
+    this.#pool ??= createParsePool(Math.max(1, this.#context.options.queue.workers));
+    return this.#pool;
+  }
+
   async splitUpload(bytes: Buffer): Promise<{ single: Buffer } | (BulkArchive & { threadId: number })> {
     if (!isZip(bytes) && !isGzip(bytes)) return { single: bytes };
-    // A server without parse workers (`serve --no-workers`) still splits the archives it accepts.
-    this.#pool ??= createParsePool(Math.max(1, this.#context.options.queue.workers));
-    const outcome = await this.#pool.split({ bytes, maxBytes: this.#context.options.limits.gunzipBytes });
+    const outcome = await this.#threads().split({
+      bytes,
+      maxBytes: this.#context.options.limits.gunzipBytes,
+    });
     const own = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
     switch (outcome.kind) {
       case 'refused':
@@ -543,8 +555,9 @@ export class UploadQueue {
       isTheUpload(task, file) ? task.id : null,
     );
     try {
-      if ((await this.#storeRides(run, file, original, 'lock last')) === 'again') {
-        await this.#storeRides(run, file, original, 'lock first');
+      const comparisons = await this.#comparePoints(task.userId, file);
+      if ((await this.#storeRides(run, file, original, comparisons, 'lock last')) === 'again') {
+        await this.#storeRides(run, file, original, comparisons, 'lock first');
       }
       this.#storageIsBack();
     } catch (error) {
@@ -562,6 +575,19 @@ export class UploadQueue {
   }
 
   /**
+   * The comparisons of each ride's points with the rider's stored trips that the same-recording check
+   * will ask for (one-ride.ts), made before #store's transaction, outside it, each in a worker thread.
+   */
+  async #comparePoints(userId: number, file: ParsedFile): Promise<PointComparisons[]> {
+    const compare: CompareInThread = (request) => this.#threads().compare(request);
+    const comparisons = file.tracks.map(() => new PointComparisons(compare));
+    for (const [index, parsed] of file.tracks.entries()) {
+      await findSameRide(this.#context.store, userId, parsed, comparisons[index]!);
+    }
+    return comparisons;
+  }
+
+  /**
    * #store's transaction. 'again': with the lock taken last, it found that the file's rides are to
    * be stored otherwise than it began to (another upload stored some of them meanwhile, or the file
    * completes a stored trip), and rolled back.
@@ -570,6 +596,7 @@ export class UploadQueue {
     run: RunningTask,
     file: ParsedFile,
     staged: StagedOriginal,
+    comparisons: readonly PointComparisons[],
     lock: 'lock first' | 'lock last',
   ): Promise<'stored' | 'again'> {
     const { task, owner } = run;
@@ -614,6 +641,8 @@ export class UploadQueue {
         const found: SameRide[] = [];
         // per track, the stored trips compared with it, for the check under the lock
         const compared = tracks.map((): TripsCompared => new Map());
+        const sameRide = (index: number): Promise<SameRide | null> =>
+          findSameRide(store, task.userId, tracks[index]!, comparisons[index]!, trx, compared[index]);
         for (const [index, parsed] of tracks.entries()) {
           const packedPoints = {
             bytes: parsed.packedPoints,
@@ -621,7 +650,7 @@ export class UploadQueue {
             lastTime: parsed.lastTime,
             timeRange: parsed.timeRange,
           };
-          const same = await findSameRide(store, task.userId, parsed, trx, compared[index]);
+          const same = await sameRide(index);
           if (same !== null) {
             // A file that holds one recording twice (chained copies) makes one trip.
             if (objects.some((object) => object.type === 'trip' && object.id === same.trip.id)) continue;
@@ -661,7 +690,8 @@ export class UploadQueue {
         if (lock === 'lock last') {
           await store.tasks.serializeRidesOf(task.userId, trx);
           for (const trips of compared) for (const [id, as] of made) trips.set(id, as);
-          if (await this.#storedMeanwhile(task, tracks, objects, compared, trx)) throw new StoreAgain();
+          if (await this.#storedMeanwhile(task, tracks.length, objects, sameRide, trx))
+            throw new StoreAgain();
         }
       });
       return 'stored';
@@ -674,25 +704,23 @@ export class UploadQueue {
   /**
    * Whether another upload stored, since this transaction read, rides that this file's would
    * duplicate: a route or trip of the same bytes or external_id, other than those this transaction
-   * made (`made`), or a trip that is the same recording as one of its rides, among the trips not
-   * compared with that ride yet (`compared`: those it read, found and made) or completed since. Read
-   * under the rider's lock, so every such upload has committed.
+   * made (`made`), or a trip that is the same recording as one of its `trackCount` rides
+   * (`sameRide`), among the trips not compared with that ride yet (those it read, found and made) or
+   * completed since. Read under the rider's lock, so every such upload has committed.
    */
   async #storedMeanwhile(
     task: ClaimedTask,
-    tracks: ParsedFile['tracks'],
+    trackCount: number,
     made: readonly TaskObject[],
-    compared: readonly TripsCompared[],
+    sameRide: (index: number) => Promise<SameRide | null>,
     trx: Kysely<Database>,
   ): Promise<boolean> {
     const ours = (object: TaskObject): boolean =>
       made.some((mine) => mine.type === object.type && mine.id === object.id);
     const stored = await this.#storedAlready(task, trx);
     if (stored.objects.some((object) => !ours(object))) return true;
-    for (const [index, parsed] of tracks.entries()) {
-      if ((await findSameRide(this.#context.store, task.userId, parsed, trx, compared[index])) !== null) {
-        return true;
-      }
+    for (let index = 0; index < trackCount; index++) {
+      if ((await sameRide(index)) !== null) return true;
     }
     return false;
   }

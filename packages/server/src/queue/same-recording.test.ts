@@ -4,6 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import {
+  haversineMeters,
   parseRideFile,
   trackFromPoints,
   writeGpx,
@@ -21,14 +22,17 @@ import {
 } from '../../../../test/support/corpus.js';
 import { sameRecordingTracks } from '../test-support/recordings.js';
 import { timeRange } from '../store/track-columns.js';
+import { packTrackPoints, PackedPointsReader } from '../codec/track-points.js';
 import {
   compareIdentities,
+  COMPARED_KEYS,
   comparePoints,
   completes,
   deviceKey,
   pointsAgree,
   POSITION_TOLERANCE_METERS,
   trackFacts,
+  type PointAgreement,
   type RecordingFacts,
 } from './same-recording.js';
 
@@ -238,6 +242,124 @@ function moved(track: Track, meters: number, bearing: number): Track {
   });
   return onlyRide(bytes(writeGpx(trackFromPoints(points))));
 }
+
+/**
+ * The rules as first written, over point objects with each second's first point in a Map: the oracle
+ * of the columns that replaced them (issue 36).
+ */
+function agreementByMap(a: readonly TrackPoint[], b: readonly TrackPoint[]): PointAgreement {
+  const channels = ['h', 'p', 'c'] as const;
+  const positioned = (point: TrackPoint): boolean => point.x !== undefined && point.y !== undefined;
+  const bySecond = (points: readonly TrackPoint[]) => {
+    const seconds = new Map<number, TrackPoint>();
+    let withPosition = 0;
+    let values = 0;
+    for (const point of points) {
+      if (point.t === undefined || seconds.has(point.t)) continue;
+      seconds.set(point.t, point);
+      if (positioned(point)) withPosition += 1;
+      for (const channel of channels) if (point[channel] !== undefined) values += 1;
+    }
+    return { seconds, withPosition, values };
+  };
+  const aSeconds = bySecond(a);
+  const bSeconds = bySecond(b);
+  const [fewer, more] =
+    aSeconds.seconds.size <= bSeconds.seconds.size
+      ? [aSeconds.seconds, bSeconds.seconds]
+      : [bSeconds.seconds, aSeconds.seconds];
+  const agreement: PointAgreement = {
+    positionSeconds: 0,
+    positionsWithin: 0,
+    channelSeconds: 0,
+    channelsEqual: 0,
+    fewerPositioned: Math.min(aSeconds.withPosition, bSeconds.withPosition),
+    fewerChannels: Math.min(aSeconds.values, bSeconds.values),
+  };
+  for (const [second, point] of fewer) {
+    const other = more.get(second);
+    if (other === undefined) continue;
+    if (positioned(point) && positioned(other)) {
+      agreement.positionSeconds += 1;
+      if (haversineMeters(point.y!, point.x!, other.y!, other.x!) <= POSITION_TOLERANCE_METERS) {
+        agreement.positionsWithin += 1;
+      }
+    }
+    for (const channel of channels) {
+      if (point[channel] === undefined || other[channel] === undefined) continue;
+      agreement.channelSeconds += 1;
+      if (Math.abs(point[channel] - other[channel]) <= 1) agreement.channelsEqual += 1;
+    }
+  }
+  return agreement;
+}
+
+describe('the points compared as columns (issue 36)', () => {
+  /** Points in any order, seconds repeated, any channel missing, positions a few metres apart. */
+  const points = fc.array(
+    fc.record(
+      {
+        // Half seconds too: the sort then takes its general path (timedRowsByTime).
+        t: fc.oneof(
+          { arbitrary: fc.integer({ min: START - 5, max: START + 40 }), weight: 4 },
+          { arbitrary: fc.integer({ min: START - 5, max: START + 40 }).map((t) => t + 0.5), weight: 1 },
+        ),
+        x: fc.integer({ min: 0, max: 8 }).map((step) => 8.5 + step * 1e-5),
+        y: fc.integer({ min: 0, max: 8 }).map((step) => 47.3 + step * 1e-5),
+        h: fc.integer({ min: 100, max: 104 }),
+        p: fc.integer({ min: 0, max: 3 }),
+        c: fc.integer({ min: 80, max: 83 }),
+      },
+      { requiredKeys: [] },
+    ),
+    { maxLength: 80 },
+  );
+
+  it('agree with the rules over point objects, for points as objects and as stored (fast-check)', () => {
+    fc.assert(
+      fc.property(points, points, (a, b) => {
+        const expected = agreementByMap(a, b);
+        expect(comparePoints(a, b)).toEqual(expected);
+        // As the queue reads a stored trip: its packed form, as columns.
+        const stored = (list: readonly TrackPoint[]) =>
+          new PackedPointsReader(packTrackPoints(list)).columns(COMPARED_KEYS);
+        expect(comparePoints(stored(a), stored(b))).toEqual(expected);
+        expect(comparePoints(a, stored(b))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('find each second of two rides of 2,000,000 points, one of them out of order', () => {
+    const count = 2_000_000;
+    const ride = (order: (i: number) => number) => {
+      const t = new Float64Array(count);
+      const x = new Float64Array(count);
+      const y = new Float64Array(count);
+      for (let i = 0; i < count; i++) {
+        const second = order(i);
+        t[i] = START + second;
+        x[i] = 8.5 + second * 1e-6;
+        y[i] = 47.3;
+      }
+      const none = new Float64Array(count).fill(NaN);
+      return { t, x, y, h: none, p: none, c: none };
+    };
+    // The second ride runs backwards: the same seconds and positions, in the other order.
+    const agreement = comparePoints(
+      ride((i) => i),
+      ride((i) => count - 1 - i),
+    );
+    expect(agreement).toEqual({
+      positionSeconds: count,
+      positionsWithin: count,
+      channelSeconds: 0,
+      channelsEqual: 0,
+      fewerPositioned: count,
+      fewerChannels: 0,
+    });
+  });
+});
 
 describe('properties: the same recording in other bytes, and other recordings', () => {
   it('a ride is the same recording as itself, its gzip, and its TCX and GPX exports', () => {

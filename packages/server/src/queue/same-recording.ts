@@ -135,33 +135,118 @@ export interface PointAgreement {
 
 const CHANNELS = ['h', 'p', 'c'] as const;
 
-const hasPosition = (point: TrackPoint): boolean => point.x !== undefined && point.y !== undefined;
+/** The keys the rules read of a point. */
+export const COMPARED_KEYS = ['x', 'y', 't', 'h', 'p', 'c'] as const;
 
-/** Each second's first point, of the points that have a time; and how many carry what is compared. */
-function bySecond(points: readonly TrackPoint[]): {
-  seconds: Map<number, TrackPoint>;
-  positioned: number;
-  channels: number;
-} {
-  const seconds = new Map<number, TrackPoint>();
-  let positioned = 0;
-  let channels = 0;
-  for (const point of points) {
-    if (point.t === undefined || seconds.has(point.t)) continue;
-    seconds.set(point.t, point);
-    if (hasPosition(point)) positioned += 1;
-    for (const channel of CHANNELS) if (point[channel] !== undefined) channels += 1;
-  }
-  return { seconds, positioned, channels };
+/**
+ * A track's points as the rules read them: a column per compared key, NaN where a point has no value.
+ * A stored trip's are read so from its packed form (PackedPointsReader.columns), never made into
+ * objects (issue 36: two rides of 2,000,000 points compared as objects took 5 s and 600 MB).
+ */
+export type ComparedPoints = Record<(typeof COMPARED_KEYS)[number], Float64Array>;
+
+/** Points to compare: as objects, or already as columns. */
+export type PointsToCompare = readonly TrackPoint[] | ComparedPoints;
+
+/** The points as the rules' columns (the same columns when they are columns already). */
+export function comparedPoints(points: PointsToCompare): ComparedPoints {
+  if (!isPointList(points)) return points;
+  const columns = Object.fromEntries(
+    COMPARED_KEYS.map((key) => [key, new Float64Array(points.length).fill(NaN)]),
+  ) as ComparedPoints;
+  points.forEach((point, i) => {
+    for (const key of COMPARED_KEYS) {
+      const value = point[key];
+      if (value !== undefined) columns[key][i] = value;
+    }
+  });
+  return columns;
 }
 
-export function comparePoints(a: readonly TrackPoint[], b: readonly TrackPoint[]): PointAgreement {
-  const aSeconds = bySecond(a);
-  const bSeconds = bySecond(b);
-  const [fewer, more] =
-    aSeconds.seconds.size <= bSeconds.seconds.size
-      ? [aSeconds.seconds, bSeconds.seconds]
-      : [bSeconds.seconds, aSeconds.seconds];
+function isPointList(points: PointsToCompare): points is readonly TrackPoint[] {
+  return Array.isArray(points);
+}
+
+/** A track's seconds, each with the row of its first point (in file order), ascending. */
+interface Seconds {
+  seconds: Float64Array;
+  rows: Int32Array;
+  /** of those points, how many have a position */
+  positioned: number;
+  /** and how many heart rate, power and cadence values they carry */
+  channels: number;
+}
+
+const hasPosition = (points: ComparedPoints, row: number): boolean =>
+  !Number.isNaN(points.x[row]!) && !Number.isNaN(points.y[row]!);
+
+/** Each second's first point, of the points that have a time; and how many carry what is compared. */
+function bySecond(points: ComparedPoints): Seconds {
+  const { t } = points;
+  const order = timedRowsByTime(t);
+  const seconds = new Float64Array(order.length);
+  const rows = new Int32Array(order.length);
+  let count = 0;
+  let positioned = 0;
+  let channels = 0;
+  for (const row of order) {
+    const second = t[row]!;
+    if (count > 0 && seconds[count - 1] === second) continue;
+    seconds[count] = second;
+    rows[count] = row;
+    count += 1;
+    if (hasPosition(points, row)) positioned += 1;
+    for (const channel of CHANNELS) if (!Number.isNaN(points[channel][row]!)) channels += 1;
+  }
+  return { seconds: seconds.subarray(0, count), rows: rows.subarray(0, count), positioned, channels };
+}
+
+/** Rows packed with their time into one number, when the times allow (timedRowsByTime). */
+const ROW_BITS = 2 ** 21;
+
+/**
+ * The rows that have a time, by time and, within a second, in file order. A ride's times mostly
+ * ascend already; otherwise each row and its whole-second time are sorted as one number (the time's
+ * offset from the first times 2^21, plus the row), natively, where an ordering function on two
+ * million rows took seconds.
+ */
+function timedRowsByTime(t: Float64Array): Int32Array {
+  let timed = 0;
+  let ascending = true;
+  let min = Infinity;
+  let max = -Infinity;
+  let whole = true;
+  for (let row = 0; row < t.length; row++) {
+    const time = t[row]!;
+    if (Number.isNaN(time)) continue;
+    if (time < max) ascending = false;
+    if (!Number.isInteger(time)) whole = false;
+    min = Math.min(min, time);
+    max = Math.max(max, time);
+    timed += 1;
+  }
+  const rows = new Int32Array(timed);
+  let next = 0;
+  for (let row = 0; row < t.length; row++) if (!Number.isNaN(t[row]!)) rows[next++] = row;
+  if (ascending) return rows;
+  if (whole && t.length <= ROW_BITS && (max - min + 1) * ROW_BITS <= Number.MAX_SAFE_INTEGER) {
+    const keys = Float64Array.from(rows, (row) => (t[row]! - min) * ROW_BITS + row);
+    keys.sort();
+    return Int32Array.from(keys, (key) => key % ROW_BITS);
+  }
+  return Int32Array.from([...rows].sort((a, b) => t[a]! - t[b]! || a - b));
+}
+
+export function comparePoints(a: PointsToCompare, b: PointsToCompare): PointAgreement {
+  const aPoints = comparedPoints(a);
+  const bPoints = comparedPoints(b);
+  const aSeconds = bySecond(aPoints);
+  const bSeconds = bySecond(bPoints);
+  // The track with fewer seconds is "point" below and the other "other", as the rules were first written.
+  const [fewer, fewerPoints, more, morePoints] =
+    aSeconds.seconds.length <= bSeconds.seconds.length
+      ? [aSeconds, aPoints, bSeconds, bPoints]
+      : [bSeconds, bPoints, aSeconds, aPoints];
   const agreement: PointAgreement = {
     positionSeconds: 0,
     positionsWithin: 0,
@@ -170,19 +255,30 @@ export function comparePoints(a: readonly TrackPoint[], b: readonly TrackPoint[]
     fewerPositioned: Math.min(aSeconds.positioned, bSeconds.positioned),
     fewerChannels: Math.min(aSeconds.channels, bSeconds.channels),
   };
-  for (const [second, point] of fewer) {
-    const other = more.get(second);
-    if (other === undefined) continue;
-    if (hasPosition(point) && hasPosition(other)) {
+  // Both tracks' seconds ascend: the seconds both have are found in one pass over each.
+  let j = 0;
+  for (let i = 0; i < fewer.seconds.length; i++) {
+    const second = fewer.seconds[i]!;
+    while (j < more.seconds.length && more.seconds[j]! < second) j++;
+    if (j === more.seconds.length) break;
+    if (more.seconds[j] !== second) continue;
+    const point = fewer.rows[i]!;
+    const other = more.rows[j]!;
+    if (hasPosition(fewerPoints, point) && hasPosition(morePoints, other)) {
       agreement.positionSeconds += 1;
-      if (haversineMeters(point.y!, point.x!, other.y!, other.x!) <= POSITION_TOLERANCE_METERS) {
-        agreement.positionsWithin += 1;
-      }
+      const within =
+        haversineMeters(
+          fewerPoints.y[point]!,
+          fewerPoints.x[point]!,
+          morePoints.y[other]!,
+          morePoints.x[other]!,
+        ) <= POSITION_TOLERANCE_METERS;
+      if (within) agreement.positionsWithin += 1;
     }
     for (const channel of CHANNELS) {
-      const value = point[channel];
-      const otherValue = other[channel];
-      if (value === undefined || otherValue === undefined) continue;
+      const value = fewerPoints[channel][point]!;
+      const otherValue = morePoints[channel][other]!;
+      if (Number.isNaN(value) || Number.isNaN(otherValue)) continue;
       agreement.channelSeconds += 1;
       if (Math.abs(value - otherValue) <= CHANNEL_TOLERANCE) agreement.channelsEqual += 1;
     }
@@ -209,7 +305,7 @@ export function pointsAgree(agreement: PointAgreement): boolean {
 /** A recording as the rules read it: its facts and its points. */
 export interface Recording {
   facts: RecordingFacts;
-  points: readonly TrackPoint[];
+  points: PointsToCompare;
 }
 
 /**
@@ -238,7 +334,7 @@ export function completes(stored: Recording, incoming: Recording): boolean {
   const { firstTime: newFirst, lastTime: newLast } = incoming.facts;
   if (storedFirst === null || storedLast === null || newFirst === null || newLast === null) return false;
   if (!(storedLast < newLast) || storedFirst < newFirst) return false;
-  const timedIn = (points: readonly TrackPoint[]): number =>
-    points.filter((point) => point.t !== undefined && point.t >= storedFirst && point.t <= storedLast).length;
+  const timedIn = (points: PointsToCompare): number =>
+    comparedPoints(points).t.reduce((n, time) => (time >= storedFirst && time <= storedLast ? n + 1 : n), 0);
   return timedIn(incoming.points) >= timedIn(stored.points);
 }

@@ -35,6 +35,9 @@ import {
 import type { PointsRenderer } from './points-renderer.js';
 import type { JsonText } from './record-body.js';
 
+/** A track's points as the store keeps them: packed (migration 004), or the JSON text of a small track once read. */
+export type StoredPoints = { packed: Uint8Array } | { json: string };
+
 /** What the uploader (or an update) says about an asset, beside what the file says. */
 export interface AssetMetadata {
   /** default: the track's own name, else "<Ride|Run|…> on <date>" for trips and "Untitled route" */
@@ -345,14 +348,28 @@ export class Assets {
     id: number,
     db: Kysely<Database> = this.#context.db,
   ): Promise<TrackPoint[] | undefined> {
+    const stored = await this.storedPoints(type, id, db);
+    if (stored === undefined) return undefined;
+    return 'packed' in stored ? unpackTrackPoints(stored.packed) : (JSON.parse(stored.json) as TrackPoint[]);
+  }
+
+  /**
+   * An asset's points as they are stored, packed or as JSON text, without reading them (the upload
+   * queue compares a stored trip's points in a worker thread, issue 36); undefined when there is no
+   * such asset's points row.
+   */
+  async storedPoints(
+    type: AssetType,
+    id: number,
+    db: Kysely<Database> = this.#context.db,
+  ): Promise<StoredPoints | undefined> {
     const found = await db
       .selectFrom(TABLES[type].points as 'trip_track_points')
       .select(['points', 'packed'])
       .where('asset_id', '=', id)
       .executeTakeFirst();
     if (found === undefined) return undefined;
-    if (found.packed !== null) return unpackTrackPoints(found.packed);
-    return JSON.parse(found.points ?? '[]') as TrackPoint[];
+    return found.packed !== null ? { packed: found.packed } : { json: found.points ?? '[]' };
   }
 
   /**

@@ -159,6 +159,7 @@ export type {
   CreatedAsset,
   Page,
   RecordUrl,
+  StoredPoints,
 } from './assets.js';
 export { recordWithUrl } from './assets.js';
 export type { RouteRecordFields, TripRecordFields } from './asset-records.js';
