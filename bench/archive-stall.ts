@@ -10,7 +10,8 @@
  *
  * 1. one such upload, then four at once (four riders, so neither the SHA-256 nor the same-recording
  *    check makes a duplicate of them), each carried to its end; then each rider reads their ride once
- *    (GET /api/v1/trips/{id}.json, the points' first reading);
+ *    (GET /api/v1/trips/{id}.json, the points' first reading); then the first rider sends the ride
+ *    again in other bytes, which the same-recording check finds by comparing the points;
  * 2. meanwhile another rider asks `GET /api/v1/trips.json` in a loop over one kept-alive socket, and
  *    each answer's time is kept: that rider's p50, p99 and maximum per phase, beside the same loop with
  *    the server idle;
@@ -78,9 +79,9 @@ if (!existsSync('/proc/self/status')) {
  * `bytes`, written in parts of about 1 MB: a slow wander near Zürich, one point a second, with
  * elevation, so its stored points compress as a real ride's would rather than as one point repeated.
  */
-function* gpxParts(points: number, bytes: number): Generator<string> {
+function* gpxParts(points: number, bytes: number, creator = 'bench:archive-stall'): Generator<string> {
   const head =
-    '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="bench:archive-stall" ' +
+    `<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="${creator}" ` +
     'xmlns="http://www.topografix.com/GPX/1/1">' +
     '<trk><name>Longest legal ride</name><type>cycling</type><trkseg>\n';
   const tail = '</trkseg></trk></gpx>\n';
@@ -408,6 +409,18 @@ try {
         }),
       ),
     ),
+  );
+  // The first rider sends their ride again in other bytes (another creator): the SHA-256 differs and
+  // the GPX names no device, so the same-recording check compares the two rides' points (issue 36).
+  const again = zipOf(
+    'longest-ride-again.gpx',
+    gpxParts(POINTS, INFLATED_BYTES, 'bench:archive-stall, again'),
+  ).zip;
+  phases.push(
+    await phase('the same ride again, other bytes', url, pid, poller, async () => {
+      const ended = await untilEnded(url, first, await upload(url, first, 'again.zip', again));
+      console.log(`The same ride again: ${ended.status}: ${ended.message}`);
+    }),
   );
   const endedMs = performance.now();
   const databaseAfter = databaseMegabytes(data);
