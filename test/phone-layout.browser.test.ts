@@ -215,6 +215,44 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
     }
   }, 60_000);
 
+  it("stacks the Sync page's tables at phone width, each cell readable after its column's name", async () => {
+    for (const width of [390, 1280]) {
+      const { context, page } = await signedIn(width, EMAIL);
+      try {
+        await page.goto(`${url}/dashboard/sync`);
+        const history = page.locator('table#sync-history');
+        const shape = await history.evaluate((table) => ({
+          display: getComputedStyle(table).display,
+          scrollWidth: table.scrollWidth,
+          clientWidth: table.clientWidth,
+          // the narrowest message cell: squeezed, the failed ride's message was a letter wide
+          messageWidth: Math.min(
+            ...Array.from(
+              table.querySelectorAll<HTMLElement>('td[data-label="Server\'s message"]'),
+              (cell) => cell.getBoundingClientRect().width,
+            ),
+          ),
+          label: getComputedStyle(table.querySelector('td[data-label="State"]')!, '::before').content,
+        }));
+        if (width === 390) {
+          expect(shape.display).toBe('block');
+          expect(shape.scrollWidth).toBeLessThanOrEqual(shape.clientWidth);
+          expect(shape.messageWidth).toBeGreaterThan(300);
+          expect(shape.label).toBe('"State: "');
+        } else {
+          expect(shape.display).toBe('table');
+          expect(shape.label).toBe('none');
+        }
+        // A table to assistive technology at either width: its header names its cells.
+        await expect(history.getByRole('columnheader', { name: 'State' }).count()).resolves.toBe(1);
+        await expect(history.getByRole('row').count()).resolves.toBe(7);
+        await screenshot(page, `phone-sync-stacked-${width}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, 60_000);
+
   it('points a rider with no rides and no routes to the Sync page', async () => {
     const { context, page } = await signedIn(390, EMPTY_EMAIL);
     try {

@@ -249,7 +249,12 @@ describe('GET /dashboard/sync', () => {
     const { browser } = await setUp();
     const page = await browser.get('/dashboard/sync');
     expect(page.statusCode).toBe(200);
-    const body = page.body;
+    // The cells as a reader sees them: without the roles and labels that stack them at phone width
+    // (asserted at the end), each cell's tag on one line.
+    const body = page.body
+      .replace(/\s+(?:role="(?:table|rowgroup|row|columnheader|cell)"|data-label="[^"]*"|class="links")/g, '')
+      .replace(/\s+>/g, '>')
+      .replace(/<td\s+/g, '<td ');
     expect(body).toContain('<span id="sync-state">Syncing 2 of 5</span>');
     expect(body).toMatch(
       /<label for="sync-progress">Uploaded 2 of 5<\/label>\s*<progress id="sync-progress" max="5" value="2">/,
@@ -294,6 +299,10 @@ describe('GET /dashboard/sync', () => {
     const tokens = body.match(/name="_csrf" value="[^"]+"/g)?.length ?? 0;
     expect(tokens).toBe(forms);
     expect(body).toContain('id="sync-announce" class="visually-hidden" role="status" aria-live="polite"');
+    // Each cell of the stacked tables names its column, for phone width (layout.ts, table.stacked).
+    for (const label of ['Source', 'Kind', 'Present', 'File', 'State', "Server's message", 'Why it waits']) {
+      expect(page.body).toMatch(new RegExp(`<td\\s+role="cell"[^>]*data-label="${label}"`));
+    }
     expect(body).toContain('<script type="module" src="/dashboard/sync/live.js"></script>');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
@@ -318,7 +327,7 @@ describe('GET /dashboard/sync', () => {
     ];
     // The page's text with each run of white space as one space, as a browser shows it.
     const words = (page: string): string => page.replace(/\s+/g, ' ');
-    const body = words((await browser.get('/dashboard/sync')).body);
+    const body = words((await browser.get('/dashboard/sync')).body).replace(/\s+<\/td>/g, '</td>');
     const link = (id: number, name: string): string => `<a href="/dashboard/rides/${id}">${name}</a>`;
     // The plain case says it once; the server's words follow only when they say more.
     expect(body).toContain(`Already on the platform as ${link(morning, 'Morning &lt;Ride&gt;')}</td>`);
@@ -335,8 +344,8 @@ describe('GET /dashboard/sync', () => {
     expect(after).toContain(
       `Already on the platform as ${link(morning, 'Dawn patrol')}<br /><small>Already on the platform as Morning &lt;Ride&gt;</small>`,
     );
-    expect(after).toContain(
-      '<td class="">Already on the platform as Evening Ride; it was completed from this file',
+    expect(after).toMatch(
+      /<td\s+role="cell"\s+class=""\s+data-label="Server's message"\s*>\s*Already on the platform as Evening Ride; it was completed from this file/,
     );
   });
 

@@ -216,23 +216,23 @@ function sourcesSection(token: string, status: ShownStatus): SafeHtml {
         ? (status.removedSources ?? []).length === 0
           ? html`<p>No folders or devices yet. Plug in a GPS device, or add a folder below.</p>`
           : html`<p>No folder or device is synced now. Add a folder below, or sync a removed one again.</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Source</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Present</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+        : html`<table class="stacked" role="table">
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">Source</th>
+                <th scope="col" role="columnheader">Kind</th>
+                <th scope="col" role="columnheader">Present</th>
+                <th scope="col" role="columnheader"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               ${status.sources.map(
                 (source) =>
-                  html`<tr>
-                    <td><code>${source.label}</code></td>
-                    <td>${source.kind === 'device' ? 'Device' : 'Folder'}</td>
-                    <td>${source.present ? 'Present' : 'Not present'}</td>
-                    <td>
+                  html`<tr role="row">
+                    <td role="cell" data-label="Source"><code>${source.label}</code></td>
+                    <td role="cell" data-label="Kind">${source.kind === 'device' ? 'Device' : 'Folder'}</td>
+                    <td role="cell" data-label="Present">${source.present ? 'Present' : 'Not present'}</td>
+                    <td role="cell">
                       <a
                         href="${SYNC_PAGE}/remove?source_id=${encodeURIComponent(source.id)}"
                         data-focus="remove:${source.id}"
@@ -355,32 +355,40 @@ function historySection(token: string, status: ShownStatus, names: RideNames): S
     ${
       status.recent.length === 0
         ? html`<p>No rides found yet.</p>`
-        : html`<table id="sync-history">
+        : html`<table id="sync-history" class="stacked" role="table">
             <caption>
               The most recently changed rides, newest first
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Source</th>
-                <th scope="col">State</th>
-                <th scope="col">Server's message</th>
-                <th scope="col">On the dashboard</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">File</th>
+                <th scope="col" role="columnheader">Source</th>
+                <th scope="col" role="columnheader">State</th>
+                <th scope="col" role="columnheader">Server's message</th>
+                <th scope="col" role="columnheader">On the dashboard</th>
+                <th scope="col" role="columnheader"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               ${status.recent.map(
                 (ride) =>
-                  html`<tr class="ride-${ride.state}" data-sha256="${ride.sha256}">
-                    <td><code>${ride.filename}</code></td>
-                    <td><span class="cell-text">${labels.get(ride.sourceId) ?? ride.sourceId}</span></td>
-                    <td class="state">
+                  html`<tr role="row" class="ride-${ride.state}" data-sha256="${ride.sha256}">
+                    <td role="cell" data-label="File"><code>${ride.filename}</code></td>
+                    <td role="cell" data-label="Source">
+                      <span class="cell-text">${labels.get(ride.sourceId) ?? ride.sourceId}</span>
+                    </td>
+                    <td role="cell" class="state" data-label="State">
                       ${RIDE_STATES[ride.state] ?? ride.state}
                       ${ride.attempts > 1 ? html`<br /><small>${ride.attempts} attempts</small>` : ''}
                     </td>
-                    <td class="${ride.state === 'failed' ? 'error' : ''}">${historyMessage(ride, names)}</td>
-                    <td>
+                    <td
+                      role="cell"
+                      class="${ride.state === 'failed' ? 'error' : ''}"
+                      data-label="Server's message"
+                    >
+                      ${historyMessage(ride, names)}
+                    </td>
+                    <td role="cell" class="links" data-label="On the dashboard">
                       ${ride.tripIds.map(
                         (id) =>
                           html`<a href="/dashboard/rides/${id}" data-focus="ride:${id}">Ride ${id}</a> `,
@@ -390,7 +398,7 @@ function historySection(token: string, status: ShownStatus, names: RideNames): S
                           html`<a href="/dashboard/routes/${id}" data-focus="route:${id}">Route ${id}</a> `,
                       )}
                     </td>
-                    <td>
+                    <td role="cell">
                       ${
                         ride.state === 'failed' &&
                         button(token, 'retry', 'Retry', {
@@ -452,23 +460,23 @@ function copiesSection(status: ShownStatus): SafeHtml | string {
   return html`<section aria-labelledby="sync-copies-heading">
     <h2 id="sync-copies-heading">Copies not uploaded again</h2>
     <p>These files have the same bytes as a ride found before: that ride is uploaded once.</p>
-    <table id="sync-copies">
-      <thead>
-        <tr>
-          <th scope="col">File</th>
-          <th scope="col">Source</th>
-          <th scope="col">The same as</th>
-          <th scope="col">On the dashboard</th>
+    <table id="sync-copies" class="stacked" role="table">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">File</th>
+          <th scope="col" role="columnheader">Source</th>
+          <th scope="col" role="columnheader">The same as</th>
+          <th scope="col" role="columnheader">On the dashboard</th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         ${copies.map(
           (copy) =>
-            html`<tr>
-              <td><code>${copy.relativePath}</code></td>
-              <td>${labels.get(copy.sourceId) ?? copy.sourceId}</td>
-              <td><code>${copy.sameAs.relativePath}</code></td>
-              <td>
+            html`<tr role="row">
+              <td role="cell" data-label="File"><code>${copy.relativePath}</code></td>
+              <td role="cell" data-label="Source">${labels.get(copy.sourceId) ?? copy.sourceId}</td>
+              <td role="cell" data-label="The same as"><code>${copy.sameAs.relativePath}</code></td>
+              <td role="cell" class="links" data-label="On the dashboard">
                 ${copy.sameAs.tripIds.map((id) => html`<a href="/dashboard/rides/${id}">Ride ${id}</a> `)}
                 ${copy.sameAs.routeIds.map((id) => html`<a href="/dashboard/routes/${id}">Route ${id}</a> `)}
               </td>
@@ -494,23 +502,23 @@ function waitingSection(status: ShownStatus): SafeHtml | string {
       These files are not whole yet: still being copied, or cut off. Each is uploaded as soon as it is whole,
       or as it is once it has not changed for 2 minutes.
     </p>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">File</th>
-          <th scope="col">Source</th>
-          <th scope="col">Why it waits</th>
-          <th scope="col">Taken as it is at</th>
+    <table class="stacked" role="table">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">File</th>
+          <th scope="col" role="columnheader">Source</th>
+          <th scope="col" role="columnheader">Why it waits</th>
+          <th scope="col" role="columnheader">Taken as it is at</th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         ${files.map(
           (file) =>
-            html`<tr>
-              <td><code>${file.relativePath}</code></td>
-              <td>${labels.get(file.sourceId) ?? file.sourceId}</td>
-              <td>${file.reason}</td>
-              <td>${utc(file.takenBy)}</td>
+            html`<tr role="row">
+              <td role="cell" data-label="File"><code>${file.relativePath}</code></td>
+              <td role="cell" data-label="Source">${labels.get(file.sourceId) ?? file.sourceId}</td>
+              <td role="cell" data-label="Why it waits">${file.reason}</td>
+              <td role="cell" data-label="Taken as it is at">${utc(file.takenBy)}</td>
             </tr>`,
         )}
       </tbody>

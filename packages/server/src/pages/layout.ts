@@ -54,7 +54,11 @@ export const DEFAULT_CONTENT_SECURITY_POLICY =
  * and slashes like text rather than letter by letter. At phone width (issue 19) the page itself never
  * scrolls sideways: a table wider than the screen becomes a block that scrolls inside itself, its
  * caption and header row with it; it is positioned, so that what is hidden out of sight inside it
- * (`.visually-hidden`, absolutely positioned) scrolls with it instead of widening the page.
+ * (`.visually-hidden`, absolutely positioned) scrolls with it instead of widening the page. A table
+ * of long texts in few columns (`table.stacked`, the Sync page's) stacks instead: each row a block,
+ * each cell on a line of its own after its column's name (`data-label`), its header row read by screen
+ * readers only (the table's ARIA roles keep it a table for them, whatever its display); squeezed into
+ * the screen, its messages were a letter wide (issue 36).
  */
 const STYLESHEET = new SafeHtml(`
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
@@ -94,6 +98,15 @@ const STYLESHEET = new SafeHtml(`
   @media (max-width: 48rem) {
     table { display: block; overflow-x: auto; position: relative; }
     .cell-text { max-width: 14rem; }
+    table.stacked, table.stacked caption, table.stacked tbody, table.stacked tr, table.stacked td { display: block; }
+    table.stacked { overflow-x: visible; }
+    table.stacked caption { text-align: left; }
+    table.stacked thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+    table.stacked tr { padding: .4rem 0; border-bottom: 1px solid #ddd; }
+    table.stacked td { border-bottom: none; padding: .1rem 0; }
+    table.stacked td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+    table.stacked td.links:not(:has(a)) { display: none; }
+    table.stacked .cell-text, table.stacked td code { max-width: 100%; }
   }
 `);
 
