@@ -14,7 +14,8 @@
  *    through the inspector (which tells retained memory from garbage not yet collected, but lowers
  *    the RSS it then measures: off by default). After a warm-up it prints each one's slope (per hour, least squares, with r²),
  *    the server's lowest RSS in each part of the run (the low-water mark), and the sync process's RSS
- *    per file synced; the sync process's RSS also by part (/proc/<pid>/smaps: the C heap, the other
+ *    per file synced, by the slope and by its own low-water marks (the rise from the first quarter's
+ *    to the last's, which the minute's swings of several MB do not blur as they blur the slope); the sync process's RSS also by part (/proc/<pid>/smaps: the C heap, the other
  *    threads' arenas, other anonymous memory, mapped files) and, with --heap, the pages V8 holds for its heap and the memory it counts outside it, to say where a
  *    rise is. At the end it checks that every upload and every dropped file became a trip.
  *
@@ -556,11 +557,14 @@ async function main(): Promise<void> {
       ),
     );
 
-    // The server's low-water mark: its lowest RSS in each quarter of the run after the warm-up.
+    // Low-water marks: a process's lowest RSS in each quarter of the run after the warm-up, what it
+    // keeps between the minute's rounds of giving memory back, without the swings of the rounds.
     const quarters = [0, 1, 2, 3].map((quarter) =>
       measured.filter((_, index) => Math.floor((index * 4) / measured.length) === quarter),
     );
-    const lows = quarters.map((part) => Math.min(...part.map((sample) => sample.serverRss)) / MB);
+    const lowWater = (of: (sample: Sample) => number): number[] =>
+      quarters.map((part) => Math.min(...part.map(of)) / MB);
+    const lows = lowWater((sample) => sample.serverRss);
     const creep = lows.at(-1)! - lows[0]!;
     console.log(
       `\nServer low-water mark by quarter after the warm-up: ${lows.map((low) => `${low.toFixed(1)} MB`).join(', ')}; ` +
@@ -576,6 +580,18 @@ async function main(): Promise<void> {
     console.log(
       `rideport sync per file synced after the warm-up (${filesInRun} files): ${heapWords}` +
         `RSS ${(rssPerFile.slope / 1024).toFixed(1)} KB per file (r² ${rssPerFile.r2.toFixed(2)})`,
+    );
+    // The sync engine's memory per file by its low-water marks: the rise from the first quarter's to the
+    // last's, over the files synced between the two quarters' middles (issue 36: under 1 KB a file).
+    const syncLows = lowWater((sample) => sample.syncRss);
+    const middleFiles = (part: readonly Sample[]): number =>
+      part[Math.floor(part.length / 2)]?.filesSynced ?? Number.NaN;
+    const filesBetween = middleFiles(quarters[3]!) - middleFiles(quarters[0]!);
+    const lowPerFileKb = ((syncLows.at(-1)! - syncLows[0]!) * 1024) / filesBetween;
+    console.log(
+      `rideport sync low-water mark by quarter: ${syncLows.map((low) => `${low.toFixed(1)} MB`).join(', ')}; ` +
+        `${lowPerFileKb.toFixed(2)} KB per file over ${filesBetween} files (target: under 1 KB) → ` +
+        (lowPerFileKb < 1 ? 'meets' : 'misses'),
     );
     console.log(
       `Sync engine heap retained per file over 3,000 files (part 1): ${engineMemory.bytesPerFile.toFixed(0)} bytes (target < 1,024) → ${engineMemory.bytesPerFile < 1024 ? 'meets' : 'misses'}`,
