@@ -45,8 +45,8 @@ export const SLOT_S = 7;
 export const SLOT_D = 8;
 export const SLOT_TEMPERATURE = 9;
 
-/** The channels that start as Float32 columns (see PointColumns). */
-const FLOAT32_SLOTS: ReadonlySet<number> = new Set([SLOT_C, SLOT_H, SLOT_P, SLOT_TEMPERATURE]);
+/** PointColumns' fields by slot. */
+const CHANNEL_FIELDS = ['x', 'y', 'e', 't', 'c', 'h', 'p', 's', 'd', 'T'] as const;
 
 /**
  * Column-wise storage of a track's samples while a reader runs: one typed array per channel, NaN where a
@@ -121,7 +121,7 @@ export class PointColumns {
   }
 
   #channelList(): Column[] {
-    return [this.x, this.y, this.e, this.t, this.c, this.h, this.p, this.s, this.d, this.T];
+    return CHANNEL_FIELDS.map((field) => this[field]);
   }
 
   /**
@@ -153,7 +153,8 @@ export class PointColumns {
     const column = this.channels[slot]!;
     if (column !== this.#absent) return column;
     const capacity = this.#absent.length;
-    const made = FLOAT32_SLOTS.has(slot) ? new Float32Array(capacity) : new Float64Array(capacity);
+    // x y e t are never absent; of the others, speed and distance are Float64.
+    const made = slot === SLOT_S || slot === SLOT_D ? new Float64Array(capacity) : new Float32Array(capacity);
     made.fill(NaN);
     this.#setField(slot, made);
     this.channels = this.#channelList();
@@ -209,13 +210,8 @@ export class PointColumns {
   /** Empties rows [from, to), which lie past the rows in use (see the class comment). */
   #clearRows(from: number, to: number): void {
     if (to <= from) return;
-    for (const channel of this.#ownColumns()) channel.fill(NaN, from, to);
+    for (const channel of this.channels) if (channel !== this.#absent) channel.fill(NaN, from, to);
     this.wheel.fill(0, from, to);
-  }
-
-  /** The channels' columns but the shared one of the absent channels. */
-  #ownColumns(): Column[] {
-    return this.channels.filter((channel) => channel !== this.#absent);
   }
 
   /**
@@ -229,7 +225,7 @@ export class PointColumns {
     if (!this.#absent.every(Number.isNaN)) {
       // A reader wrote into an absent channel's field instead of through `set` or `own`: the value
       // would show in every absent channel. A bug of ours, never the file's.
-      throw new Error('a value was written into an absent channel of PointColumns');
+      throw new Error('PointColumns: a value in an absent channel');
     }
     const { x, y, t, s, d, wheel } = this;
     let wheelDistance = -Infinity;
@@ -284,19 +280,8 @@ export class PointColumns {
   }
 
   #setField(slot: number, column: Column): void {
-    if (slot === SLOT_C) this.c = column;
-    else if (slot === SLOT_H) this.h = column;
-    else if (slot === SLOT_P) this.p = column;
-    else if (slot === SLOT_TEMPERATURE) this.T = column;
-    else {
-      const wide = column as Float64Array;
-      if (slot === SLOT_X) this.x = wide;
-      else if (slot === SLOT_Y) this.y = wide;
-      else if (slot === SLOT_E) this.e = wide;
-      else if (slot === SLOT_T) this.t = wide;
-      else if (slot === SLOT_S) this.s = wide;
-      else this.d = wide;
-    }
+    // x y e t s d are Float64 columns whenever they are set (the class comment).
+    (this as unknown as Record<(typeof CHANNEL_FIELDS)[number], Column>)[CHANNEL_FIELDS[slot]!] = column;
   }
 
   #moveRow(from: number, to: number): void {
@@ -307,18 +292,8 @@ export class PointColumns {
 
   /** Whether row `i` carries any value at all. */
   hasAnyValue(i: number): boolean {
-    return !(
-      Number.isNaN(this.x[i]!) &&
-      Number.isNaN(this.y[i]!) &&
-      Number.isNaN(this.e[i]!) &&
-      Number.isNaN(this.t[i]!) &&
-      Number.isNaN(this.c[i]!) &&
-      Number.isNaN(this.h[i]!) &&
-      Number.isNaN(this.p[i]!) &&
-      Number.isNaN(this.s[i]!) &&
-      Number.isNaN(this.d[i]!) &&
-      Number.isNaN(this.T[i]!)
-    );
+    for (const channel of this.channels) if (!Number.isNaN(channel[i]!)) return true;
+    return false;
   }
 
   /** The rows a track has room for once grown: as many as the reader's progress says it will hold, else twice its rows. */
@@ -356,16 +331,9 @@ function hasValue(column: Column): boolean {
   return false;
 }
 
-function grown(source: Float64Array, length: number): Float64Array {
-  const target = new Float64Array(length);
-  target.set(source);
-  target.fill(NaN, source.length);
-  return target;
-}
-
+/** `source` in a column of its kind `length` long, the rows past its own empty. */
 function grownColumn(source: Column, length: number): Column {
-  if (source instanceof Float64Array) return grown(source, length);
-  const target = new Float32Array(length);
+  const target = source instanceof Float64Array ? new Float64Array(length) : new Float32Array(length);
   target.set(source);
   target.fill(NaN, source.length);
   return target;
