@@ -93,12 +93,22 @@ export function mountSmallDisk(sizeBytes: number): SmallDisk {
  * Empties a SQLite database's write-ahead log into the database and cuts the log to nothing, from a
  * connection of its own: SQLite reuses the room of an old log, so until then small writes would still
  * fit on a full disk, and the test would not know which write is the first that needs space.
+ *
+ * The server's own checkpointer (db/checkpointer.ts) may be checkpointing in its thread at that moment,
+ * and SQLite answers busy at once rather than waiting for another checkpoint to end: so it is tried
+ * again for a while (once in CI it was busy).
  */
-export function truncateLog(databasePath: string): void {
+export function truncateLog(databasePath: string, triesForMs = 5000): void {
   const connection = new SqliteDatabase(databasePath, { fileMustExist: true, timeout: 5000 });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + triesForMs;
   try {
-    const [result] = connection.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    if (result?.busy !== 0) throw new Error(`the log of ${databasePath} could not be truncated: busy`);
+    for (;;) {
+      const [result] = connection.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result?.busy === 0) return;
+      if (Date.now() > until) throw new Error(`the log of ${databasePath} could not be truncated: busy`);
+      Atomics.wait(pause, 0, 0, 20);
+    }
   } finally {
     connection.close();
   }
