@@ -168,12 +168,6 @@ export class UploadQueue {
   }
 
   /**
-   * An upload's rides when it is an archive of ride files, or the upload itself when it is one ride
-   * (archive.ts), worked out in a thread of the parse pool (issue 20). Throws the ServerError the archive
-   * earns. A file that is neither a ZIP nor gzip-compressed is one ride without asking a thread, so an
-   * upload's answer never waits behind the rides the workers are reading.
-   */
-  /**
    * The parse pool, made with one thread at least: a server without parse workers (`serve
    * --no-workers`) still splits the archives it accepts and compares the rides it stores.
    */
@@ -182,6 +176,12 @@ export class UploadQueue {
     return this.#pool;
   }
 
+  /**
+   * An upload's rides when it is an archive of ride files, or the upload itself when it is one ride
+   * (archive.ts), worked out in a thread of the parse pool (issue 20). Throws the ServerError the archive
+   * earns. A file that is neither a ZIP nor gzip-compressed is one ride without asking a thread, so an
+   * upload's answer never waits behind the rides the workers are reading.
+   */
   async splitUpload(bytes: Buffer): Promise<{ single: Buffer } | (BulkArchive & { threadId: number })> {
     if (!isZip(bytes) && !isGzip(bytes)) return { single: bytes };
     const outcome = await this.#threads().split({
