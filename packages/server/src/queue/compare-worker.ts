@@ -12,10 +12,10 @@ import { collectAfterLargeTask, collectOwedGarbage } from '../heap-collection.js
 import { keepYoungGenerationSmallInThisWorker } from '../young-generation.js';
 import {
   COMPARED_KEYS,
+  comparedPoints,
   comparePoints,
   completes,
   pointsAgree,
-  type PointsToCompare,
   type RecordingFacts,
 } from './same-recording.js';
 
@@ -39,17 +39,11 @@ export interface CompareOutcome {
 export function compareRecordings(request: CompareRequest): CompareOutcome {
   collectOwedGarbage();
   const incoming = new PackedPointsReader(request.incoming).columns(COMPARED_KEYS);
-  let stored: PointsToCompare;
-  let storedCount: number;
-  if ('packed' in request.stored) {
-    const columns = new PackedPointsReader(request.stored.packed).columns(COMPARED_KEYS);
-    stored = columns;
-    storedCount = columns.t.length;
-  } else {
-    const points = JSON.parse(request.stored.json) as TrackPoint[];
-    stored = points;
-    storedCount = points.length;
-  }
+  // A small trip kept as JSON is made columns once here, not once by each rule.
+  const stored =
+    'packed' in request.stored
+      ? new PackedPointsReader(request.stored.packed).columns(COMPARED_KEYS)
+      : comparedPoints(JSON.parse(request.stored.json) as TrackPoint[]);
   const outcome = {
     agree: pointsAgree(comparePoints(incoming, stored)),
     completes: completes(
@@ -58,6 +52,6 @@ export function compareRecordings(request: CompareRequest): CompareOutcome {
     ),
   };
   // The columns are garbage now: six of eight bytes a point, for each ride (heap-collection.ts).
-  collectAfterLargeTask((incoming.t.length + storedCount) * COMPARED_KEYS.length * 8);
+  collectAfterLargeTask((incoming.t.length + stored.t.length) * COMPARED_KEYS.length * 8);
   return outcome;
 }
