@@ -289,6 +289,18 @@ describe('a ride or route page', () => {
     expect(data.track.length).toBe(600);
   });
 
+  it('shows a power meter and cadence sensor that wrote nothing but zeros as none (issue 40)', async () => {
+    const silent = points(600, BASE).map((point) => ({ ...point, p: 0, c: 0 }));
+    const id = await storeRide(rider.id, trackFromPoints(silent, { name: 'Silent meter', sport: 'cycling' }));
+    const page = (await browser.get(`/dashboard/rides/${id}`)).body;
+    expect(page).toContain('<p>This ride records no power.</p>');
+    expect(page).toMatch(/<dt>Power<\/dt>\s*<dd>—<\/dd>/);
+    expect(page).toMatch(/<dt>Cadence<\/dt>\s*<dd>—<\/dd>/);
+    expect(page).not.toContain('id="chart-p"');
+    expect(page).not.toContain('id="chart-c"');
+    expect(page).toContain('id="chart-h"');
+  });
+
   it('serves the scripts and stylesheets it links to, cached for long', async () => {
     const id = await storeRide(rider.id, ride('Assets', BASE));
     const page = (await browser.get(`/dashboard/rides/${id}`)).body;
@@ -597,6 +609,13 @@ describe('drawing data', () => {
     expect(elevation(imperial).max).toBeCloseTo(elevation(metric).max / 0.3048, 0);
     const lastMile = imperial.charts[0]!.distance![0].at(-1)!;
     expect(lastMile).toBeCloseTo(metric.charts[0]!.distance![0].at(-1)! / 1.609344, 2);
+  });
+
+  it('charts no sensor channel of nothing but zeros, but an elevation or temperature of 0 (issue 40)', () => {
+    const zeros = points(100, BASE).map((point) => ({ ...point, e: 0, T: 0, s: 0, h: 0, c: 0, p: 0 }));
+    expect(drawingData(readColumns(zeros)).charts.map((chart) => chart.key)).toEqual(['e', 'T']);
+    const coasting = zeros.map((point, i) => ({ ...point, p: i === 50 ? 180 : 0 }));
+    expect(drawingData(readColumns(coasting)).charts.map((chart) => chart.key)).toEqual(['e', 'p', 'T']);
   });
 
   it('draws nothing for a recording without positions, but still charts it', () => {

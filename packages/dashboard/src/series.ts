@@ -52,6 +52,9 @@ export interface DrawingData {
 }
 
 /** Each channel's label, and its unit and conversion from stored values in the rider's units. */
+/** The channels that a sensor writes 0 into when it reads nothing. */
+const ZEROS_ARE_NO_READING: ReadonlySet<ChannelKey> = new Set(['s', 'h', 'c', 'p']);
+
 function channels(
   units: Units,
 ): ReadonlyArray<{ key: ChannelKey; label: string; unit: string; convert: (value: number) => number }> {
@@ -234,8 +237,9 @@ export function drawingData(columns: Columns, units: Units = 'metric'): DrawingD
     if (stored === null) continue;
     const values = converted(stored, convert);
     const stats = statistics(values);
-    // No channel at all, or a speed of nothing but zeros (a trainer without a wheel sensor): no chart.
-    if (stats === null || (key === 's' && stats.max === 0)) continue;
+    // No channel at all, or a sensor's channel of nothing but zeros (a trainer without a wheel sensor,
+    // a power meter paired but silent; issue 40): no chart. Elevation and temperature can be 0 all ride.
+    if (stats === null || (ZEROS_ARE_NO_READING.has(key) && stats.min === 0 && stats.max === 0)) continue;
     charts.push({
       key,
       label,

@@ -114,9 +114,13 @@ describe('ride analysis: invariants', () => {
           ftpWatts: null,
           thresholdHeartRate: null,
           maxHeartRate: null,
-        }).power!;
-        expect(power.workKilojoules).toBeCloseTo(joules / 1000, 6);
-        expect(power.averageWatts).toBeCloseTo(joules / power.seconds, 6);
+        }).power;
+        if (joules === 0) {
+          expect(power).toBeNull(); // nothing but zeros (issue 40)
+          return;
+        }
+        expect(power!.workKilojoules).toBeCloseTo(joules / 1000, 6);
+        expect(power!.averageWatts).toBeCloseTo(joules / power!.seconds, 6);
       }),
     );
   });
@@ -131,7 +135,8 @@ describe('ride analysis: invariants', () => {
           thresholdHeartRate: null,
           maxHeartRate: null,
         }).power;
-        if (values.length === 0) {
+        // Nothing but zeros is no power (issue 40).
+        if (!values.some((watts) => watts > 0)) {
           expect(power).toBeNull();
           return;
         }
@@ -182,6 +187,17 @@ describe('ride analysis: examples', () => {
     // 150 / 160 = 0.94: tempo, the third of Coggan's heart-rate zones.
     expect(heartRate!.zonesFrom).toBe('threshold');
     expect(heartRate!.zones!.map((zone) => zone.seconds)).toEqual([0, 0, 3600, 0, 0]);
+  });
+
+  it('a ride of nothing but zeros has no power; a lap coasted at 0 W in a ride with power reads 0 W (issue 40)', () => {
+    const silent = columns(Array.from({ length: 600 }, () => ({ step: 1, watts: 0, bpm: 120 })));
+    expect(analyseRide(silent, { ...none, ftpWatts: 250 })).toMatchObject({ power: null });
+    const coasted = columns(
+      Array.from({ length: 600 }, (_, i) => ({ step: 1, watts: i < 300 ? 200 : 0, bpm: 120 })),
+    );
+    const lap = analyseRide(coasted, { ...none, ftpWatts: 250 }, 300, 600).power!;
+    expect(lap).toMatchObject({ averageWatts: 0, maxWatts: 0, seconds: 300 });
+    expect(lap.zones![0]!.seconds).toBe(300);
   });
 
   it('heart-rate zones come from the maximum when no threshold is set', () => {

@@ -292,6 +292,15 @@ function highestSample(columns: AnalysisColumns, from: number, to: number): numb
   return highest;
 }
 
+/** True when some timed row of the whole ride has plausible power above 0 W; stops at the first. */
+function anyPowerAbove0({ length, t, p }: AnalysisColumns): boolean {
+  for (let i = 0; i < length; i++) {
+    const watts = p[i]!;
+    if (watts > 0 && !Number.isNaN(t[i]!) && plausiblePower(watts)) return true;
+  }
+  return false;
+}
+
 /** A growable per-second series. */
 class SecondSeries {
   values = new Float64Array(4096);
@@ -313,6 +322,10 @@ function powerAnalysis(
   from: number,
   to: number,
 ): PowerAnalysis | null {
+  // A ride whose power is nothing but zeros has no power (issue 40), as in the summary
+  // (summary/channels.ts): no NP, TSS or zones from a meter that was paired but silent. The whole
+  // ride's channel decides, so a lap coasted at 0 W in a ride with power still reads 0 W.
+  if (!anyPowerAbove0(columns)) return null;
   const ftp = thresholds.ftpWatts !== null && thresholds.ftpWatts > 0 ? thresholds.ftpWatts : null;
   const elapsed = new SecondSeries();
   const zones = ftp === null ? null : new ZoneCounter(POWER_ZONES, ftp);

@@ -232,6 +232,64 @@ describe('normalized power', () => {
   });
 });
 
+describe('a channel of nothing but zeros (issue 40)', () => {
+  /** A 10-minute ride with the given power and cadence each second. */
+  function ride(watts: (i: number) => number, rpm: (i: number) => number): PointColumns {
+    const columns = line(600, 5, () => 400);
+    for (let i = 0; i < columns.length; i++) {
+      columns.set(SLOT_P, i, watts(i));
+      columns.set(SLOT_C, i, rpm(i));
+    }
+    return columns;
+  }
+
+  it('is no power and no cadence: a meter paired but silent', () => {
+    const summary = summarize(
+      ride(
+        () => 0,
+        () => 0,
+      ),
+      noContext,
+    );
+    expect(summary.powerWatts).toBeNull();
+    expect(summary.cadenceRpm).toBeNull();
+  });
+
+  it('is a channel once one value is above zero, its zeros still counted as power is', () => {
+    const summary = summarize(
+      ride(
+        (i) => (i === 300 ? 250 : 0),
+        (i) => (i < 10 ? 90 : 0),
+      ),
+      noContext,
+    );
+    expect(summary.powerWatts).toMatchObject({ min: 0, max: 250 });
+    expect(summary.powerWatts!.avg).toBeCloseTo(250 / 600, 6);
+    expect(summary.cadenceRpm).toMatchObject({ min: 0, avg: 90, max: 90 });
+  });
+
+  it.skipIf(!corpusAvailable)(
+    'is none on the Sigma ride that writes 0 W and 0 rpm in every one of its 14,391 records (fitparse__nick.fit)',
+    () => {
+      const track = parseRideFile(readCorpus('fitparse__nick.fit')).tracks[0]!;
+      expect(track.points.every((point) => point.p === 0 && point.c === 0)).toBe(true);
+      expect(track.summary).toMatchObject({ powerWatts: null, cadenceRpm: null });
+      expect(track.summary.heartRateBpm).not.toBeNull();
+    },
+  );
+
+  it('is no power when the only values above zero are not plausible ones', () => {
+    const summary = summarize(
+      ride(
+        (i) => (i === 300 ? 21_733 : 0),
+        () => 0,
+      ),
+      noContext,
+    );
+    expect(summary.powerWatts).toBeNull();
+  });
+});
+
 describe('track type and terrain', () => {
   const degreesPerMeter = 1 / 111_195;
   const path = (points: Array<[number, number]>): PointColumns =>

@@ -37,6 +37,12 @@ export interface ChannelSpec {
   values: Column;
   zeros: Zeros;
   bounds: readonly [number, number];
+  /**
+   * True where a channel of nothing but zeros is no channel (issue 40): a power meter or cadence
+   * sensor paired but silent writes 0 all ride, and counting that as power would show NP 0 W and put
+   * the ride among the rider's rides with power. A temperature of 0 °C all ride is a reading.
+   */
+  allZerosAreNoReading?: boolean;
 }
 
 /** Temperature as the summary takes it: every value counts, zeros too. */
@@ -56,7 +62,11 @@ export function channelStats(
   return specs.map((spec) => stat(spec, columns.length, holdSeconds));
 }
 
-function stat({ values, zeros, bounds }: ChannelSpec, n: number, weights: Float32Array | null): Stat | null {
+function stat(
+  { values, zeros, bounds, allZerosAreNoReading = false }: ChannelSpec,
+  n: number,
+  weights: Float32Array | null,
+): Stat | null {
   const [lowest, highest] = bounds;
   const skip = zeros === 'skip';
   const skipInAverage = zeros === 'skip-in-average';
@@ -74,7 +84,7 @@ function stat({ values, zeros, bounds }: ChannelSpec, n: number, weights: Float3
     sum += value * weight;
     total += weight;
   }
-  if (min === Infinity) return null;
+  if (min === Infinity || (allZerosAreNoReading && max === 0)) return null;
   // Every value a zero left out of the average, or held no time at all: the average says so.
   const avg = total > 0 ? sum / total : skipInAverage ? 0 : min;
   // Rounding of the weighted sums cannot take the average past the values it averages.

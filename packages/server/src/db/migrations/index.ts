@@ -26,6 +26,7 @@ import * as changeSignals from './014-change-signals.js';
 import * as blobStorage from './015-blob-storage.js';
 import * as tasksGzippedByServer from './016-tasks-gzipped-by-server.js';
 import * as largeValuesInParts from './017-large-values-in-parts.js';
+import * as silentChannels from './018-silent-channels.js';
 
 /** A migration of this tree: it changes the schema of `db`, asking `dialect` where the engines differ. */
 export interface DialectMigration {
@@ -51,6 +52,7 @@ export const MIGRATIONS: Readonly<Record<string, DialectMigration>> = {
   '015-blob-storage': blobStorage,
   '016-tasks-gzipped-by-server': tasksGzippedByServer,
   '017-large-values-in-parts': largeValuesInParts,
+  '018-silent-channels': silentChannels,
 };
 
 /** The tree as Kysely's migrator reads it, for the engine `dialect` answers for. */
