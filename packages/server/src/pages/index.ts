@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { PagePlugin, PluginOptions } from '../context.js';
+import { registerPageCompression } from './compression.js';
 import { requireCsrfOnPosts } from './csrf.js';
 import { developerRoutes } from './developer.js';
 import { faviconRoutes } from './favicon.js';
@@ -21,6 +22,7 @@ export async function webPages(
 ): Promise<void> {
   installPageErrorHandling(app);
   requireCsrfOnPosts(app);
+  await registerPageCompression(app);
   // Only the context goes on: the options Fastify passed in hold more than the plugins take.
   const options: PluginOptions = { context };
   await app.register(signInRoutes, options);
