@@ -178,15 +178,24 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
     }
   });
 
-  it('asks to choose first when nothing is chosen', async () => {
-    const page = await signedIn(RIDER);
-    const response = await Promise.all([
-      page.waitForResponse((answer) => answer.url().includes('/dashboard/rides/delete')),
-      page.getByRole('button', { name: 'Delete the chosen rides…' }).click(),
-    ]);
-    expect(response[0].status()).toBe(400);
-    await expect(page.getByRole('main').innerText()).resolves.toContain('Choose the rides to delete first.');
-    await page.context().close();
+  it('stays on the list and says what to do when nothing is chosen (issue 40)', async () => {
+    for (const width of [1280, 390]) {
+      const page = await signedIn(RIDER, width);
+      const rows = await page.locator('table.assets tbody tr').count();
+      const [answer] = await Promise.all([
+        page.waitForResponse((response) => response.url().includes('/dashboard/rides/delete')),
+        page.getByRole('button', { name: 'Delete the chosen rides…' }).click(),
+      ]);
+      expect(answer.status()).toBe(303);
+      await page.waitForURL(/\/dashboard\/rides\?chosen=none$/);
+      await expect(page.getByRole('status').innerText()).resolves.toBe(
+        'No rides were chosen, so nothing was deleted. Tick the box beside each ride to delete, then press “Delete the chosen rides…”.',
+      );
+      await expect(page.locator('table.assets tbody tr').count()).resolves.toBe(rows);
+      await screenshot(page, `manage-nothing-chosen-${width}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await page.context().close();
+    }
   });
 
   it("never edits or deletes another rider's ride, nor deletes any of several when one is not one's own", async () => {

@@ -133,6 +133,37 @@ describe('the rides list', () => {
     expect(past.body).toContain('There are no rides on this page.');
   });
 
+  it('answers the delete button pressed with nothing chosen on the same page, saying what to do (issue 40)', async () => {
+    for (let day = 0; day < 25; day++) await storeRide(rider.id, ride(`Ride ${day}`, BASE + day * DAY, 5));
+    const second = await browser.get('/dashboard/rides?page=2');
+    expect(second.body).toContain('<input type="hidden" name="page" value="2" />');
+    const pressed = await browser.get('/dashboard/rides/delete?page=2');
+    expect(pressed.statusCode).toBe(303);
+    expect(pressed.headers.location).toBe('/dashboard/rides?page=2&chosen=none');
+    const back = await browser.get(pressed.headers.location!);
+    expect(rowNames(back.body)).toEqual(rowNames(second.body));
+    expect(back.body).toMatch(
+      /<p class="notice" role="status">\s*No rides were chosen, so nothing was deleted\./,
+    );
+    // From the first page, the first page; a page that is no page number is the first page too.
+    for (const query of ['', '?page=x', '?page=0']) {
+      const answer = await browser.get(`/dashboard/rides/delete${query}`);
+      expect(answer.headers.location, query).toBe('/dashboard/rides?chosen=none');
+    }
+    // Cancel on the confirmation of several leads back to the page they were chosen on.
+    const [a, b] = rowNames(second.body);
+    const ids = [...second.body.matchAll(/name="id" value="(\d+)"/g)].map((match) => match[1]!);
+    const confirm = await browser.get(`/dashboard/rides/delete?page=2&id=${ids[0]}&id=${ids[1]}`);
+    expect(confirm.body).toContain(`>${a}</a>`);
+    expect(confirm.body).toContain(`>${b}</a>`);
+    expect(confirm.body).toContain('<a class="cancel" href="/dashboard/rides?page=2">Cancel</a>');
+    // A POST without a choice is no button a page offers: still a 400 in words.
+    const token = await browser.csrfTokenOf('/dashboard/rides');
+    const posted = await browser.post('/dashboard/rides/delete', { _csrf: token });
+    expect(posted.statusCode).toBe(400);
+    expect(posted.body).toContain('Choose the rides to delete first.');
+  });
+
   it('shows date, name, distance, duration, elevation gain, device and sync source', async () => {
     const id = await storeRide(rider.id, ride('Morning loop', BASE, 3600));
     const page = (await browser.get('/dashboard/rides')).body;

@@ -87,19 +87,20 @@ export async function listPage(
     body: html`${changeNotice(request, type)}
       <h1>${words.titles}</h1>
       <p>${total === 1 ? `1 ${words.one}` : `${total} ${words.many}`}${total > 0 && `, ${where}`}.</p>
-      ${rows.length === 0 ? table : chooseToDelete(type, table)}
+      ${rows.length === 0 ? table : chooseToDelete(type, table, page)}
       ${pager(words.path, page, pageCount, words.many)}`,
   });
 }
 
 /**
  * The list as a form that asks to confirm deleting the rows chosen by their boxes (issue 19); GET, so
- * nothing changes until the confirmation page's POST (manage.ts).
+ * nothing changes until the confirmation page's POST (manage.ts). It carries the list's page, so that
+ * the way back (nothing chosen, or Cancel) is to the same page.
  */
-function chooseToDelete(type: AssetType, table: SafeHtml): SafeHtml {
+function chooseToDelete(type: AssetType, table: SafeHtml, page: number): SafeHtml {
   const words = WORDS[type];
   return html`<form method="get" action="${deletePath(type)}">
-    ${table}
+    ${page > 1 && html`<input type="hidden" name="page" value="${page}" />`} ${table}
     <button type="submit">Delete the chosen ${words.many}…</button>
   </form>`;
 }

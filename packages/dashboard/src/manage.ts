@@ -21,6 +21,7 @@ import {
   FormFields,
   html,
   ID_RANGE,
+  PAGE_RANGE,
   isTooLong,
   radioGroup,
   readWholeNumber,
@@ -160,13 +161,18 @@ export async function saveEdit(
   return reply.redirect(`${WORDS[type].path}/${id}?saved=1`, 303);
 }
 
+/** The `id` values of a query or form, none when absent. */
+function idValues(source: unknown): unknown[] {
+  const raw = (source as Record<string, unknown> | undefined)?.['id'];
+  return raw === undefined ? [] : Array.isArray(raw) ? (raw as unknown[]) : [raw];
+}
+
 /**
  * The ids chosen (`id`, repeated; from the list's checkboxes or the ride page's link), each a whole
  * number, at least one and at most MAX_DELETED_AT_ONCE; a 400 in words otherwise.
  */
 function chosenIds(source: unknown, type: AssetType): number[] {
-  const raw = (source as Record<string, unknown> | undefined)?.['id'];
-  const values = raw === undefined ? [] : Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  const values = idValues(source);
   const words = WORDS[type];
   if (values.length === 0) throw badRequest(`Choose the ${words.many} to delete first.`);
   if (values.length > MAX_DELETED_AT_ONCE) {
@@ -184,13 +190,21 @@ export async function confirmDelete(
   user: UserRow,
   type: AssetType,
 ): Promise<FastifyReply> {
+  // The list's button pressed with no box ticked (issue 40): back to the same page of the list, which
+  // says what to do, rather than an error page.
+  if (idValues(request.query).length === 0) {
+    const page = listPageOf(request.query);
+    return reply.redirect(`${WORDS[type].path}?${page > 1 ? `page=${page}&` : ''}chosen=none`, 303);
+  }
   const ids = chosenIds(request.query, type);
   const rows = [];
   for (const id of ids) rows.push(await ownAsset(context, user, type, id));
   const words = WORDS[type];
   const token = csrfToken(request, reply);
   const what = rows.length === 1 ? `this ${words.one}` : `these ${rows.length} ${words.many}`;
-  const back = rows.length === 1 ? `${words.path}/${rows[0]!.id}` : words.path;
+  const page = listPageOf(request.query);
+  const back =
+    rows.length === 1 ? `${words.path}/${rows[0]!.id}` : `${words.path}${page > 1 ? `?page=${page}` : ''}`;
   return sendPage(reply, 200, {
     title: `Delete ${what}?`,
     user,
@@ -236,5 +250,16 @@ export function changeNotice(request: FastifyRequest, type: AssetType): SafeHtml
     return html`<p class="notice" role="status">Deleted ${what}.</p>`;
   }
   if (query?.['saved'] === '1') return html`<p class="notice" role="status">Saved.</p>`;
+  if (query?.['chosen'] === 'none') {
+    return html`<p class="notice" role="status">
+      No ${words.many} were chosen, so nothing was deleted. Tick the box beside each ${words.one} to delete,
+      then press “Delete the chosen ${words.many}…”.
+    </p>`;
+  }
   return '';
+}
+
+/** The page of the list the delete form was sent from (`page`), 1 when absent or not a page number. */
+function listPageOf(query: unknown): number {
+  return readWholeNumber((query as Record<string, unknown> | undefined)?.['page'], PAGE_RANGE) ?? 1;
 }
