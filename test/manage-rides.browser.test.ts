@@ -76,16 +76,24 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Lake loop');
     await expect(page.getByLabel('Private: only you').isChecked()).resolves.toBe(true);
     await page.getByLabel('Name').fill('  Lake loop with Anna  ');
-    await page.getByLabel('Description (optional)').fill('Windy <b>but</b> sunny');
+    await page
+      .getByLabel('Description (optional)')
+      .fill('Windy <b>but</b> sunny\nBack by the lake\n\nNo flats');
     await page.getByLabel(/^Public/).check();
     await page.getByRole('button', { name: 'Save' }).click();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/rides/${id}`);
     await expect(page.getByRole('status').innerText()).resolves.toBe('Saved.');
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Lake loop with Anna');
-    await expect(page.getByText('Windy <b>but</b> sunny').count()).resolves.toBe(1);
+    // Its line breaks kept (issue 40), its markup shown as typed.
+    await expect(page.locator('p.description').innerText()).resolves.toBe(
+      'Windy <b>but</b> sunny\nBack by the lake\n\nNo flats',
+    );
+    await screenshot(page, 'manage-saved-1280');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'manage-saved-390');
     expect(await stored(id)).toMatchObject({
       name: 'Lake loop with Anna',
-      description: 'Windy <b>but</b> sunny',
+      description: 'Windy <b>but</b> sunny\nBack by the lake\n\nNo flats',
       visibility: 'public',
     });
     await page.context().close();

@@ -87,7 +87,7 @@ export async function assetPage<T extends AssetType>(
     ${changeNotice(request, type)}
     <h1>${row.name}</h1>
     ${manageLinks(type, row.id)} ${fileNotice(type, row, zone)}
-    ${row.description !== null && html`<p>${row.description}</p>`}
+    ${row.description !== null && html`<p class="description">${row.description}</p>`}
     ${
       overlaps.length > 0 &&
       html`<p class="notice" id="overlaps">

@@ -136,7 +136,7 @@ export async function clubPage(
     csrfToken: token,
     current: 'routes',
     body: html`<h1>${club.name}</h1>
-      ${club.description !== null && html`<p>${club.description}</p>`}
+      ${club.description !== null && html`<p class="description">${club.description}</p>`}
       ${removed && html`<p class="notice" role="status">Taken out of the club.</p>`}
       <p>
         ${club.member_count === 1 ? '1 member' : `${club.member_count} members`};

@@ -146,7 +146,9 @@ export async function saveEdit(
   const form = new FormFields(request.body);
   const values: EditValues = {
     name: form.text('name'),
-    description: form.text('description'),
+    // A browser sends a textarea's line breaks as CRLF (HTML's form encoding); kept as the LF the API
+    // and the files use, so that a description reads the same through every door (issue 40).
+    description: form.text('description').replace(/\r\n?/g, '\n'),
     visibility: form.text('visibility'),
   };
   const problems = editProblems(values);

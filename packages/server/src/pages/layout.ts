@@ -77,6 +77,7 @@ const STYLESHEET = new SafeHtml(`
   .error { color: #a40000; }
   .hint { margin: .1rem 0 .25rem; font-size: .9rem; color: #4d4d4d; }
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
+  .description { white-space: pre-line; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }
   th.number, td.number { text-align: right; }
