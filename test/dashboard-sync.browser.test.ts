@@ -198,19 +198,20 @@ describe.skipIf(!chromiumAvailable)(
       expect(await page.textContent('#upload-task')).toMatch(/Duplicate upload|Already on the platform/);
     });
 
+    // Rides of their own (no other test here uploads them): a day and a place apart.
+    const gpx = (day: number): Uint8Array => {
+      const points = Array.from({ length: 40 }, (_, second) => {
+        const time = new Date(Date.UTC(2024, 8, day, 6, 0, second * 15)).toISOString();
+        return `<trkpt lat="${(45 + day / 100 + second / 5000).toFixed(5)}" lon="6.1"><time>${time}</time></trkpt>`;
+      });
+      return strToU8(
+        `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points.join('')}</trkseg></trk></gpx>`,
+      );
+    };
+
     // Issue 20, "Bulk and phone exports": a ZIP through the page, each of its rides listed.
     it('uploads a ZIP of rides through the page and lists each of its uploads', async () => {
       await page.goto(`${url}/dashboard/sync`);
-      // Rides of their own (no other test here uploads them): a day and a place apart.
-      const gpx = (day: number): Uint8Array => {
-        const points = Array.from({ length: 40 }, (_, second) => {
-          const time = new Date(Date.UTC(2024, 8, day, 6, 0, second * 15)).toISOString();
-          return `<trkpt lat="${(45 + day / 100 + second / 5000).toFixed(5)}" lon="6.1"><time>${time}</time></trkpt>`;
-        });
-        return strToU8(
-          `<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points.join('')}</trkseg></trk></gpx>`,
-        );
-      };
       const archive = zipSync({
         activities: { 'morning.gpx': gpx(3), 'evening.gpx.gz': gzipSync(gpx(4)) },
         'profile.csv': strToU8('name,weight\nRider,70\n'),
@@ -238,6 +239,39 @@ describe.skipIf(!chromiumAvailable)(
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, `dashboard-sync-upload-zip-${width}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    // Issue 40: several files at once, a ZIP among them.
+    it('uploads several files chosen at once, a ZIP among them, and lists each upload', async () => {
+      await page.goto(`${url}/dashboard/sync`);
+      await page.setInputFiles('#upload-file', [
+        { name: 'tuesday.gpx', mimeType: 'application/gpx+xml', buffer: Buffer.from(gpx(10)) },
+        { name: 'wednesday.gpx', mimeType: 'application/gpx+xml', buffer: Buffer.from(gpx(11)) },
+        {
+          name: 'week.zip',
+          mimeType: 'application/zip',
+          buffer: Buffer.from(zipSync({ 'thursday.gpx': gpx(12), 'readme.txt': strToU8('hello') })),
+        },
+      ]);
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/sync\?task=\d+%2C\d+%2C\d+&skipped=1&files=3$/),
+        page.getByRole('button', { name: 'Upload', exact: true }).click(),
+      ]);
+      for (let tries = 0; (await page.getByRole('link', { name: 'Check again' }).count()) > 0; tries++) {
+        if (tries > 100) throw new Error('the files were not read');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await page.getByRole('link', { name: 'Check again' }).click();
+      }
+      expect((await page.textContent('#upload-archive'))?.replace(/\s+/g, ' ')).toContain(
+        'You sent 3 files: 3 ride files; 1 other file was skipped. 3 done.',
+      );
+      expect(await page.locator('#upload-tasks a[href^="/dashboard/rides/"]').count()).toBe(3);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `dashboard-sync-upload-several-${width}`);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       }
       await page.setViewportSize({ width: 1280, height: 900 });

@@ -11,8 +11,10 @@ import {
   type Person,
   testServer,
   type TestServer,
+  type UploadFile,
 } from '@rideport/server/test-support';
 import { dashboardPages } from './index.js';
+import { MAX_FILES_PER_FORM } from './sync.js';
 import { strToU8, zipSync } from 'fflate';
 
 const SAMPLE_RIDE = readFileSync(new URL('../../../fixtures/gpx/sample-ride.gpx', import.meta.url));
@@ -214,7 +216,7 @@ async function setUp(
 
 async function uploadThroughPage(
   browser: Browser,
-  file: { name: string; bytes: Uint8Array } | null,
+  file: UploadFile | readonly UploadFile[] | null,
   token: string | null,
 ): Promise<Awaited<ReturnType<Browser['get']>>> {
   const { body, contentType } = await multipartBody(token === null ? [] : [['_csrf', token]], file);
@@ -408,7 +410,7 @@ describe('GET /dashboard/sync', () => {
       expect(page.body).not.toContain('broken.fit');
       expect(page.body).toContain('action="/dashboard/sync/upload" enctype="multipart/form-data"');
       expect(page.body).toContain('<label for="upload-file">');
-      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.kmz,.gz"');
+      expect(page.body).toContain('accept=".fit,.tcx,.gpx,.kml,.kmz,.gz,.zip"');
       const token = await browser.csrfTokenOf('/dashboard/sync');
       const steer = await browser.post('/dashboard/sync/pause', { _csrf: token });
       expect(steer.statusCode).toBe(403);
@@ -643,6 +645,87 @@ describe('POST /dashboard/sync/upload', () => {
     await other.signIn(stranger.email, stranger.password);
     const theirs = await other.get(`/dashboard/sync?task=${taskId}`);
     expect(theirs.body).toContain('There is no such upload');
+  });
+
+  // Issue 40: the form takes several files, ZIP archives among them, at once.
+  it('offers several files and ZIP archives in the picker', async () => {
+    const { browser } = await setUp({ engine: 'none' });
+    const page = (await browser.get('/dashboard/sync')).body;
+    const input = /<input\s[^>]*id="upload-file"[^>]*>/.exec(page)![0];
+    expect(input).toMatch(/\smultiple\b/);
+    expect(input).toContain('accept=".fit,.tcx,.gpx,.kml,.kmz,.gz,.zip"');
+  });
+
+  it('stores several files sent at once, a ZIP among them, and lists their uploads', async () => {
+    const { server, browser } = await setUp({ engine: 'none' });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const trainer = readFileSync(new URL('../../../fixtures/fit/smart-trainer.fit', import.meta.url));
+    const files: UploadFile[] = [
+      { name: 'ride.gpx', bytes: SAMPLE_RIDE },
+      { name: 'trainer.fit', bytes: trainer },
+      {
+        name: 'export.zip',
+        bytes: zipSync({
+          'a/ride.gpx': SAMPLE_RIDE,
+          'b/trainer.fit': trainer,
+          'notes.txt': strToU8('not a ride'),
+        }),
+      },
+    ];
+    const response = await uploadThroughPage(browser, files, token);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string, 'http://rideport.test');
+    const ids = (location.searchParams.get('task') ?? '').split(',').map(Number);
+    expect(ids).toHaveLength(4);
+    expect(location.searchParams.get('skipped')).toBe('1');
+    expect(location.searchParams.get('files')).toBe('3');
+    for (const id of ids) await taskEnd(server, id);
+    const page = await browser.get(`${location.pathname}${location.search}`);
+    expect(page.body.replace(/\s+/g, ' ')).toContain(
+      'You sent 3 files: 4 ride files; 1 other file was skipped. 4 done.',
+    );
+    // The same rides in other files are duplicates, said as such, and stored once.
+    const trips = await server.store.transaction((db) => db.selectFrom('trips').select('id').execute());
+    expect(trips).toHaveLength(2);
+    // Each by its file's name (an archive's entries by theirs, without their folders).
+    for (const name of ['ride.gpx', 'trainer.fit']) {
+      expect(page.body.split(`<code>${name}</code>`)).toHaveLength(3);
+    }
+  });
+
+  it('refuses a form with more files than it takes, or together over the limit, or an empty one, and stores none', async () => {
+    const { server, browser } = await setUp({ engine: 'none', uploadBytes: 3 * SAMPLE_RIDE.length });
+    const token = await browser.csrfTokenOf('/dashboard/sync');
+    const tasks = () =>
+      server.store.transaction((db) => db.selectFrom('queued_tasks').select('id').execute());
+    const many = Array.from({ length: MAX_FILES_PER_FORM + 1 }, (_, i) => ({
+      name: `ride-${i}.gpx`,
+      bytes: strToU8('<gpx/>'),
+    }));
+    const tooMany = await uploadThroughPage(browser, many, token);
+    expect(tooMany.statusCode).toBe(413);
+    expect(tooMany.body).toContain(
+      `at most ${MAX_FILES_PER_FORM} files can be uploaded at once: choose fewer, or send them as one ZIP archive`,
+    );
+    const four = Array.from({ length: 4 }, (_, i) => ({ name: `ride-${i}.gpx`, bytes: SAMPLE_RIDE }));
+    const together = await uploadThroughPage(browser, four, token);
+    expect(together.statusCode).toBe(413);
+    expect(together.body).toContain('the files together are larger than the upload limit');
+    const withEmpty = await uploadThroughPage(
+      browser,
+      [
+        { name: 'ride.gpx', bytes: SAMPLE_RIDE },
+        { name: 'cut.fit', bytes: new Uint8Array(0) },
+      ],
+      token,
+    );
+    expect(withEmpty.statusCode).toBe(400);
+    expect(withEmpty.body).toContain('the file &quot;cut.fit&quot; is empty');
+    expect(await tasks()).toEqual([]);
+    // Three of them are within the limit, and stored.
+    const three = await uploadThroughPage(browser, four.slice(0, 3), token);
+    expect(three.statusCode).toBe(303);
+    expect(await tasks()).toHaveLength(3);
   });
 
   // Issue 20, "Bulk and phone exports": the page lists every ride of a ZIP, not only the first.

@@ -24,7 +24,7 @@
  *                                        or a device forgotten (issue 19)
  *   POST /dashboard/sync/remove          source_id
  *   POST /dashboard/sync/restore         source_id: a removed folder or forgotten device synced again
- *   POST /dashboard/sync/upload          multipart: _csrf, then file
+ *   POST /dashboard/sync/upload          multipart: _csrf, then one file or several (issue 40)
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -67,8 +67,17 @@ export const SYNC_PAGE = '/dashboard/sync';
 const SYNC_PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/** The file types the upload form offers (ridefile reads them, gzip-compressed too; KMZ, issue 20). */
-const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.kmz,.gz';
+/**
+ * The file types the upload form offers: what ridefile reads, gzip-compressed too, KMZ (issue 20), and
+ * ZIP archives of them, which the server has taken since issue 20 (the picker hid them, issue 40).
+ */
+const UPLOAD_ACCEPT = '.fit,.tcx,.gpx,.kml,.kmz,.gz,.zip';
+
+/**
+ * The most files one upload form carries (issue 40: several at once). Together they count against the
+ * one upload limit; more is refused in words that suggest a ZIP archive, which holds up to 10,000.
+ */
+export const MAX_FILES_PER_FORM = 100;
 
 /** The largest "last N days" answer (the engine's window text allows five digits). */
 const MAX_IMPORT_DAYS = 99_999;
@@ -531,7 +540,7 @@ interface TaskView {
   id: number;
   ended: boolean;
   html: SafeHtml;
-  /** the task in one line, for the list of an archive's uploads */
+  /** the task in one line, for the list of the uploads of one form */
   line: SafeHtml;
   /** waiting, stored (ended well, a duplicate included) or failed: for the list's count */
   outcome: 'waiting' | 'stored' | 'failed';
@@ -634,11 +643,23 @@ const PAGE_STYLE = new SafeHtml(`<style>
 
 function uploadSection(token: string): SafeHtml {
   return html`<section aria-labelledby="upload-heading">
-    <h2 id="upload-heading">Upload a ride file</h2>
+    <h2 id="upload-heading">Upload ride files</h2>
     <form method="post" action="${SYNC_PAGE}/upload" enctype="multipart/form-data">
       ${csrfField(token)}
-      <label for="upload-file">Ride file (FIT, TCX, GPX, KML or KMZ, also gzip-compressed)</label>
-      <input type="file" id="upload-file" name="file" accept="${UPLOAD_ACCEPT}" required />
+      <label for="upload-file">Ride files</label>
+      <p class="hint" id="upload-file-hint">
+        FIT, TCX, GPX, KML or KMZ, also gzip-compressed, and ZIP archives of them; up to ${MAX_FILES_PER_FORM}
+        files at once.
+      </p>
+      <input
+        type="file"
+        id="upload-file"
+        name="file"
+        accept="${UPLOAD_ACCEPT}"
+        multiple
+        required
+        aria-describedby="upload-file-hint"
+      />
       <button type="submit" data-focus="upload">Upload</button>
     </form>
   </section>`;
@@ -663,18 +684,27 @@ function uploadTaskId(request: FastifyRequest): number | undefined {
   return raw === undefined || raw === '' ? undefined : idParameter(request.query, 'task', 'task');
 }
 
-/** The most uploads of one archive the page lists (issue 20); the rest are on the Rides page. */
+/** The most uploads of one form the page lists (issue 20); the rest are on the Rides page. */
 const MAX_LISTED_UPLOADS = 50;
 
+/** The uploads of one form the page lists (a ZIP, issue 20; several files, issue 40). */
+interface ListedUploads {
+  /** the first MAX_LISTED_UPLOADS tasks */
+  ids: number[];
+  /** the tasks beyond them */
+  more: number;
+  /** the archives' entries that were not ride files */
+  skipped: number;
+  /** the files the form carried: 1 for one ZIP */
+  files: number;
+}
+
 /**
- * After a ZIP uploaded through the page (issue 20, "Bulk and phone exports"): `?task=A,B,…` (its
- * first MAX_LISTED_UPLOADS tasks), `more=` the tasks beyond them and `skipped=` the archive's entries
- * that were not ride files. Undefined unless `task` lists more than one id; 400 in words when it is
- * not a list of ids.
+ * After a ZIP or several files uploaded through the page: `?task=A,B,…` (the first MAX_LISTED_UPLOADS
+ * tasks), `more=`, `skipped=` and `files=` as ListedUploads says (each 0, or 1 for files, when
+ * absent). Undefined unless `task` lists more than one id; 400 in words when it is not a list of ids.
  */
-function archiveUploads(
-  request: FastifyRequest,
-): { ids: number[]; more: number; skipped: number } | undefined {
+function listedUploads(request: FastifyRequest): ListedUploads | undefined {
   const query = (request.query as Record<string, unknown> | undefined) ?? {};
   const raw = query['task'];
   if (typeof raw !== 'string' || !raw.includes(',')) return undefined;
@@ -683,19 +713,23 @@ function archiveUploads(
     throw badRequest(`task lists at most ${MAX_LISTED_UPLOADS} uploads, separated by commas`);
   }
   const ids = parts.map((part) => idParameter({ task: part }, 'task', 'each upload in task'));
-  const count = (name: string): number =>
-    query[name] === undefined ? 0 : wholeNumberOr400(query[name], name, COUNT_RANGE);
-  return { ids, more: count('more'), skipped: count('skipped') };
+  const count = (name: string, absent: number): number =>
+    query[name] === undefined ? absent : wholeNumberOr400(query[name], name, COUNT_RANGE);
+  return { ids, more: count('more', 0), skipped: count('skipped', 0), files: count('files', 1) };
 }
 
 const COUNT_RANGE = { min: 0, max: 1_000_000 };
 
-/** The uploads of one archive, each in a line, with how many are stored, waiting and failed. */
-async function archiveSection(
+/** "1 ride file", "3 ride files". */
+const rideFiles = (count: number): string => `${count} ride file${count === 1 ? '' : 's'}`;
+
+/** The uploads of one form, each in a line, with how many are stored, waiting and failed. */
+async function listedUploadsSection(
   context: ServerContext,
   user: UserRow,
-  { ids, more, skipped }: { ids: number[]; more: number; skipped: number },
+  listed: ListedUploads,
 ): Promise<SafeHtml> {
+  const { ids, more, skipped, files } = listed;
   const views = await taskViews(context, user, ids);
   const tally = (outcome: TaskView['outcome']) => views.filter((view) => view.outcome === outcome).length;
   const waiting = tally('waiting');
@@ -705,12 +739,13 @@ async function archiveSection(
     ...(waiting > 0 ? [`${waiting} waiting`] : []),
     ...(tally('failed') > 0 ? [`${tally('failed')} failed`] : []),
   ];
+  const others = skipped > 0 ? `; ${skipped} other ${skipped === 1 ? 'file was' : 'files were'} skipped` : '';
+  const sent =
+    files > 1 ? `You sent ${files} files: ${rideFiles(rides)}` : `The archive holds ${rideFiles(rides)}`;
   return html`<section aria-labelledby="upload-task-heading">
     <h2 id="upload-task-heading">Your uploads</h2>
     <p id="upload-archive">
-      The archive holds ${rides} ride
-      files${skipped > 0 ? `; ${skipped} other ${skipped === 1 ? 'file was' : 'files were'} skipped` : ''}.
-      ${more > 0 ? `The first ${ids.length}: ` : ''}${counts.join(', ')}.
+      ${sent}${others}. ${more > 0 ? `The first ${ids.length}: ` : ''}${counts.join(', ')}.
     </p>
     <ul id="upload-tasks">
       ${views.map((view) => html`<li data-task="${view.id}">${view.line}</li>`)}
@@ -723,16 +758,17 @@ async function archiveSection(
       </p>`
     }
     ${more > 0 && html`<p>The other ${more} are read in turn: see them on the <a href="/dashboard/rides">Rides</a> page.</p>`}
-    ${waiting > 0 && html`<p><a href="${SYNC_PAGE}?${archiveQuery(ids, more, skipped).toString()}">Check again</a></p>`}
+    ${waiting > 0 && html`<p><a href="${SYNC_PAGE}?${listedQuery(listed).toString()}">Check again</a></p>`}
   </section>`;
 }
 
-/** The query of the page that lists an archive's uploads. */
-function archiveQuery(ids: readonly number[], more: number, skipped: number): URLSearchParams {
+/** The query of the page that lists the uploads of one form. */
+function listedQuery({ ids, more, skipped, files }: ListedUploads): URLSearchParams {
   return new URLSearchParams({
     task: ids.join(','),
     ...(more > 0 ? { more: String(more) } : {}),
     ...(skipped > 0 ? { skipped: String(skipped) } : {}),
+    ...(files > 1 ? { files: String(files) } : {}),
   });
 }
 
@@ -745,14 +781,14 @@ async function syncPage(
   const token = csrfToken(request, reply);
   const query = new FormFields(request.query);
   const notice = NOTICES[query.text('notice')];
-  const archive = archiveUploads(request);
-  const taskId = archive === undefined ? uploadTaskId(request) : undefined;
+  const listed = listedUploads(request);
+  const taskId = listed === undefined ? uploadTaskId(request) : undefined;
   const task = taskId === undefined ? undefined : await oneTaskView(context, user, taskId);
   const sync = ownedSync(context, user);
   const status = sync === null ? null : sync.status();
   const body = html`<h1>Sync</h1>
     ${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
-    ${archive !== undefined && (await archiveSection(context, user, archive))}
+    ${listed !== undefined && (await listedUploadsSection(context, user, listed))}
     ${
       taskId !== undefined &&
       html`<section aria-labelledby="upload-task-heading">
@@ -857,7 +893,13 @@ function windowOf(form: FormFields): string {
 export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOptions): Promise<void> {
   // File uploads in this scope only, with the upload limit of POST /trips (legacy/index.ts).
   await app.register(multipart, {
-    limits: { fileSize: context.options.limits.uploadBytes, files: 1, fields: 100, parts: 110 },
+    // One file more than the form takes, so that storeUpload sees it and refuses the form in words.
+    limits: {
+      fileSize: context.options.limits.uploadBytes,
+      files: MAX_FILES_PER_FORM + 1,
+      fields: 100,
+      parts: MAX_FILES_PER_FORM + 1 + 100,
+    },
   });
   const hidden = { schema: { hide: true } };
 
@@ -987,16 +1029,24 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
       if (!request.isMultipart()) throw badRequest('Send the ride file with the upload form.');
       // No API client: the file comes from a signed-in browser, not through a client, so the task's
       // api_client_id is null (it only records which client sent an upload; nothing else reads it).
-      const { taskIds, skipped } = await storeUpload(request, context, () => ({
-        userId: user.id,
-        apiClientId: null,
-      }));
+      const { taskIds, skipped, files } = await storeUpload(
+        request,
+        context,
+        () => ({ userId: user.id, apiClientId: null }),
+        { files: MAX_FILES_PER_FORM },
+      );
       // One file, or a ZIP holding one ride file: that upload's view, followed live.
       if (skipped === null || taskIds.length === 1)
         return reply.redirect(`${SYNC_PAGE}?task=${taskIds[0]!}`, 303);
-      // A ZIP (issue 20): the page lists its uploads, the first MAX_LISTED_UPLOADS of them.
+      // A ZIP (issue 20), or several files (issue 40): the page lists the uploads, the first
+      // MAX_LISTED_UPLOADS of them.
       const listed = taskIds.slice(0, MAX_LISTED_UPLOADS);
-      const query = archiveQuery(listed, taskIds.length - listed.length, skipped.count);
+      const query = listedQuery({
+        ids: listed,
+        more: taskIds.length - listed.length,
+        skipped: skipped.count,
+        files,
+      });
       return reply.redirect(`${SYNC_PAGE}?${query.toString()}`, 303);
     },
   );

@@ -28,9 +28,10 @@ import {
   isTooLong,
   TEXT_MAX_CHARS,
   tooLongWords,
+  type NewTask,
   type TaskMetadata,
 } from '../store/index.js';
-import { skippedWords, type SkippedEntry } from '../queue/archive.js';
+import { MAX_SKIPPED_LISTED, skippedWords, type SkippedEntry } from '../queue/archive.js';
 
 /** The names of the file field (docs/contributors/decisions.md §5). */
 const FILE_FIELDS: ReadonlySet<string> = new Set(['file', 'data_file']);
@@ -153,7 +154,7 @@ async function readFieldsBeforeFile(
   return upload.fields;
 }
 
-/** Reads parts into `upload.fields` up to the file part, which it returns (null: none came). */
+/** Reads parts into `upload.fields` up to the next file part, which it returns (null: none came). */
 async function readFieldsUntilFile(upload: PendingUpload): Promise<MultipartFile | null> {
   for (;;) {
     const next = await upload.parts.next();
@@ -161,7 +162,7 @@ async function readFieldsUntilFile(upload: PendingUpload): Promise<MultipartFile
     const part = next.value;
     if (part.type === 'field') {
       addField(upload.fields, part.fieldname, part.value);
-    } else if (FILE_FIELDS.has(part.fieldname) && upload.file === null) {
+    } else if (FILE_FIELDS.has(part.fieldname)) {
       return part;
     } else {
       // A file under another name is not the ride: read past it.
@@ -191,6 +192,14 @@ async function readRestOfForm(upload: PendingUpload): Promise<void> {
  * anything else (busboy's "Unexpected end of form", a malformed part) is the body's fault: 400.
  */
 function asBadForm(error: unknown): never {
+  // A second file where the form takes one (POST /trips.json): @fastify/multipart's "reach files limit"
+  // in words, before any of the form is stored.
+  if ((error as { code?: unknown }).code === 'FST_FILES_LIMIT') {
+    throw new ServerError(
+      ServerErrorCode.PAYLOAD_TOO_LARGE,
+      'one file per upload: send the others in uploads of their own, or together in one ZIP archive',
+    );
+  }
   const status = (error as { statusCode?: unknown }).statusCode;
   if (error instanceof ServerError || (typeof status === 'number' && status < 500)) throw error;
   const message = error instanceof Error ? error.message : String(error);
@@ -261,10 +270,15 @@ export function archiveWords(rides: number, skipped: SkippedEntries): string {
     : `${queued}; ${skipped.count} skipped: ${skippedWords(skipped.listed, skipped.count)}.`;
 }
 
-/** What an upload became: its tasks, and for a ZIP of rides the entries skipped (null: one file). */
+/**
+ * What an upload became: its tasks, and for a ZIP of rides or several files the entries skipped
+ * (null: one file that is no archive).
+ */
 export interface StoredUpload {
   /** one at least: a ZIP without a ride is refused (archive.ts) */
   taskIds: number[];
+  /** the files the form carried (one, but for the dashboard's form) */
+  files: number;
   skipped: SkippedEntries | null;
 }
 
@@ -274,51 +288,96 @@ export interface SkippedEntries {
   count: number;
 }
 
+/** One file of a form, received whole. */
+interface ReceivedFile {
+  filename: string;
+  bytes: Buffer;
+  sha256: string;
+}
+
 /**
  * What queueUpload does, for any caller whose form was read by `uploadIntake(...).fields` first (the
  * legacy route, and the dashboard's upload form): stores the file as a task of `uploader`, or each
  * ride file of a ZIP as a task (queue/archive.ts), in one transaction, and wakes the queue.
+ *
+ * `files` is the most file parts the form may carry (the API: one; the dashboard's form: several,
+ * issue 40). Together they count against the one upload limit, as one file would, so a form of many
+ * files holds no more memory than the largest single upload. They are stored in one transaction: all
+ * of them, or, when one is refused (too large, an empty file, a ZIP without a ride), none.
  */
 export async function storeUpload(
   request: FastifyRequest,
   context: ServerContext,
   uploader: () => Uploader,
+  { files: maxFiles = 1 }: { files?: number } = {},
 ): Promise<StoredUpload> {
   const upload = pendingUploads.get(request);
   if (upload?.file == null) {
     throw badRequest('no file: send the ride file in the multipart field "file" (or "data_file")');
   }
   const { userId, apiClientId } = uploader();
-  const file = upload.file;
-  const { bytes, sha256 } = await receiveFile(file, context).catch(asBadForm);
-  // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
+  const received: ReceivedFile[] = [];
+  const limit = context.options.limits.uploadBytes;
+  let total = 0;
+  for (let file: MultipartFile | null = upload.file; file !== null;) {
+    const room = limit - total;
+    const one = await receiveFile(file, context, room, received.length > 0).catch(asBadForm);
+    received.push({ filename: file.filename, ...one });
+    total += one.bytes.length;
+    // Fields after the file (the trip's name, say) count too; a body that ends early fails here.
+    if (received.length < maxFiles) file = await readFieldsUntilFile(upload).catch(asBadForm);
+    else if (maxFiles > 1 && (await readFieldsUntilFile(upload).catch(asBadForm)) !== null) {
+      throw tooManyFiles(maxFiles);
+    } else file = null;
+  }
+  upload.file = null;
   await readRestOfForm(upload).catch(asBadForm);
   const { metadata, externalId } = uploadMetadata(new LegacyParams(request.query, upload.fields));
-  // The upload moves to a worker thread to be unzipped there (issue 20), and comes back when it is one ride.
-  const split = await request.server.uploadQueue.splitUpload(bytes);
-  const archive = 'single' in split ? null : split;
-  const files =
-    'single' in split
-      ? [{ sha256, filename: uploadFilename(file.filename), bytes: split.single, externalId }]
-      : split.rides.map((ride) => ({
-          sha256: ride.sha256,
-          filename: uploadFilename(ride.path),
-          bytes: ride.bytes,
-          unzippedLength: ride.unzippedLength,
-          externalId: externalId === null ? null : archiveExternalId(externalId, ride.path),
-        }));
+  const stored: NewTaskFile[] = [];
+  const skipped: SkippedEntries = { listed: [], count: 0 };
+  let archives = 0;
+  for (const one of received) {
+    // Each moves to a worker thread to be unzipped there (issue 20), and comes back when it is one ride.
+    const split = await request.server.uploadQueue.splitUpload(one.bytes);
+    if ('single' in split) {
+      stored.push({
+        sha256: one.sha256,
+        filename: uploadFilename(one.filename),
+        bytes: split.single,
+        // One external_id for several files names each by its file, as the rides of an archive.
+        externalId:
+          externalId === null || received.length === 1
+            ? externalId
+            : archiveExternalId(externalId, one.filename),
+      });
+      continue;
+    }
+    archives += 1;
+    for (const ride of split.rides) {
+      stored.push({
+        sha256: ride.sha256,
+        filename: uploadFilename(ride.path),
+        bytes: ride.bytes,
+        unzippedLength: ride.unzippedLength,
+        externalId: externalId === null ? null : archiveExternalId(externalId, ride.path),
+      });
+    }
+    skipped.listed.push(...split.skipped.slice(0, MAX_SKIPPED_LISTED - skipped.listed.length));
+    skipped.count += split.skippedCount;
+  }
   const taskIds = await context.store.tasks.createMany(
-    files.map((one) => ({ userId, apiClientId, metadata, ...one })),
+    stored.map((one) => ({ userId, apiClientId, metadata, ...one })),
   );
   upload.stored = true;
   taskIds.forEach((taskId, index) => {
-    request.server.uploadQueue.accepted(taskId, files[index]!.bytes);
+    request.server.uploadQueue.accepted(taskId, stored[index]!.bytes);
   });
-  return {
-    taskIds,
-    skipped: archive === null ? null : { listed: archive.skipped, count: archive.skippedCount },
-  };
+  // Several files are answered as an archive is: every task, and what was skipped.
+  return { taskIds, files: received.length, skipped: received.length > 1 || archives > 0 ? skipped : null };
 }
+
+/** What a file of the form becomes in its task, but the uploader's. */
+type NewTaskFile = Omit<NewTask, 'userId' | 'apiClientId' | 'metadata'>;
 
 /**
  * A ride's external_id in an archive sent with one: the archive's and the ride's path, so sending the
@@ -341,35 +400,46 @@ function archiveExternalId(externalId: string, path: string): string {
 async function receiveFile(
   file: MultipartFile,
   context: ServerContext,
+  limit: number,
+  together: boolean,
 ): Promise<{ bytes: Buffer; sha256: string }> {
   const hash = createHash('sha256');
   // Issue 18, "memory bounded per upload": the bytes are copied, as they arrive, into one buffer that
   // grows in place (a resizable ArrayBuffer commits memory only as it is written), instead of a list of
   // chunks joined at the end, which holds the file twice. Its memory is the parse worker's to take
   // (queue/pool.ts moves an ArrayBuffer that no other view shares), so it is never copied again here.
-  const received = new ArrayBuffer(0, { maxByteLength: context.options.limits.uploadBytes });
-  const length = await streamFile(file, context, (chunk, end) => {
-    hash.update(chunk);
-    received.resize(end);
-    new Uint8Array(received, end - chunk.length).set(chunk);
-  });
+  const received = new ArrayBuffer(0, { maxByteLength: Math.max(0, limit) });
+  const length = await streamFile(
+    file,
+    context,
+    (chunk, end) => {
+      hash.update(chunk);
+      received.resize(end);
+      new Uint8Array(received, end - chunk.length).set(chunk);
+    },
+    { limit, together },
+  );
   return { bytes: Buffer.from(received, 0, length), sha256: hash.digest('hex') };
 }
 
 /**
  * Reads the file's stream to its end, giving each chunk to `take` with the length so far; resolves
- * with the whole length; 413 as soon as it passes the upload limit, 400 when it is empty (unless
- * `empty` allows it). busboy stops
- * passing on the file's data at the limit (the multipart limits, legacy/index.ts) and says so with
- * 'limit'; the rest of the body is then read and dropped after the answer (discardUnreadBody).
+ * with the whole length; 413 as soon as it passes `limit` (the upload limit, or what is left of it for
+ * a further file of the same form: `together`), 400 when it is empty (unless `empty` allows it).
+ * busboy stops passing on the file's data at the upload limit (the multipart limits,
+ * legacy/index.ts) and says so with 'limit'; the rest of the body is then read and dropped after the
+ * answer (discardUnreadBody).
  */
 function streamFile(
   file: MultipartFile,
   context: ServerContext,
   take: (chunk: Buffer, length: number) => void,
-  allow: { empty?: boolean } = {},
+  {
+    empty = false,
+    limit = context.options.limits.uploadBytes,
+    together = false,
+  }: { empty?: boolean; limit?: number; together?: boolean } = {},
 ): Promise<number> {
-  const limit = context.options.limits.uploadBytes;
   const stream = file.file;
   let length = 0;
   return new Promise((resolve, reject) => {
@@ -380,25 +450,33 @@ function streamFile(
     const onData = (chunk: Buffer): void => {
       length += chunk.length;
       if (length > limit) {
-        fail(tooLarge(context));
+        fail(tooLarge(context, together));
         return;
       }
       take(chunk, length);
     };
     stream.on('data', onData);
     stream.once('limit', () => {
-      fail(tooLarge(context));
+      fail(tooLarge(context, together));
     });
     stream.once('error', fail);
     stream.once('end', () => {
-      if (stream.truncated || length > limit) fail(tooLarge(context));
-      else if (length === 0 && allow.empty !== true) fail(badRequest('the file is empty'));
-      else resolve(length);
+      if (stream.truncated || length > limit) fail(tooLarge(context, together));
+      else if (length === 0 && !empty) {
+        fail(badRequest(together ? `the file "${file.filename}" is empty` : 'the file is empty'));
+      } else resolve(length);
     });
   });
 }
 
-function tooLarge(context: ServerContext): ServerError {
+function tooManyFiles(maxFiles: number): ServerError {
+  return new ServerError(
+    ServerErrorCode.PAYLOAD_TOO_LARGE,
+    `at most ${maxFiles} files can be uploaded at once: choose fewer, or send them as one ZIP archive`,
+  );
+}
+
+function tooLarge(context: ServerContext, together = false): ServerError {
   const limit = context.options.limits.uploadBytes;
   const size =
     limit >= 1024 * 1024
@@ -408,7 +486,9 @@ function tooLarge(context: ServerContext): ServerError {
         : `${limit} bytes`;
   return new ServerError(
     ServerErrorCode.PAYLOAD_TOO_LARGE,
-    `the file is larger than the upload limit of ${size}`,
+    together
+      ? `the files together are larger than the upload limit of ${size}`
+      : `the file is larger than the upload limit of ${size}`,
   );
 }
 

@@ -473,6 +473,23 @@ describe('who may upload, and what is refused', () => {
     expect(await countTasks()).toBe(0);
   });
 
+  it('a form of two files is refused in words, and neither is stored (issue 40)', async () => {
+    const query = new URLSearchParams({ apikey: credentials.apiKey, auth_token: credentials.authToken });
+    const file = tracksAndRoutes();
+    const two = await multipartBody([], [file, { ...file, name: 'again.gpx' }]);
+    const response = await server.app.inject({
+      method: 'POST',
+      url: `/trips.json?${query}`,
+      headers: { 'content-type': two.contentType },
+      payload: two.body,
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({
+      error: 'one file per upload: send the others in uploads of their own, or together in one ZIP archive',
+    });
+    expect(await countTasks()).toBe(0);
+  });
+
   it('413 at once when Content-Length says the body is past the limit', async () => {
     const small = await testServer({ queue: { workers: 1 }, limits: { uploadBytes: 1000 } });
     try {

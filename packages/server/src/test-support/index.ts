@@ -26,6 +26,7 @@ export {
   upload,
   type LegacyCredentials,
   type QueuedTask,
+  type UploadFile,
 } from './uploads.js';
 export { DEFAULT_PREFERENCES } from '../store/preferences.js';
 export { tripColumns } from '../store/track-columns.js';

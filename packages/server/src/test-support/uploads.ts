@@ -18,15 +18,21 @@ export interface MultipartBody {
   contentType: string;
 }
 
-/** A multipart/form-data body: `before` fields, the file (if any), then `after` fields, in that order. */
+/**
+ * A multipart/form-data body: `before` fields, the file or files (if any), then `after` fields, in
+ * that order.
+ */
 export async function multipartBody(
   before: [string, string][],
-  file: UploadFile | null,
+  file: UploadFile | readonly UploadFile[] | null,
   after: [string, string][] = [],
 ): Promise<MultipartBody> {
   const form = new FormData();
   for (const [name, value] of before) form.append(name, value);
-  if (file !== null) form.append(file.field ?? 'file', new Blob([Uint8Array.from(file.bytes)]), file.name);
+  const files = file === null ? [] : 'bytes' in file ? [file] : file;
+  for (const one of files) {
+    form.append(one.field ?? 'file', new Blob([Uint8Array.from(one.bytes)]), one.name);
+  }
   for (const [name, value] of after) form.append(name, value);
   const response = new Response(form);
   return {
