@@ -187,6 +187,10 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
   });
 
   it('stays on the list and says what to do when nothing is chosen (issue 40)', async () => {
+    // A ride of a damaged file among them: the list flags it (issue 40).
+    const damaged = ride('Cut short', 3);
+    damaged.warnings = [{ code: 'RIDEFILE_BAD_CRC', message: 'the file CRC does not match' }];
+    rides.set('Cut short', (await app!.rideport.store.assets.createFromTrack(riderId, damaged)).row.id);
     for (const width of [1280, 390]) {
       const page = await signedIn(RIDER, width);
       const rows = await page.locator('table.assets tbody tr').count();
@@ -200,6 +204,7 @@ describe.skipIf(!chromiumAvailable)('managing rides on the dashboard, without Ja
         'No rides were chosen, so nothing was deleted. Tick the box beside each ride to delete, then press “Delete the chosen rides…”.',
       );
       await expect(page.locator('table.assets tbody tr').count()).resolves.toBe(rows);
+      await expect(page.locator('a.file-flag').allInnerTexts()).resolves.toEqual(['A problem with the file']);
       await screenshot(page, `manage-nothing-chosen-${width}`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await page.context().close();

@@ -193,25 +193,77 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
     }, 120_000);
   }
 
-  it('keeps a table wider than the phone scrollable inside itself, every cell still reachable', async () => {
-    const { context, page } = await signedIn(390, EMAIL);
-    try {
-      await page.goto(`${url}/dashboard/rides`);
-      const table = page.locator('table').first();
-      const sizes = await table.evaluate((element) => ({
-        scrollWidth: element.scrollWidth,
-        clientWidth: element.clientWidth,
-        overflowX: getComputedStyle(element).overflowX,
-      }));
-      expect(sizes.clientWidth).toBeLessThanOrEqual(390);
-      expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
-      expect(sizes.overflowX).toBe('auto');
-      await table.evaluate((element) => {
-        element.scrollBy({ left: 10_000 });
-      });
-      await expect(page.getByRole('columnheader', { name: 'Sync source' }).isVisible()).resolves.toBe(true);
-    } finally {
-      await context.close();
+  it.skipIf(!corpusAvailable)(
+    'keeps a table wider than the phone scrollable inside itself, every cell still reachable',
+    async () => {
+      const { context, page } = await signedIn(390, EMAIL);
+      try {
+        // The laps of the corpus ride: nine columns of figures.
+        await page.goto(`${url}${paths['ride']!}`);
+        const table = page.locator('table.laps');
+        const sizes = await table.evaluate((element) => ({
+          scrollWidth: element.scrollWidth,
+          clientWidth: element.clientWidth,
+          overflowX: getComputedStyle(element).overflowX,
+        }));
+        expect(sizes.clientWidth).toBeLessThanOrEqual(390);
+        expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
+        expect(sizes.overflowX).toBe('auto');
+        await table.evaluate((element) => {
+          element.scrollBy({ left: 10_000 });
+        });
+        const last = table.getByRole('columnheader').last();
+        await expect(last.isVisible()).resolves.toBe(true);
+      } finally {
+        await context.close();
+      }
+    },
+    60_000,
+  );
+
+  it('shows the rides list as a card per ride at phone width, and as a table on a wide screen (issue 40)', async () => {
+    for (const width of [390, 1280]) {
+      const { context, page } = await signedIn(width, EMAIL);
+      try {
+        await page.goto(`${url}/dashboard/rides`);
+        const table = page.locator('table.assets');
+        const shape = await table.evaluate((element) => {
+          const row = element.querySelector('tbody tr')!;
+          const name = row.querySelector('th')!.getBoundingClientRect();
+          const date = row.querySelector<HTMLElement>('td[data-label="Date"]')!;
+          const distance = row.querySelector<HTMLElement>('td[data-label="Distance"]')!;
+          return {
+            display: getComputedStyle(element).display,
+            scrollWidth: element.scrollWidth,
+            clientWidth: element.clientWidth,
+            nameAboveDate: name.bottom <= date.getBoundingClientRect().top + 1,
+            // one line of text: the date was wrapped on four
+            dateLines: Math.round(
+              date.getBoundingClientRect().height / parseFloat(getComputedStyle(date).lineHeight),
+            ),
+            distanceInside: distance.getBoundingClientRect().right <= element.getBoundingClientRect().right,
+            label: getComputedStyle(distance, '::before').content,
+          };
+        });
+        if (width === 390) {
+          expect(shape).toMatchObject({
+            display: 'block',
+            nameAboveDate: true,
+            dateLines: 1,
+            distanceInside: true,
+            label: '"Distance: "',
+          });
+          expect(shape.scrollWidth).toBeLessThanOrEqual(shape.clientWidth);
+        } else {
+          expect(shape).toMatchObject({ display: 'table', label: 'none' });
+        }
+        // A table to assistive technology at either width.
+        await expect(table.getByRole('columnheader', { name: 'Sync source' }).count()).resolves.toBe(1);
+        await expect(table.getByRole('rowheader').count()).resolves.toBeGreaterThan(0);
+        await screenshot(page, `phone-rides-cards-${width}`);
+      } finally {
+        await context.close();
+      }
     }
   }, 60_000);
 

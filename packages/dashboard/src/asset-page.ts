@@ -40,6 +40,7 @@ import {
   UNKNOWN,
   whole,
   zonedTime,
+  zoneAbbreviation,
 } from './format.js';
 import { lapsSection } from './laps.js';
 import { routeClubsSection } from './clubs.js';
@@ -146,7 +147,12 @@ export async function assetPage<T extends AssetType>(
  * rider's zone, not its virtual world's).
  */
 function fileNotice(type: AssetType, row: RouteRow | TripRow, zone: string): SafeHtml | '' {
-  const warnings = saidWarnings(storedWarnings(row.warnings), { ...warnedTrack(type, row), timeZone: zone });
+  const warnings = saidWarnings(storedWarnings(row.warnings), {
+    ...warnedTrack(type, row),
+    timeZone: zone,
+    // Every time on the page says its zone (issue 40: the warning's did not).
+    zoneName: (milliseconds) => zoneAbbreviation(milliseconds, zone),
+  });
   if (warnings.length === 0) return '';
   const heading = warnings.length === 1 ? 'A problem with the file' : 'Problems with the file';
   return html`<section class="notice file-notice" aria-labelledby="file-notice-heading">

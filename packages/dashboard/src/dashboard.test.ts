@@ -74,7 +74,7 @@ const BASE = Date.parse('2025-06-01T06:00:00Z') / 1000;
 function rowNames(page: string): string[] {
   return [
     ...page.matchAll(
-      /<th scope="row"><a class="cell-text" href="\/dashboard\/(?:rides|routes)\/\d+">([^<]*)<\/a><\/th>/g,
+      /<th scope="row" role="rowheader">\s*<a class="cell-text" href="\/dashboard\/(?:rides|routes)\/\d+">([^<]*)<\/a>/g,
     ),
   ].map((match) => match[1]!);
 }
@@ -187,7 +187,7 @@ describe('the rides list', () => {
     expect(page).toContain('59:59');
     expect(page).toMatch(/\d+\.\d km/);
     // No sync engine: no source.
-    expect(page).toMatch(/<td>—<\/td>\s*<\/tr>/);
+    expect(page).toMatch(/<td role="cell" data-label="Sync source">—<\/td>\s*<\/tr>/);
   });
 
   it('says so when there are no rides, and refuses a page that is not a positive integer', async () => {
@@ -249,8 +249,8 @@ describe('sync sources', () => {
     const second = await storeRide(rider.id, ride('Second', BASE + DAY));
     const synced = first % 2 === 1 ? first : second;
     const list = (await browser.get('/dashboard/rides')).body;
-    expect(list).toContain(`<td>Edge &lt;${synced}&gt;</td>`);
-    expect(list).toContain('<td>—</td>');
+    expect(list).toContain(`<td role="cell" data-label="Sync source">Edge &lt;${synced}&gt;</td>`);
+    expect(list).toContain('<td role="cell" data-label="Sync source">—</td>');
     const page = (await browser.get(`/dashboard/rides/${synced}`)).body;
     expect(page).toMatch(new RegExp(`<dt>Sync source</dt>\\s*<dd>Edge &lt;${synced}&gt;</dd>`));
   });
@@ -374,8 +374,8 @@ describe('the notice of a damaged or cut-off file (issue 16)', () => {
     expect(section).toBeDefined();
     expect(section).toContain('aria-labelledby="file-notice-heading"');
     expect(section).toMatch(/<h2 id="file-notice-heading">A problem with the file<\/h2>/);
-    // The ride is in Zurich; its last point is 08:00:24 UTC.
-    expect(section).toContain('This file ends early: the ride was read up to 10:00.');
+    // The ride is in Zurich; its last point is 08:00:24 UTC. The time says its zone (issue 40).
+    expect(section).toContain('This file ends early: the ride was read up to 10:00 CEST.');
     expect(section).not.toMatch(/>\s*RIDEFILE_/);
     // Before the summary.
     expect(page.indexOf('file-notice-heading')).toBeLessThan(page.indexOf('summary-heading'));
@@ -392,7 +392,20 @@ describe('the notice of a damaged or cut-off file (issue 16)', () => {
     const page = (await browser.get(`/dashboard/rides/${id}`)).body;
     expect(page).toContain('(America/New_York)');
     // The last point is 08:00:24 UTC: 04:00 in New York (summer time), not Zurich's 10:00.
-    expect(notice(page)).toContain('This file ends early: the ride was read up to 04:00.');
+    expect(notice(page)).toContain('This file ends early: the ride was read up to 04:00 EDT.');
+  });
+
+  it('flags a damaged ride in the rides list, linked to its notice, and no sound one (issue 40)', async () => {
+    const cut = await storeRide(rider.id, onlyTrack(readFixture('fit', 'truncated.fit'), 'truncated.fit'));
+    const sound = await storeRide(rider.id, ride('Sound ride', BASE));
+    const list = (await browser.get('/dashboard/rides')).body;
+    const flags = [...list.matchAll(/<a class="file-flag" href="([^"]+)"\s*>([^<]*)<\/a/g)];
+    expect(flags.map((match) => [match[1], match[2]])).toEqual([
+      [`/dashboard/rides/${cut}#file-notice-heading`, 'A problem with the file'],
+    ]);
+    expect(list).not.toContain(`/dashboard/rides/${sound}#file-notice-heading`);
+    // The anchor it links to is on the ride's page.
+    expect((await browser.get(`/dashboard/rides/${cut}`)).body).toContain('id="file-notice-heading"');
   });
 
   it('lists several problems, and none for a sound file or a route', async () => {

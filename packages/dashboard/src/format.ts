@@ -121,24 +121,40 @@ export function localDateTime(
   return `${part('year')}-${part('month')}-${part('day')} ${time}`;
 }
 
-/** Zone-name formats by time zone (en-GB names zones as riders know them: CEST, BST; else GMT+2). */
-const ZONE_NAMES = new Map<string, Intl.DateTimeFormat>();
+/**
+ * The locales whose short zone names are the ones people write there, in the order asked (issue 40):
+ * Intl names a zone by its abbreviation only in the locale of the country that uses it, and as
+ * "GMT-6" elsewhere. British English names Europe's (CET, CEST, BST, GMT), American English North
+ * America's (EST, CDT, MST, AKDT, HST), Australian English AEST, Indian English IST, New Zealand's
+ * NZST. Zones none of them names (Tokyo, São Paulo) stay "GMT+9", "GMT-3".
+ */
+const ZONE_NAME_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-IN', 'en-NZ'] as const;
 
-/** The zone's short name at that instant ("CEST", "GMT-4", "UTC"); the IANA name when Intl has none. */
+/** Zone-name formats by time zone, one per ZONE_NAME_LOCALES; none when the runtime knows no such zone. */
+const ZONE_NAMES = new Map<string, readonly Intl.DateTimeFormat[]>();
+
+/** The zone's short name at that instant ("CEST", "EST", "GMT+9", "UTC"); the IANA name when Intl has none. */
 export function zoneAbbreviation(milliseconds: number, timeZone: string): string {
-  let format = ZONE_NAMES.get(timeZone);
-  if (format === undefined) {
+  let formats = ZONE_NAMES.get(timeZone);
+  if (formats === undefined) {
     try {
-      format = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' });
+      formats = ZONE_NAME_LOCALES.map(
+        (locale) => new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' }),
+      );
     } catch {
       return 'UTC';
     }
-    ZONE_NAMES.set(timeZone, format);
+    ZONE_NAMES.set(timeZone, formats);
   }
-  return (
-    format.formatToParts(new Date(milliseconds)).find((part) => part.type === 'timeZoneName')?.value ??
-    timeZone
-  );
+  const date = new Date(milliseconds);
+  let offsetName: string | undefined;
+  for (const format of formats) {
+    const name = format.formatToParts(date).find((part) => part.type === 'timeZoneName')?.value;
+    if (name === undefined) continue;
+    if (!/^(?:GMT|UTC)[+-−]/.test(name)) return name;
+    offsetName ??= name;
+  }
+  return offsetName ?? timeZone;
 }
 
 /**

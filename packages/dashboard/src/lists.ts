@@ -1,7 +1,8 @@
 /**
  * The rides list and the routes list (issue 7): 20 a page, with previous/next links. Rides newest
  * departure first, with date, name, distance, duration, elevation gain, device and sync source;
- * routes newest first, with name, distance, elevation gain and creation date.
+ * routes newest first, with name, distance, elevation gain and creation date. A row whose file had
+ * problems says so under its name.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -15,6 +16,7 @@ import {
   type SafeHtml,
   sendPage,
   type ServerContext,
+  storedWarnings,
   type TripRow,
   type UserRow,
   wholeNumberOr400,
@@ -107,7 +109,7 @@ function chooseToDelete(type: AssetType, table: SafeHtml, page: number): SafeHtm
 
 /** The first cell of a row: the box that chooses it for deleting, labelled by the row's name. */
 function chooseCell(type: AssetType, row: { id: number; name: string }): SafeHtml {
-  return html`<td>
+  return html`<td role="cell" class="choose">
     <input type="checkbox" name="id" value="${row.id}" aria-label="Choose ${WORDS[type].one} ${row.name}" />
   </td>`;
 }
@@ -118,69 +120,101 @@ function ridesTable(
   where: string,
   { units, timeZone }: Preferences,
 ): SafeHtml {
-  return html`<table class="assets">
+  return cardsTable(
+    `Your rides, newest first (${where})`,
+    [
+      ['Date'],
+      ['Name'],
+      ['Distance', 'number'],
+      ['Duration', 'number'],
+      ['Elevation gain', 'number'],
+      ['Device'],
+      ['Sync source'],
+    ],
+    rows.map(
+      (row) =>
+        html`<tr role="row">
+          ${chooseCell('trip', row)}
+          <td role="cell" data-label="Date">${dateCell(row.departed_at, rideTimeZone(row, timeZone))}</td>
+          ${nameCell('trip', row)}
+          <td role="cell" class="number" data-label="Distance">${distance(row.distance, units)}</td>
+          <td role="cell" class="number" data-label="Duration">${duration(row.duration)}</td>
+          <td role="cell" class="number" data-label="Elevation gain">
+            ${elevation(row.elevation_gain, units)}
+          </td>
+          <td role="cell" data-label="Device"><span class="cell-text">${row.device ?? UNKNOWN}</span></td>
+          <td role="cell" data-label="Sync source">${sources.get(row.id) ?? UNKNOWN}</td>
+        </tr>`,
+    ),
+  );
+}
+
+function routesTable(rows: readonly RouteRow[], where: string, { units, timeZone }: Preferences): SafeHtml {
+  return cardsTable(
+    `Your routes, newest first (${where})`,
+    [['Added'], ['Name'], ['Distance', 'number'], ['Elevation gain', 'number'], ['Points', 'number']],
+    rows.map(
+      (row) =>
+        html`<tr role="row">
+          ${chooseCell('route', row)}
+          <td role="cell" data-label="Added">${dateCell(row.created_at, timeZone ?? 'UTC')}</td>
+          ${nameCell('route', row)}
+          <td role="cell" class="number" data-label="Distance">${distance(row.distance, units)}</td>
+          <td role="cell" class="number" data-label="Elevation gain">
+            ${elevation(row.elevation_gain, units)}
+          </td>
+          <td role="cell" class="number" data-label="Points">${row.point_count}</td>
+        </tr>`,
+    ),
+  );
+}
+
+/**
+ * A list's table: a column to choose rows by, then `columns` (a name, and `number` for figures); a
+ * card per row at phone width (`table.cards`, pages/layout.ts), whose ARIA roles keep it a table
+ * whatever its display.
+ */
+function cardsTable(
+  caption: string,
+  columns: ReadonlyArray<readonly [name: string, kind?: 'number']>,
+  rows: readonly SafeHtml[],
+): SafeHtml {
+  return html`<table class="assets cards" role="table">
     <caption>
-      Your rides, newest first (${where})
+      ${caption}
     </caption>
-    <thead>
-      <tr>
-        <th scope="col"><span class="visually-hidden">Choose</span></th>
-        <th scope="col">Date</th>
-        <th scope="col">Name</th>
-        <th scope="col" class="number">Distance</th>
-        <th scope="col" class="number">Duration</th>
-        <th scope="col" class="number">Elevation gain</th>
-        <th scope="col">Device</th>
-        <th scope="col">Sync source</th>
+    <thead role="rowgroup">
+      <tr role="row">
+        <th scope="col" role="columnheader"><span class="visually-hidden">Choose</span></th>
+        ${columns.map(([name, kind]) =>
+          kind === 'number'
+            ? html`<th scope="col" role="columnheader" class="number">${name}</th>`
+            : html`<th scope="col" role="columnheader">${name}</th>`,
+        )}
       </tr>
     </thead>
-    <tbody>
-      ${rows.map(
-        (row) =>
-          html`<tr>
-            ${chooseCell('trip', row)}
-            <td>${dateCell(row.departed_at, rideTimeZone(row, timeZone))}</td>
-            <th scope="row"><a class="cell-text" href="/dashboard/rides/${row.id}">${row.name}</a></th>
-            <td class="number">${distance(row.distance, units)}</td>
-            <td class="number">${duration(row.duration)}</td>
-            <td class="number">${elevation(row.elevation_gain, units)}</td>
-            <td><span class="cell-text">${row.device ?? UNKNOWN}</span></td>
-            <td>${sources.get(row.id) ?? UNKNOWN}</td>
-          </tr>`,
-      )}
+    <tbody role="rowgroup">
+      ${rows}
     </tbody>
   </table>`;
 }
 
-function routesTable(rows: readonly RouteRow[], where: string, { units, timeZone }: Preferences): SafeHtml {
-  return html`<table class="assets">
-    <caption>
-      Your routes, newest first (${where})
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col"><span class="visually-hidden">Choose</span></th>
-        <th scope="col">Added</th>
-        <th scope="col">Name</th>
-        <th scope="col" class="number">Distance</th>
-        <th scope="col" class="number">Elevation gain</th>
-        <th scope="col" class="number">Points</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (row) =>
-          html`<tr>
-            ${chooseCell('route', row)}
-            <td>${dateCell(row.created_at, timeZone ?? 'UTC')}</td>
-            <th scope="row"><a class="cell-text" href="/dashboard/routes/${row.id}">${row.name}</a></th>
-            <td class="number">${distance(row.distance, units)}</td>
-            <td class="number">${elevation(row.elevation_gain, units)}</td>
-            <td class="number">${row.point_count}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+/**
+ * The row's name, linked to its page; flagged when its file was damaged or cut off, as its page says
+ * at the top (issue 40: the lists did not say so). The flag links to the page's notice.
+ */
+function nameCell(type: AssetType, row: RouteRow | TripRow): SafeHtml {
+  const path = `${WORDS[type].path}/${row.id}`;
+  const problems = storedWarnings(row.warnings).length;
+  return html`<th scope="row" role="rowheader">
+    <a class="cell-text" href="${path}">${row.name}</a>
+    ${
+      problems > 0 &&
+      html`<a class="file-flag" href="${path}#file-notice-heading"
+        >${problems === 1 ? 'A problem with the file' : `${problems} problems with the file`}</a
+      >`
+    }
+  </th>`;
 }
 
 /** A ride's start in its zone, a route's creation in the rider's; each says its zone (issue 19). */

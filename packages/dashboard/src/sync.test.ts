@@ -279,7 +279,7 @@ describe('GET /dashboard/sync', () => {
       '<td><code>Backup/&lt;same&gt;.fit</code></td> <td>/home/rider/Rides</td> <td><code>Activity/ride.fit</code></td> <td> <a href="/dashboard/rides/7">Ride 7</a>',
     );
     expect(body).toMatch(
-      /<td><code>Activity\/&lt;copying&gt;\.fit<\/code><\/td>\s*<td>Garmin Edge &lt;530&gt;<\/td>\s*<td>the FIT file ends before its CRC<\/td>\s*<td><time datetime="2026-03-01T12:02:00.000Z">2026-03-01 12:02:00 UTC<\/time><\/td>/,
+      /<td><code>Activity\/&lt;copying&gt;\.fit<\/code><\/td>\s*<td>Garmin Edge &lt;530&gt;<\/td>\s*<td>the FIT file ends before its CRC<\/td>\s*<td><time datetime="2026-03-01T12:02:00.000Z" title="UTC">2026-03-01 12:02:00 UTC<\/time><\/td>/,
     );
     expect(body).toMatch(/<td class="error">\s*Could not read the file: the FIT file header is missing/);
     // A file read with warnings says so in its row, in words (issue 16).
@@ -351,6 +351,23 @@ describe('GET /dashboard/sync', () => {
     );
   });
 
+  it("says the engine's times in the rider's zone, named as people write it (issue 40)", async () => {
+    const { server, rider, browser, sync } = await setUp();
+    await server.store.preferences.save(rider.id, {
+      ...(await server.store.preferences.get(rider.id)),
+      timeZone: 'America/Chicago',
+    });
+    sync.state = { kind: 'offline', message: 'offline', retryAtMs: Date.parse('2026-03-01T12:05:00Z') };
+    const body = (await browser.get('/dashboard/sync')).body;
+    expect(body).toMatch(
+      /<time datetime="2026-03-01T12:05:00.000Z" title="America\/Chicago"\s*>2026-03-01 06:05:00 CST<\/time\s*>/,
+    );
+    expect(body).not.toContain(' UTC</time');
+    // The live part says them the same way.
+    const live = (await browser.get('/dashboard/sync/status.json')).json<{ live: string }>().live;
+    expect(live).toContain('2026-03-01 06:05:00 CST');
+  });
+
   it('shows each state in words: paused (with Resume), offline and disk full (server or here) with the retry time, needs sign-in, idle', async () => {
     const { browser, sync } = await setUp();
     sync.state = { kind: 'paused' };
@@ -366,7 +383,9 @@ describe('GET /dashboard/sync', () => {
     body = (await browser.get('/dashboard/sync')).body;
     expect(body).toContain('<span id="sync-state">Offline</span>');
     expect(body).toContain('connect ECONNREFUSED');
-    expect(body).toContain('<time datetime="2026-03-01T12:05:00.000Z">2026-03-01 12:05:00 UTC</time>');
+    expect(body).toMatch(
+      /<time datetime="2026-03-01T12:05:00.000Z" title="UTC"\s*>2026-03-01 12:05:00 UTC<\/time\s*>/,
+    );
     sync.state = {
       kind: 'server-full',
       message: "the server's disk is full; try again later",
@@ -378,7 +397,9 @@ describe('GET /dashboard/sync', () => {
       'The server cannot store rides now: the server&#39;s disk is full; try again later.',
     );
     expect(body).toContain('Nothing has failed');
-    expect(body).toContain('<time datetime="2026-03-01T12:06:00.000Z">2026-03-01 12:06:00 UTC</time>');
+    expect(body).toMatch(
+      /<time datetime="2026-03-01T12:06:00.000Z" title="UTC"\s*>2026-03-01 12:06:00 UTC<\/time\s*>/,
+    );
     sync.state = {
       kind: 'disk-full',
       message: "this computer's disk is full: the sync engine cannot write to /data/sync/local",

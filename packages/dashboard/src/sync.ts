@@ -55,6 +55,7 @@ import {
   type UserRow,
   wholeNumberOr400,
 } from '@rideport/server/web';
+import { zonedTime } from './format.js';
 import { rideLinks } from './ride-links.js';
 import { LIVE_SCRIPT } from './sync-live.js';
 
@@ -108,11 +109,18 @@ const NOTICES: Record<string, string> = {
   restored: 'The source is synced again. Files it synced before are not uploaded again.',
 };
 
-function utc(iso: string | number): SafeHtml {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return html``;
-  const text = date.toISOString();
-  return html`<time datetime="${text}">${text.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')}</time>`;
+/**
+ * A time of the engine's (ISO text or Unix milliseconds) in the rider's zone, saying it (issue 40: the
+ * page was in UTC while the rider had a zone).
+ */
+function at(time: string | number, zone: string): SafeHtml {
+  const milliseconds = typeof time === 'string' ? Date.parse(time) : time;
+  return Number.isFinite(milliseconds) ? zonedTime(milliseconds, zone, { seconds: true }) : html``;
+}
+
+/** The zone the rider chose, UTC when none. */
+async function riderZone(context: ServerContext, user: UserRow): Promise<string> {
+  return (await context.store.preferences.get(user.id)).timeZone ?? 'UTC';
 }
 
 /** The state in words (also what live.js announces when it changes). */
@@ -135,7 +143,7 @@ export function stateText(state: ShownState): string {
   }
 }
 
-function stateDetail(state: ShownState): SafeHtml {
+function stateDetail(state: ShownState, zone: string): SafeHtml {
   switch (state.kind) {
     case 'idle':
       return html`<p>Nothing is being uploaded right now.</p>`;
@@ -153,19 +161,20 @@ function stateDetail(state: ShownState): SafeHtml {
       </p>`;
     case 'offline':
       return html`<p class="error">
-        The server cannot be reached: ${state.message}. Next try at ${utc(state.retryAtMs)}, or press "Sync
-        now".
+        The server cannot be reached: ${state.message}. Next try at ${at(state.retryAtMs, zone)}, or press
+        "Sync now".
       </p>`;
     case 'server-full':
       return html`<p class="error">
         The server cannot store rides now: ${state.message}. Nothing has failed: files keep being collected
-        and wait in the inbox. Next try at ${utc(state.retryAtMs)}, or press "Sync now" once space is freed.
+        and wait in the inbox. Next try at ${at(state.retryAtMs, zone)}, or press "Sync now" once space is
+        freed.
       </p>`;
     case 'disk-full':
       return html`<p class="error">
         Rides cannot be collected or recorded now: ${state.message}. Nothing has failed: files stay where they
-        are and queued rides stay queued. Next try at ${utc(state.retryAtMs)}, or press "Sync now" once space
-        is freed.
+        are and queued rides stay queued. Next try at ${at(state.retryAtMs, zone)}, or press "Sync now" once
+        space is freed.
       </p>`;
     case 'paused':
       return html`<p>Uploads are paused. Files are still collected and wait until you resume.</p>`;
@@ -426,12 +435,12 @@ function historySection(token: string, status: ShownStatus, names: RideNames): S
 }
 
 /** The part of the page live.js refreshes; `names`: historyRideNames. */
-export function liveFragment(token: string, status: ShownStatus, names: RideNames): SafeHtml {
+export function liveFragment(token: string, status: ShownStatus, names: RideNames, zone: string): SafeHtml {
   const paused = status.state.kind === 'paused';
   return html`<section aria-labelledby="sync-state-heading">
       <h2 id="sync-state-heading">Status: <span id="sync-state">${stateText(status.state)}</span></h2>
-      ${stateDetail(status.state)}
-      ${status.lastPassAt === null ? '' : html`<p>Last looked for rides at ${utc(status.lastPassAt)}.</p>`}
+      ${stateDetail(status.state, zone)}
+      ${status.lastPassAt === null ? '' : html`<p>Last looked for rides at ${at(status.lastPassAt, zone)}.</p>`}
       <div class="controls">
         ${button(token, 'now', 'Sync now', { focus: 'now' })}
         ${
@@ -455,7 +464,7 @@ export function liveFragment(token: string, status: ShownStatus, names: RideName
         )}
       </dl>
     </section>
-    ${waitingSection(status)} ${historySection(token, status, names)} ${copiesSection(status)}`;
+    ${waitingSection(status, zone)} ${historySection(token, status, names)} ${copiesSection(status)}`;
 }
 
 /**
@@ -500,7 +509,7 @@ function copiesSection(status: ShownStatus): SafeHtml | string {
  * The files that are not whole yet, why, and until when they wait (issue 20: a file waiting up to 2
  * minutes said nothing of why or for how long).
  */
-function waitingSection(status: ShownStatus): SafeHtml | string {
+function waitingSection(status: ShownStatus, zone: string): SafeHtml | string {
   const files = status.waitingFiles ?? [];
   if (files.length === 0) return '';
   const labels = sourceLabels(status);
@@ -527,7 +536,7 @@ function waitingSection(status: ShownStatus): SafeHtml | string {
               <td role="cell" data-label="File"><code>${file.relativePath}</code></td>
               <td role="cell" data-label="Source">${labels.get(file.sourceId) ?? file.sourceId}</td>
               <td role="cell" data-label="Why it waits">${file.reason}</td>
-              <td role="cell" data-label="Taken as it is at">${utc(file.takenBy)}</td>
+              <td role="cell" data-label="Taken as it is at">${at(file.takenBy, zone)}</td>
             </tr>`,
         )}
       </tbody>
@@ -786,6 +795,7 @@ async function syncPage(
   const task = taskId === undefined ? undefined : await oneTaskView(context, user, taskId);
   const sync = ownedSync(context, user);
   const status = sync === null ? null : sync.status();
+  const zone = await riderZone(context, user);
   const body = html`<h1>Sync</h1>
     ${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
     ${listed !== undefined && (await listedUploadsSection(context, user, listed))}
@@ -817,7 +827,7 @@ async function syncPage(
             see it. You can upload a ride file here.
           </p>`
         : html`<div id="sync-live" data-announce="${stateText(status.state)}">
-              ${liveFragment(token, status, await historyRideNames(context, status))}
+              ${liveFragment(token, status, await historyRideNames(context, status), zone)}
             </div>
             ${addFolderSection(token)}`
     }
@@ -928,7 +938,11 @@ export async function syncPageRoutes(app: FastifyInstance, { context }: PluginOp
     const task = taskId === undefined ? undefined : await oneTaskView(context, user, taskId);
     return reply.send({
       // The fragments carry empty CSRF fields: live.js puts the page's token in (sync-live.ts).
-      live: status === null ? null : liveFragment('', status, await historyRideNames(context, status)).text,
+      live:
+        status === null
+          ? null
+          : liveFragment('', status, await historyRideNames(context, status), await riderZone(context, user))
+              .text,
       announce: status === null ? '' : stateText(status.state),
       sync: status,
       task:

@@ -280,25 +280,17 @@ function bestAverage(series: Float64Array, length: number, window: number): numb
 /**
  * The highest plausible power sample with a time in rows [from, to): the ride's maximum, as the track
  * summary's (summary/channels.ts). A second with several samples counts its last one in the averages
- * and the curve (eachSecond), yet a higher sample before it in that second was still reached.
+ * and the curve (eachSecond), yet a higher sample before it in that second was still reached. It stops
+ * at the first sample above `enough` (to ask whether there is any power at all).
  */
-function highestSample(columns: AnalysisColumns, from: number, to: number): number {
+function highestSample(columns: AnalysisColumns, from: number, to: number, enough = Infinity): number {
   const { t, p } = columns;
   let highest = -Infinity;
-  for (let i = from; i < to; i++) {
+  for (let i = from; i < to && highest <= enough; i++) {
     const watts = p[i]!;
     if (!Number.isNaN(t[i]!) && plausiblePower(watts) && watts > highest) highest = watts;
   }
   return highest;
-}
-
-/** True when some timed row of the whole ride has plausible power above 0 W; stops at the first. */
-function anyPowerAbove0({ length, t, p }: AnalysisColumns): boolean {
-  for (let i = 0; i < length; i++) {
-    const watts = p[i]!;
-    if (watts > 0 && !Number.isNaN(t[i]!) && plausiblePower(watts)) return true;
-  }
-  return false;
 }
 
 /** A growable per-second series. */
@@ -325,7 +317,7 @@ function powerAnalysis(
   // A ride whose power is nothing but zeros has no power (issue 40), as in the summary
   // (summary/channels.ts): no NP, TSS or zones from a meter that was paired but silent. The whole
   // ride's channel decides, so a lap coasted at 0 W in a ride with power still reads 0 W.
-  if (!anyPowerAbove0(columns)) return null;
+  if (!(highestSample(columns, 0, columns.length, 0) > 0)) return null;
   const ftp = thresholds.ftpWatts !== null && thresholds.ftpWatts > 0 ? thresholds.ftpWatts : null;
   const elapsed = new SecondSeries();
   const zones = ftp === null ? null : new ZoneCounter(POWER_ZONES, ftp);

@@ -70,8 +70,8 @@ export function summarize(
     columns,
     [
       { values: columns.h, zeros: 'skip', bounds: PLAUSIBLE.heartRate },
-      { values: columns.c, zeros: 'skip-in-average', bounds: PLAUSIBLE.cadence, allZerosAreNoReading: true },
-      { values: columns.p, zeros: 'keep', bounds: PLAUSIBLE.power, allZerosAreNoReading: true },
+      { values: columns.c, zeros: 'skip-in-average', bounds: PLAUSIBLE.cadence },
+      { values: columns.p, zeros: 'keep', bounds: PLAUSIBLE.power },
       temperatureSpec(columns),
     ],
     times.holdSeconds,

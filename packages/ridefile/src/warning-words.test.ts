@@ -42,6 +42,17 @@ describe('warningWords', () => {
     );
   });
 
+  it("says the zone's name after the time when the caller gives one (issue 40)", () => {
+    const named = ride({ zoneName: (milliseconds) => (milliseconds > 0 ? 'CEST' : '?') });
+    expect(warningWords(truncated, named).sentence).toBe(
+      'This file ends early: the ride was read up to 14:32 CEST.',
+    );
+    // UTC is named as before, whatever the caller gives.
+    expect(warningWords(truncated, { ...named, timeZone: null }).sentence).toBe(
+      'This file ends early: the ride was read up to 12:32 UTC.',
+    );
+  });
+
   it('adds the date when the ride ended on another day than it began', () => {
     const overnight = ride({
       departedAtMs: Date.parse('2024-05-04T21:00:00Z'),

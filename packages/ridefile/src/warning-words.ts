@@ -22,6 +22,8 @@ export interface WarnedTrack {
   lastPointAtMs: number | null;
   /** the IANA time zone where it was recorded; null: times are said in UTC, and named so */
   timeZone: string | null;
+  /** the zone's name at an instant ("CEST"), to say it after each time; without it only UTC is named */
+  zoneName?: (milliseconds: number) => string;
 }
 
 /** A warning in plain words, whole and in the two parts a longer sentence is made of. */
@@ -165,13 +167,17 @@ function dateAndMinute(milliseconds: number, timeZone: string | null): string {
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
 }
 
-/** "14:32" in the ride's zone, "14:32 UTC" without one; with the date when the ride ended on another day. */
+/**
+ * "14:32" in the ride's zone ("14:32 CEST" when the caller names zones), "14:32 UTC" without one; with
+ * the date when the ride ended on another day.
+ */
 function readUpTo(track: WarnedTrack, atMs: number): string {
   const [date, time] = dateAndMinute(atMs, track.timeZone).split(' ');
   const sameDay =
     track.departedAtMs !== null && dateAndMinute(track.departedAtMs, track.timeZone).startsWith(`${date} `);
   const when = sameDay ? time! : `${date!} ${time!}`;
-  return track.timeZone === null ? `${when} UTC` : when;
+  if (track.timeZone === null) return `${when} UTC`;
+  return track.zoneName === undefined ? when : `${when} ${track.zoneName(atMs)}`;
 }
 
 /**

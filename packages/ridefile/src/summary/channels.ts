@@ -36,13 +36,13 @@ export const PLAUSIBLE: Readonly<
 export interface ChannelSpec {
   values: Column;
   zeros: Zeros;
-  bounds: readonly [number, number];
   /**
-   * True where a channel of nothing but zeros is no channel (issue 40): a power meter or cadence
-   * sensor paired but silent writes 0 all ride, and counting that as power would show NP 0 W and put
-   * the ride among the rider's rides with power. A temperature of 0 °C all ride is a reading.
+   * The values it can hold. A channel whose every value is the lowest it can hold is no channel (issue
+   * 40): for power, cadence and heart rate that is 0, which a sensor paired but silent writes all ride,
+   * and counting it as power would show NP 0 W and put the ride among the rider's rides with power.
+   * Temperature and elevation hold 0 inside their range (0 °C, sea level): there it is a reading.
    */
-  allZerosAreNoReading?: boolean;
+  bounds: readonly [number, number];
 }
 
 /** Temperature as the summary takes it: every value counts, zeros too. */
@@ -62,11 +62,7 @@ export function channelStats(
   return specs.map((spec) => stat(spec, columns.length, holdSeconds));
 }
 
-function stat(
-  { values, zeros, bounds, allZerosAreNoReading = false }: ChannelSpec,
-  n: number,
-  weights: Float32Array | null,
-): Stat | null {
+function stat({ values, zeros, bounds }: ChannelSpec, n: number, weights: Float32Array | null): Stat | null {
   const [lowest, highest] = bounds;
   const skip = zeros === 'skip';
   const skipInAverage = zeros === 'skip-in-average';
@@ -84,7 +80,7 @@ function stat(
     sum += value * weight;
     total += weight;
   }
-  if (min === Infinity || (allZerosAreNoReading && max === 0)) return null;
+  if (min === Infinity || max === lowest) return null;
   // Every value a zero left out of the average, or held no time at all: the average says so.
   const avg = total > 0 ? sum / total : skipInAverage ? 0 : min;
   // Rounding of the weighted sums cannot take the average past the values it averages.

@@ -58,7 +58,9 @@ export const DEFAULT_CONTENT_SECURITY_POLICY =
  * of long texts in few columns (`table.stacked`, the Sync page's) stacks instead: each row a block,
  * each cell on a line of its own after its column's name (`data-label`), its header row read by screen
  * readers only (the table's ARIA roles keep it a table for them, whatever its display); squeezed into
- * the screen, its messages were a letter wide (issue 36).
+ * the screen, its messages were a letter wide (issue 36). A list of rides or routes (`table.cards`)
+ * shows a card per row: its name and box first, then each cell after its column's name, side by side
+ * as room allows (issue 40: the date took four lines and the distance was cut off).
  */
 const STYLESHEET = new SafeHtml(`
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }
@@ -78,6 +80,7 @@ const STYLESHEET = new SafeHtml(`
   .hint { margin: .1rem 0 .25rem; font-size: .9rem; color: #4d4d4d; }
   .notice { background: #f3f7ff; border: 1px solid #bcd; padding: .5rem 1rem; }
   .description { white-space: pre-line; }
+  a.file-flag { display: block; font-size: .85rem; font-weight: 400; color: #a40000; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }
   th.number, td.number { text-align: right; }
@@ -108,6 +111,15 @@ const STYLESHEET = new SafeHtml(`
     table.stacked td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
     table.stacked td.links:not(:has(a)) { display: none; }
     table.stacked .cell-text, table.stacked td code { max-width: 100%; }
+    table.cards, table.cards caption, table.cards tbody { display: block; overflow-x: visible; }
+    table.cards caption { text-align: left; }
+    table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+    table.cards tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: .1rem 1rem; padding: .5rem 0; border-bottom: 1px solid #ddd; }
+    table.cards th, table.cards td { display: block; padding: 0; border-bottom: none; text-align: left; }
+    table.cards th[scope=row] { order: -2; flex: 1 1 12rem; }
+    table.cards td.choose { order: -1; }
+    table.cards td[data-label]::before { content: attr(data-label) ": "; color: #4d4d4d; }
+    table.cards .cell-text { max-width: 100%; }
   }
 `);
 
