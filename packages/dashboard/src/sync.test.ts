@@ -415,7 +415,10 @@ describe('GET /dashboard/sync', () => {
     expect(body).toContain('the auth token was refused');
     sync.state = { kind: 'idle' };
     body = (await browser.get('/dashboard/sync')).body;
-    expect(body).toContain('<span id="sync-state">Idle</span>');
+    // The engine's state, told from an upload made on the page, which has its own (issue 40).
+    expect(body).toContain('Devices and folders: <span id="sync-state">Idle</span>');
+    expect(body).toContain('No file from your devices or folders is waiting to be uploaded.');
+    expect(body).not.toContain('Nothing is being uploaded');
     expect(body).not.toContain('<progress');
   });
 

@@ -146,7 +146,9 @@ export function stateText(state: ShownState): string {
 function stateDetail(state: ShownState, zone: string): SafeHtml {
   switch (state.kind) {
     case 'idle':
-      return html`<p>Nothing is being uploaded right now.</p>`;
+      // Of the engine only: an upload made on this page has its own status above (issue 40: "Reading
+      // the file (10%)" stood over "Nothing is being uploaded").
+      return html`<p>No file from your devices or folders is waiting to be uploaded.</p>`;
     case 'syncing':
       return html`<p>
         <label for="sync-progress">Uploaded ${state.done} of ${state.total}</label>
@@ -438,7 +440,9 @@ function historySection(token: string, status: ShownStatus, names: RideNames): S
 export function liveFragment(token: string, status: ShownStatus, names: RideNames, zone: string): SafeHtml {
   const paused = status.state.kind === 'paused';
   return html`<section aria-labelledby="sync-state-heading">
-      <h2 id="sync-state-heading">Status: <span id="sync-state">${stateText(status.state)}</span></h2>
+      <h2 id="sync-state-heading">
+        Devices and folders: <span id="sync-state">${stateText(status.state)}</span>
+      </h2>
       ${stateDetail(status.state, zone)}
       ${status.lastPassAt === null ? '' : html`<p>Last looked for rides at ${at(status.lastPassAt, zone)}.</p>`}
       <div class="controls">
