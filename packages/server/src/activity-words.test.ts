@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { activityInWords, madeUpRideName, partOfDay } from './activity-words.js';
+import { activityInWords, isPlaceholderName, madeUpRideName, partOfDay } from './activity-words.js';
 
 /** 2024-05-06 at `hour`:30 UTC, in Unix seconds. */
 const at = (hour: number): number => Date.parse(`2024-05-06T${String(hour).padStart(2, '0')}:30:00Z`) / 1000;
@@ -79,10 +79,30 @@ describe('madeUpRideName', () => {
     // A virtual world's positions say nothing about the rider's day.
     expect(name('cycling:virtual', at(19), 'Pacific/Guadalcanal')).toBe('Virtual Ride');
     expect(name('running:virtual', at(19), null)).toBe('Virtual Run');
-    // Without positions: the fallback zone.
+    // Without positions: the fallback zone. Indoor kinds are said (issue 40), with the part of the day.
     expect(
       madeUpRideName({ activityType: 'cycling:indoor', startTime: at(18), timeZone: null }, 'Asia/Tokyo'),
-    ).toBe('Night Ride');
+    ).toBe('Night Indoor Ride');
+    expect(name('running:treadmill', at(7), 'UTC')).toBe('Morning Treadmill Run');
+    expect(name('rowing:indoor_rowing', at(12), 'UTC')).toBe('Lunch Indoor Row');
+    expect(name('cycling:indoor', null, 'UTC')).toBe('Indoor Ride');
+  });
+
+  it('takes the names apps write for "no name" as none (issue 40)', () => {
+    for (const placeholder of [
+      'Untitled',
+      'untitled 3',
+      'Track',
+      'Track 12',
+      'ACTIVE LOG',
+      'Unnamed_Activity',
+      ' New Activity ',
+    ]) {
+      expect(isPlaceholderName(placeholder), placeholder).toBe(true);
+    }
+    for (const real of ['Untitled hills', 'Track day', 'Lake loop', 'Activity with Anna', '12']) {
+      expect(isPlaceholderName(real), real).toBe(false);
+    }
   });
 
   it('gives every hour one part of the day, in order through the day', () => {

@@ -100,6 +100,50 @@ const ACTIVITY_NOUNS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Kinds said before the activity's noun in a made-up name (issue 40: a trainer ride was a "Morning
+ * Ride" like any other): "Evening Indoor Ride", "Morning Treadmill Run". Unlike a virtual ride's, an
+ * indoor ride's time zone is the rider's own, so its part of the day stays.
+ */
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  indoor: 'Indoor ',
+  treadmill: 'Treadmill ',
+  indoor_walking: 'Indoor ',
+  indoor_rowing: 'Indoor ',
+};
+
+/**
+ * Names that apps write when the rider gave none (issue 40: a run from a GPX was "Untitled"): no name
+ * at all, so the ride is named as one without a name is. Compared without case, spaces or digits at the
+ * end ("Untitled 3", "Track 12").
+ */
+const PLACEHOLDER_NAMES = new Set([
+  'untitled',
+  'untitled activity',
+  'untitled track',
+  'untitled ride',
+  'unnamed',
+  'unnamed activity',
+  'unnamed track',
+  'no name',
+  'noname',
+  'new activity',
+  'new track',
+  'track',
+  'activity',
+  'active log',
+]);
+
+/** Whether `name` is one an app writes for "no name" ("Untitled", "Track 3", "ACTIVE LOG"). */
+export function isPlaceholderName(name: string): boolean {
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]*\d*$/, '')
+    .replace(/[\s_-]+/g, ' ');
+  return PLACEHOLDER_NAMES.has(key);
+}
+
+/**
  * The parts of the day by the local hour the activity began, as Strava's default names use them.
  * Strava does not publish its boundaries; these are ours: Night before 5:00 and from 21:00, Morning
  * 5:00–10:59, Lunch 11:00–12:59, Afternoon 13:00–16:59, Evening 17:00–20:59.
@@ -142,7 +186,8 @@ export function madeUpRideName(
   const { sport, kind } = sportAndKind(activityType ?? 'generic');
   const noun = own(ACTIVITY_NOUNS, sport) ?? 'Activity';
   if (kind === 'virtual') return `Virtual ${noun}`;
-  const activity = kind === 'e_bike' || kind === 'e_mountain' ? 'E-Bike Ride' : noun;
+  const activity =
+    kind === 'e_bike' || kind === 'e_mountain' ? 'E-Bike Ride' : `${own(KIND_WORDS, kind) ?? ''}${noun}`;
   if (startTime === null) return activity;
   return `${partOfDay(localHour(startTime, timeZone ?? fallbackTimeZone))} ${activity}`;
 }

@@ -17,7 +17,7 @@ import {
 } from './asset-records.js';
 import { logAssetChange } from './changes.js';
 import type { StoreContext } from './context.js';
-import { machineTimeZone, madeUpRideName } from '../activity-words.js';
+import { isPlaceholderName, machineTimeZone, madeUpRideName } from '../activity-words.js';
 import {
   assetColumns,
   timeRange,
@@ -458,6 +458,37 @@ export class Assets {
   }
 
   /**
+   * The rider's rides without positions, named by the part of the day in the rider's zone when they
+   * came (madeUpRideName with `fromZone`), named again in `toZone` (issue 40: "Lunch Ride" for a ride
+   * begun at 06:54 after the rider chose their zone). A name the rider or the file gave is kept: only a
+   * name equal to the one made up in `fromZone` changes. (A rider who typed that very name in gets it
+   * moved too; nothing tells the two apart.) Returns how many were renamed.
+   */
+  async renameMadeUpNames(userId: number, fromZone: string, toZone: string): Promise<number> {
+    if (fromZone === toZone) return 0;
+    const rides = await this.#context.db
+      .selectFrom('trips')
+      .select(['id', 'name', 'activity_type', 'departed_at'])
+      .where('user_id', '=', userId)
+      .where('time_zone', 'is', null)
+      .where('departed_at', 'is not', null)
+      .execute();
+    let renamed = 0;
+    for (const ride of rides) {
+      const made = (zone: string): string =>
+        madeUpRideName(
+          { activityType: ride.activity_type, startTime: ride.departed_at! / 1000, timeZone: null },
+          zone,
+        );
+      const now = made(toZone);
+      if (ride.name !== made(fromZone) || ride.name === now) continue;
+      await this.update('trip', ride.id, userId, { name: now });
+      renamed += 1;
+    }
+    return renamed;
+  }
+
+  /**
    * Changes name, description or visibility, as `actorId`; logs 'updated'. Undefined when there is no
    * such asset. A name that is blank is left as it was.
    */
@@ -686,7 +717,8 @@ function blankToNull(text: string | null | undefined): string | null {
 
 /**
  * The uploader's name, else the file's, else one made up so a list never shows an empty name: rides
- * as Strava names them ("Morning Ride", activity-words.ts), routes "Untitled route".
+ * as Strava names them ("Morning Ride", activity-words.ts), routes "Untitled route". A file's name that
+ * only says it has none ("Untitled", "Track 3": isPlaceholderName) counts as none.
  */
 function assetName(
   given: string | null | undefined,
@@ -694,7 +726,8 @@ function assetName(
   trip: TrackTripColumns | null,
   riderTimeZone: string | null,
 ): string {
-  const name = blankToNull(given) ?? blankToNull(track.name);
+  const fileName = blankToNull(track.name);
+  const name = blankToNull(given) ?? (fileName !== null && isPlaceholderName(fileName) ? null : fileName);
   if (name !== null) return name;
   if (trip === null) return 'Untitled route';
   return madeUpRideName(

@@ -108,7 +108,6 @@ export class Store {
     this.#engine = engine;
     const context = { db, engine, generation, clock: options.clock };
     this.users = new Users(context);
-    this.preferences = new UserPreferences(context);
     this.apiClients = new ApiClients(context, masterKey);
     this.authTokens = new AuthTokens(context, options.authTokenLifetimeMs);
     this.callers = new Callers(context, options.authTokenLifetimeMs);
@@ -116,6 +115,7 @@ export class Store {
     this.sessions = new Sessions(context, options.sessionLifetimeMs);
     this.signInLinks = new SignInLinks(context);
     this.assets = new Assets(context, this.#renderer);
+    this.preferences = new UserPreferences(context, this.assets);
     this.largeValues = new LargeValues(context);
     this.originalFiles = new OriginalFiles(context, this.largeValues);
     this.powerCurves = new PowerCurves(context, this.assets);

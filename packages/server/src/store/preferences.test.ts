@@ -56,6 +56,46 @@ describe('UserPreferences', () => {
     await server.store.preferences.save(rider.id, { ...DEFAULT_PREFERENCES, timeZone: 'Pacific/Auckland' });
     expect((await server.store.assets.createFromTrack(rider.id, track())).row.name).toBe('Evening Ride');
   });
+
+  it('names such rides again when the rider changes zone, and leaves the names given (issue 40)', async () => {
+    const { assets, preferences } = server.store;
+    const start = Date.parse('2025-03-10T04:30:00Z') / 1000;
+    const indoors = (name?: string) =>
+      trackFromPoints(
+        Array.from({ length: 30 }, (_, i) => ({ t: start + i * 60, p: 200 })),
+        { sport: 'cycling', ...(name === undefined ? {} : { name }) },
+      );
+    await preferences.save(rider.id, { ...DEFAULT_PREFERENCES, timeZone: 'UTC' });
+    const made = (await assets.createFromTrack(rider.id, indoors())).row.id;
+    const given = (await assets.createFromTrack(rider.id, indoors('Trainer intervals'))).row.id;
+    const outdoors = (
+      await assets.createFromTrack(
+        rider.id,
+        trackFromPoints(
+          Array.from({ length: 30 }, (_, i) => ({ x: 7.44, y: 46.95 + i * 1e-4, t: start + i * 60 })),
+          { sport: 'cycling' },
+        ),
+      )
+    ).row.id;
+    const names = async () =>
+      Promise.all([made, given, outdoors].map(async (id) => (await assets.find('trip', id))!.name));
+    // 04:30 UTC; in Bern, where the outdoor ride began, 05:30.
+    await expect(names()).resolves.toEqual(['Night Ride', 'Trainer intervals', 'Morning Ride']);
+    await preferences.save(rider.id, { ...DEFAULT_PREFERENCES, timeZone: 'Pacific/Auckland' });
+    await expect(names()).resolves.toEqual(['Evening Ride', 'Trainer intervals', 'Morning Ride']);
+    // The record the API answers with says the same.
+    const record = JSON.parse((await assets.find('trip', made))!.record_json!) as { name: string };
+    expect(record.name).toBe('Evening Ride');
+    // The same zone again changes nothing; back to UTC, back to the first name.
+    await preferences.save(rider.id, {
+      ...DEFAULT_PREFERENCES,
+      timeZone: 'Pacific/Auckland',
+      units: 'imperial',
+    });
+    await expect(names()).resolves.toEqual(['Evening Ride', 'Trainer intervals', 'Morning Ride']);
+    await preferences.save(rider.id, { ...DEFAULT_PREFERENCES, timeZone: 'UTC' });
+    await expect(names()).resolves.toEqual(['Night Ride', 'Trainer intervals', 'Morning Ride']);
+  });
 });
 
 describe('preferenceProblems', () => {

@@ -5,6 +5,8 @@
  */
 import type { Units } from '../db/schema.js';
 import type { StoreContext } from './context.js';
+import type { Assets } from './assets.js';
+import { machineTimeZone } from '../activity-words.js';
 
 export interface Preferences {
   units: Units;
@@ -86,9 +88,11 @@ export function preferenceProblems(preferences: Preferences): string[] {
 
 export class UserPreferences {
   readonly #context: StoreContext;
+  readonly #assets: Assets;
 
-  constructor(context: StoreContext) {
+  constructor(context: StoreContext, assets: Assets) {
     this.#context = context;
+    this.#assets = assets;
   }
 
   /** The rider's preferences; the defaults for a rider who never saved any. */
@@ -108,10 +112,14 @@ export class UserPreferences {
     };
   }
 
-  /** Stores all of them at once; throws (a programming error) for values preferenceProblems refuses. */
+  /**
+   * Stores all of them at once; throws (a programming error) for values preferenceProblems refuses. A
+   * new time zone renames the rides named in the old one (Assets.renameMadeUpNames).
+   */
   async save(userId: number, preferences: Preferences): Promise<void> {
     const problems = preferenceProblems(preferences);
     if (problems.length > 0) throw new Error(`preferences not stored: ${problems.join(' ')}`);
+    const before = (await this.get(userId)).timeZone;
     const values = {
       units: preferences.units,
       time_zone: preferences.timeZone,
@@ -125,6 +133,12 @@ export class UserPreferences {
       .values({ user_id: userId, ...values })
       .onConflict((conflict) => conflict.column('user_id').doUpdateSet(values))
       .execute();
+    // Names were made in the rider's zone, else the machine's (store/assets.ts, assetName).
+    await this.#assets.renameMadeUpNames(
+      userId,
+      before ?? machineTimeZone(),
+      preferences.timeZone ?? machineTimeZone(),
+    );
   }
 
   /**
