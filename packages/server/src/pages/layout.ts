@@ -115,11 +115,11 @@ const STYLESHEET = new SafeHtml(`
     table.cards caption { text-align: left; }
     table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
     table.cards tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: .1rem 1rem; padding: .5rem 0; border-bottom: 1px solid #ddd; }
-    table.cards th, table.cards td { display: block; padding: 0; border-bottom: none; text-align: left; }
+    table.cards th, table.cards td { display: block; min-width: 0; padding: 0; border-bottom: none; text-align: left; }
     table.cards th[scope=row] { order: -2; flex: 1 1 12rem; }
     table.cards td.choose { order: -1; }
     table.cards td[data-label]::before { content: attr(data-label) ": "; color: #4d4d4d; }
-    table.cards .cell-text { max-width: 100%; }
+    table.cards .cell-text { max-width: 100%; overflow-wrap: anywhere; }
   }
 `);
 
