@@ -130,7 +130,7 @@ export function localDateTime(
  */
 const ZONE_NAME_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-IN', 'en-NZ'] as const;
 
-/** Zone-name formats by time zone, one per ZONE_NAME_LOCALES; none when the runtime knows no such zone. */
+/** Zone-name formats by time zone, one per ZONE_NAME_LOCALES. */
 const ZONE_NAMES = new Map<string, readonly Intl.DateTimeFormat[]>();
 
 /** The zone's short name at that instant ("CEST", "EST", "GMT+9", "UTC"); the IANA name when Intl has none. */
