@@ -445,6 +445,13 @@ describe('laps', () => {
     expect(page).toMatch(/<caption>\s*\d+ laps?; start times in /);
     expect(page).toContain('<th scope="col" class="number">Avg speed</th>');
     expect(page).toMatch(/<th scope="row">1<\/th>/);
+    // Each start time says its zone (issue 40), as every time on the page does.
+    const starts = [
+      ...page.matchAll(
+        /<time datetime="[^"]+" title="([^"]+)"\s*>(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) ([A-Z]{2,5}|GMT[+-]\d+)<\/time/g,
+      ),
+    ];
+    expect(starts.length).toBeGreaterThanOrEqual(track.laps.length);
   });
 
   const noPoints = { columns: readColumns([]), preferences: DEFAULT_PREFERENCES };

@@ -7,7 +7,7 @@
  */
 import { analyseRide, type Lap, type PowerAnalysis } from '@rideport/ridefile';
 import { html, type Preferences, type SafeHtml, storedJsonArray } from '@rideport/server/web';
-import { distance, duration, localDateTime, speed, UNKNOWN, whole } from './format.js';
+import { distance, duration, speed, UNKNOWN, whole, zonedTime } from './format.js';
 import type { Columns } from './series.js';
 
 const LAP_FIELDS: ReadonlyArray<Exclude<keyof Lap, 'source'>> = [
@@ -111,7 +111,7 @@ export function lapsSection(
                   html`<tr>
                     <th scope="row">${index + 1}</th>
                     <td>
-                      ${lap.startTime === null ? UNKNOWN : localDateTime(lap.startTime * 1000, zone, { seconds: true })}
+                      ${lap.startTime === null ? UNKNOWN : zonedTime(lap.startTime * 1000, zone, { seconds: true })}
                     </td>
                     <td class="number">${duration(lap.timerSeconds ?? lap.elapsedSeconds)}</td>
                     <td class="number">${distance(lap.distanceMeters, units)}</td>
