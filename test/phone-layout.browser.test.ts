@@ -5,6 +5,7 @@
  * empty lists point to the Sync page; the used sign-in link page shows no literal backticks.
  * Screenshots of every page at both widths go to test-results/screenshots (phone-*.png).
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
 import type { LocalSync, LocalSyncStatus } from '@rideport/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -187,6 +188,44 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
           await expect(page.locator('link[rel=icon]').getAttribute('href')).resolves.toBe('/favicon.svg');
         }
         expect(wide).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  }
+
+  // Issue 40: "the axe-core audit clean". WCAG 2.1 A and AA rules, every page of the dashboard and the
+  // developer settings, at both widths (a rule may fail at one only: a table turned into cards).
+  for (const width of [1280, 390]) {
+    it(`passes the axe-core audit on every page at ${width} pixels`, async () => {
+      const { context, page } = await signedIn(width, EMAIL);
+      try {
+        const found: string[] = [];
+        for (const path of [
+          '/dashboard/overview',
+          '/dashboard/rides',
+          paths['ride']!,
+          '/dashboard/routes',
+          paths['route']!,
+          '/dashboard/sync',
+          '/dashboard/preferences',
+          '/developer',
+          paths['client']!,
+        ]) {
+          await page.goto(`${url}${path}`);
+          await page.waitForLoadState('load');
+          const { violations } = await new AxeBuilder({ page })
+            .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+            .analyze();
+          for (const violation of violations) {
+            const where = violation.nodes
+              .slice(0, 3)
+              .map((node) => node.target.join(' '))
+              .join('; ');
+            found.push(`${path}: ${violation.id} (${violation.help}) at ${where}`);
+          }
+        }
+        expect(found).toEqual([]);
       } finally {
         await context.close();
       }

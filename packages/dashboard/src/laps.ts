@@ -85,7 +85,7 @@ export function lapsSection(
     ${
       laps.length === 0
         ? html`<p>No laps recorded.</p>`
-        : html`<table class="laps">
+        : html`<table class="laps" tabindex="0">
             <caption>
               ${lapsCaption(laps, zone)}
             </caption>

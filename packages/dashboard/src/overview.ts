@@ -110,7 +110,7 @@ function totalsSection(period: Period, rows: readonly PeriodTotal[], units: Unit
         }),
       )}
     </div>
-    <table class="totals">
+    <table class="totals" tabindex="0">
       <caption>
         ${words.heading}, oldest first
       </caption>

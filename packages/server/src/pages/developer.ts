@@ -85,7 +85,7 @@ function webhookDeliveriesSection(
     }
     ${
       attempts.length > 0 &&
-      html`<table>
+      html`<table tabindex="0">
         <thead>
           <tr>
             <th scope="col">Time (UTC)</th>
@@ -195,7 +195,7 @@ async function developerPage(
         ${
           clients.length === 0
             ? html`<p>You have no API clients yet.</p>`
-            : html`<table>
+            : html`<table tabindex="0">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>

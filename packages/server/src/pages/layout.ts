@@ -60,7 +60,9 @@ export const DEFAULT_CONTENT_SECURITY_POLICY =
  * readers only (the table's ARIA roles keep it a table for them, whatever its display); squeezed into
  * the screen, its messages were a letter wide (issue 36). A list of rides or routes (`table.cards`)
  * shows a card per row: its name and box first, then each cell after its column's name, side by side
- * as room allows (issue 40: the date took four lines and the distance was cut off).
+ * as room allows (issue 40: the date took four lines and the distance was cut off). A table that may
+ * scroll inside itself is focusable (`tabindex="0"`), so that a keyboard can scroll it too (issue 40,
+ * axe-core's scrollable-region-focusable).
  */
 const STYLESHEET = new SafeHtml(`
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 0 auto; padding: 0 1rem 3rem; color: #1d1d1f; }

@@ -122,7 +122,7 @@ async function organizationPage(
         ${
           clients.length === 0
             ? html`<p>The organization has no API clients yet.</p>`
-            : html`<table>
+            : html`<table tabindex="0">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
