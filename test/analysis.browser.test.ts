@@ -235,7 +235,16 @@ describe.skipIf(!chromiumAvailable || !corpusAvailable)('preferences and analysi
     await expect(page.locator('#week-totals-rides rect').count()).resolves.toBe(12);
     await expect(page.locator('#month-totals-rides rect').count()).resolves.toBe(12);
     const best = await page.locator('#best-power tbody tr').first().textContent();
-    expect(best?.replace(/\s+/g, ' ')).toMatch(/5 s 1,500 W Sprint ride/);
+    // With the day it was ridden, in its own zone (issue 40: every row read "Morning Ride", undated).
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Zurich' }).format(
+      new Date(start * 1000),
+    );
+    expect(best?.replace(/\s+/g, ' ').trim()).toBe(`5 s 1,500 W Sprint ride ${day}`);
+    // Months and weeks in words, not as "2026-01-01".
+    const months = await page.locator('#month-totals-heading ~ table tbody th').allTextContents();
+    for (const month of months) expect(month.trim()).toMatch(/^[A-Z][a-z]+ \d{4}$/);
+    const weeks = await page.locator('#week-totals-heading ~ table tbody th').allTextContents();
+    for (const week of weeks) expect(week.trim()).toMatch(/^\d{1,2} [A-Z][a-z]{2,3} \d{4}$/);
     await expect(page.locator('#best-power a').first().getAttribute('href')).resolves.toBe(
       `/dashboard/rides/${ids['sprint']}`,
     );

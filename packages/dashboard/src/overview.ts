@@ -21,7 +21,7 @@ import {
 } from '@rideport/server/web';
 import { windowWords } from './analysis-section.js';
 import { barChart } from './bar-chart.js';
-import { distance, duration, elevation, UNIT_SYSTEMS, whole } from './format.js';
+import { distance, duration, elevation, localDateTime, UNIT_SYSTEMS, UNKNOWN, whole } from './format.js';
 import { PREFERENCES_PAGE } from './preferences-page.js';
 import { SYNC_PAGE } from './sync.js';
 import { firstPeriodFrom, totals, type Period, type PeriodTotal } from './totals.js';
@@ -37,7 +37,7 @@ const OVERVIEW_STYLE = new SafeHtml(`
   .bar-chart { margin: 0; }
   .bar-chart svg { width: 100%; height: auto; }
   table.totals, table.curve { margin: 1rem 0; }
-  table.totals th[scope=row] { white-space: nowrap; }
+  table.totals th[scope=row], table.curve td.number, table.curve td.date { white-space: nowrap; }
 `);
 
 /** Periods shown of each kind. */
@@ -45,10 +45,19 @@ const PERIODS = 12;
 
 const WEEK_LABEL = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 const MONTH_LABEL = new Intl.DateTimeFormat('en-GB', { month: 'short', year: '2-digit', timeZone: 'UTC' });
+/** The tables' words for a period (issue 40: months were "2026-01-01"): "5 Jan 2026", "January 2026". */
+const WEEK_TITLE = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+const MONTH_TITLE = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
-function periodLabel(total: PeriodTotal, period: Period): string {
+function periodLabel(total: PeriodTotal, period: Period, { long = false } = {}): string {
   const date = new Date(`${total.start}T00:00:00Z`);
-  return (period === 'week' ? WEEK_LABEL : MONTH_LABEL).format(date);
+  const format = period === 'week' ? (long ? WEEK_TITLE : WEEK_LABEL) : long ? MONTH_TITLE : MONTH_LABEL;
+  return format.format(date);
 }
 
 function totalsSection(period: Period, rows: readonly PeriodTotal[], units: Units): SafeHtml {
@@ -127,7 +136,9 @@ function totalsSection(period: Period, rows: readonly PeriodTotal[], units: Unit
         ${rows.map(
           (total) =>
             html`<tr>
-              <th scope="row"><time datetime="${total.start}">${total.start}</time></th>
+              <th scope="row">
+                <time datetime="${total.start}">${periodLabel(total, period, { long: true })}</time>
+              </th>
               <td class="number">${total.rides}</td>
               <td class="number">${distance(total.distance, units)}</td>
               <td class="number">${duration(total.movingTime)}</td>
@@ -154,7 +165,14 @@ export function bestCurve(
   });
 }
 
-function powerSection(rides: readonly RideCurve[], pending: number): SafeHtml {
+/** The day a ride began, in its own zone (else the rider's), as the lists write it. */
+function rideDay(ride: RideCurve, riderZone: string): string {
+  return ride.departedAt === null
+    ? UNKNOWN
+    : localDateTime(ride.departedAt, ride.timeZone ?? riderZone).slice(0, 10);
+}
+
+function powerSection(rides: readonly RideCurve[], pending: number, riderZone: string): SafeHtml {
   const curve = bestCurve(rides);
   return html`<section aria-labelledby="best-power-heading">
     <h2 id="best-power-heading">Best power</h2>
@@ -171,6 +189,7 @@ function powerSection(rides: readonly RideCurve[], pending: number): SafeHtml {
                 <th scope="col">Length</th>
                 <th scope="col" class="number">Best</th>
                 <th scope="col">Ride</th>
+                <th scope="col">Date</th>
               </tr>
             </thead>
             <tbody>
@@ -182,6 +201,7 @@ function powerSection(rides: readonly RideCurve[], pending: number): SafeHtml {
                     <td>
                       ${best === null ? 'no ride this long' : html`<a class="cell-text" href="/dashboard/rides/${best.ride.tripId}">${best.ride.name}</a>`}
                     </td>
+                    <td class="date">${best === null ? '' : rideDay(best.ride, riderZone)}</td>
                   </tr>`,
               )}
             </tbody>
@@ -231,6 +251,6 @@ export async function overviewPage(
       </p>
       ${totalsSection('week', totals(rides, { ...periods, period: 'week' }), preferences.units)}
       ${totalsSection('month', totals(rides, { ...periods, period: 'month' }), preferences.units)}
-      ${powerSection(curves.rides, curves.pending)}`,
+      ${powerSection(curves.rides, curves.pending, timeZone)}`,
   });
 }

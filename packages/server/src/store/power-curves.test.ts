@@ -40,7 +40,15 @@ describe('PowerCurves', () => {
     );
     const first = await powerCurves.ofRider(rider.id);
     expect(first).toEqual({
-      rides: [{ tripId: ride.row.id, name: ride.row.name, curve: [210, 210, 210, null, null] }],
+      rides: [
+        {
+          tripId: ride.row.id,
+          name: ride.row.name,
+          departedAt: START * 1000,
+          timeZone: null,
+          curve: [210, 210, 210, null, null],
+        },
+      ],
       pending: 0,
     });
     const rows = await server.store.transaction((db) =>

@@ -19,6 +19,9 @@ export type PowerCurve = ReadonlyArray<number | null>;
 export interface RideCurve {
   tripId: number;
   name: string;
+  /** when the ride began (Unix ms) and the zone of its first position; null when unknown (issue 40) */
+  departedAt: number | null;
+  timeZone: string | null;
   curve: PowerCurve;
 }
 
@@ -78,12 +81,18 @@ export class PowerCurves {
     const rows = await db
       .selectFrom('trip_power_curves')
       .innerJoin('trips', 'trips.id', 'trip_power_curves.trip_id')
-      .select(['trips.id', 'trips.name', 'trip_power_curves.curve'])
+      .select(['trips.id', 'trips.name', 'trips.departed_at', 'trips.time_zone', 'trip_power_curves.curve'])
       .where('trips.user_id', '=', userId)
       .where('trip_power_curves.curve', '!=', '[]')
       .execute();
     return {
-      rides: rows.map((row) => ({ tripId: row.id, name: row.name, curve: parseCurve(row.curve) })),
+      rides: rows.map((row) => ({
+        tripId: row.id,
+        name: row.name,
+        departedAt: row.departed_at,
+        timeZone: row.time_zone,
+        curve: parseCurve(row.curve),
+      })),
       pending: Math.max(0, missing.length - MAX_COMPUTED_PER_CALL),
     };
   }
