@@ -5,11 +5,11 @@
  * empty lists point to the Sync page; the used sign-in link page shows no literal backticks.
  * Screenshots of every page at both widths go to test-results/screenshots (phone-*.png).
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { parseRideFile, trackFromPoints, type TrackPoint } from '@rideport/ridefile';
 import type { LocalSync, LocalSyncStatus } from '@rideport/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/axe.js';
 import { chromiumAvailable, launchChromium, screenshot } from './support/chromium.js';
 import { corpusAvailable, readCorpus } from './support/corpus.js';
 import { type PageServer, signedInPage, startPageServer } from './support/page-server.js';
@@ -214,16 +214,7 @@ describe.skipIf(!chromiumAvailable)('the pages at phone width, in Chromium', () 
         ]) {
           await page.goto(`${url}${path}`);
           await page.waitForLoadState('load');
-          const { violations } = await new AxeBuilder({ page })
-            .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-            .analyze();
-          for (const violation of violations) {
-            const where = violation.nodes
-              .slice(0, 3)
-              .map((node) => node.target.join(' '))
-              .join('; ');
-            found.push(`${path}: ${violation.id} (${violation.help}) at ${where}`);
-          }
+          for (const violation of await axeViolations(page)) found.push(`${path}: ${violation}`);
         }
         expect(found).toEqual([]);
       } finally {
